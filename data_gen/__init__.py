@@ -1,0 +1,1 @@
+"""Self-distillation data: shipped domain prompt sets and batched, resumable generation by the target."""

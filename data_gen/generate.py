@@ -1,0 +1,288 @@
+"""Self-distillation: the target answers a domain's prompts with its own chat template, at several temperatures.
+
+    python -m data_gen.generate --domain sql [--target smollm2-135m-instruct] [key=value ...]
+
+Output: `<data_dir>/shards/*.parquet` (one HF `datasets` parquet shard per chunk of jobs) and `provenance.json`.
+Resumable: shards are fixed chunks of a fixed job list and are written atomically, so a killed run re-run with the same
+config regenerates only the missing shards (no sample lost or duplicated). Each shard's sampling seed depends only on
+(seed, shard name), so a resumed shard is drawn exactly as the first attempt would have been.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+from tqdm.auto import tqdm
+
+import draftpool
+from data_gen.domains import ALL_DOMAINS, check_domain, domain_prompts
+from data_gen.user_data import UserData, load_user_rows
+from draftpool.config import ConfigError, field, load_config, to_dict
+from draftpool.io import atomic_write_json
+from draftpool.target import DEFAULT_TARGET, TargetInfo, default_dtype, load_target, resolve_target
+
+
+@dataclass
+class DataGenConfig:
+    domain: str = field(help=f"one of {', '.join(ALL_DOMAINS)} (or any name when user_prompts is set)")
+    target: str = field(DEFAULT_TARGET, help="hub id, local folder, or the embedded default")
+    data_dir: str = field("runs/data/{target_slug}/{domain}", help="output folder ({target_slug}, {domain} filled in)")
+    train_temperatures: list[float] = field(default_factory=lambda: [0.0, 0.3, 0.7, 1.0],
+                                            help="sampling temperatures for the train split (0 = greedy)")
+    held_out_temperatures: list[float] = field(default_factory=lambda: [0.0],
+                                               help="held-out split temperatures (greedy by default, for eval)")
+    top_p: float = field(1.0, help="nucleus sampling threshold for temperatures > 0")
+    max_new_tokens: int = field(128, help="answer length cap in tokens")
+    batch_size: int = field(16, help="prompts generated together (left-padded)")
+    shard_size: int = field(64, help="samples per parquet shard (the unit of resume)")
+    max_prompts_per_split: int = field(0, help="use only the first N prompts of each split (0 = all)")
+    samples_per_prompt: int = field(0, help="train split: answers per prompt, at temperatures taken in turn "
+                                            "(prompt i gets temperatures i, i+1, ...); 0 = one per temperature")
+    seed: int = field(0, help="base seed; each shard's seed derives from it and the shard name")
+    device: str = field("auto", help="auto, cpu, cuda, cuda:1 ...")
+    system_prompt: str = field("", help="system message prepended to every prompt ('' = the template's default)")
+    user_prompts: UserData | None = field(None, help="generate from your own prompts instead of a shipped domain")
+
+    def validate(self) -> None:
+        if self.user_prompts is None:
+            check_domain(self.domain)
+        temps = self.train_temperatures + self.held_out_temperatures
+        if not self.train_temperatures or any(t < 0 for t in temps):
+            raise ConfigError("temperatures must be a non-empty list of numbers >= 0")
+        if not 0 <= self.samples_per_prompt <= len(self.train_temperatures):
+            raise ConfigError("samples_per_prompt must be in [0, len(train_temperatures)]")
+        for k in ("max_new_tokens", "batch_size", "shard_size"):
+            if getattr(self, k) < 1:
+                raise ConfigError(f"{k} must be >= 1")
+        if not 0 < self.top_p <= 1:
+            raise ConfigError("top_p must be in (0, 1]")
+
+
+def resolve_device(device: str) -> torch.device:
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(device)
+
+
+def data_dir_for(cfg_data_dir: str, target_slug: str, domain: str) -> Path:
+    return Path(cfg_data_dir.format(target_slug=target_slug, domain=domain))
+
+
+def prompt_table(cfg: DataGenConfig) -> dict[str, list[dict[str, str]]]:
+    """{"train": [...], "held_out": [...]} rows with id, prompt, source."""
+    if cfg.user_prompts is None:
+        table = domain_prompts(cfg.domain)
+    else:
+        table = {"train": [], "held_out": []}
+        cut = int(cfg.user_prompts.held_out_fraction * 100)
+        for r in load_user_rows(cfg.user_prompts):
+            pid = "user-" + hashlib.sha1(r["prompt"].encode()).hexdigest()[:12]
+            bucket = int(pid[5:13], 16) % 100
+            table["held_out" if bucket < cut else "train"].append({"id": pid, "prompt": r["prompt"], "source": "user"})
+    if cfg.max_prompts_per_split:
+        table = {k: v[: cfg.max_prompts_per_split] for k, v in table.items()}
+    return table
+
+
+def plan_shards(cfg: DataGenConfig, table: dict[str, list[dict[str, str]]]) -> list[dict[str, Any]]:
+    """The fixed job list, chunked into named shards of one (split, temperature) each."""
+    shards = []
+    for split, temps in (("train", cfg.train_temperatures), ("held_out", cfg.held_out_temperatures)):
+        for ti, temp in enumerate(temps):
+            rows = table[split]
+            if split == "train" and cfg.samples_per_prompt:
+                # prompt i is answered at temperatures i, i+1, ..., i+k-1 (mod the number of temperatures)
+                n = len(temps)
+                rows = [r for i, r in enumerate(rows) if (ti - i) % n < cfg.samples_per_prompt]
+            for i in range(0, len(rows), cfg.shard_size):
+                name = f"{split}-t{temp:.2f}-{i // cfg.shard_size:05d}"
+                shards.append({"name": name, "split": split, "temperature": float(temp),
+                               "rows": rows[i: i + cfg.shard_size]})
+    return shards
+
+
+def render_prompt(tok, prompt: str, system_prompt: str = "") -> list[int]:
+    messages = ([{"role": "system", "content": system_prompt}] if system_prompt else []) + [
+        {"role": "user", "content": prompt}]
+    ids = tok.apply_chat_template(messages, add_generation_prompt=True, tokenize=True)
+    if isinstance(ids, dict) or hasattr(ids, "keys"):
+        ids = ids["input_ids"]
+    return list(ids)
+
+
+def stop_token_ids(tok, model) -> list[int]:
+    ids = model.generation_config.eos_token_id
+    ids = [ids] if isinstance(ids, int) else list(ids or [])
+    if tok.eos_token_id is not None and tok.eos_token_id not in ids:
+        ids.append(tok.eos_token_id)
+    return ids
+
+
+@torch.no_grad()
+def generate_batch(model, tok, prompts: list[list[int]], temperature: float, top_p: float, max_new_tokens: int,
+                   seed: int, stop_ids: list[int]) -> list[tuple[list[int], bool]]:
+    """Left-padded batched generation; returns (response ids up to and including the stop token, finished) per row."""
+    device = next(model.parameters()).device
+    width = max(len(p) for p in prompts)
+    pad = tok.pad_token_id
+    input_ids = torch.tensor([[pad] * (width - len(p)) + p for p in prompts], device=device)
+    attn = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prompts], device=device)
+    torch.manual_seed(seed)
+    kw: dict[str, Any] = {"do_sample": False} if temperature == 0 else {
+        "do_sample": True, "temperature": temperature, "top_p": top_p, "top_k": 0}
+    out = model.generate(input_ids=input_ids, attention_mask=attn, max_new_tokens=max_new_tokens,
+                         pad_token_id=pad, eos_token_id=stop_ids, **kw)
+    results = []
+    for row in out[:, width:].tolist():
+        resp, finished = [], False
+        for t in row:
+            resp.append(t)
+            if t in stop_ids:
+                finished = True
+                break
+        results.append((resp, finished))
+    return results
+
+
+def shard_seed(seed: int, name: str) -> int:
+    return int(hashlib.sha256(f"{seed}:{name}".encode()).hexdigest()[:8], 16)
+
+
+def provenance(cfg: DataGenConfig, info: TargetInfo, tok, n_shards: int) -> dict[str, Any]:
+    import transformers
+
+    return {
+        "target": info.name, "target_weights_sha256": info.weights_sha256, "domain": cfg.domain,
+        "prompt_source": "shipped" if cfg.user_prompts is None else to_dict(cfg.user_prompts),
+        "chat_template": tok.chat_template, "system_prompt": cfg.system_prompt,
+        "train_temperatures": cfg.train_temperatures, "held_out_temperatures": cfg.held_out_temperatures,
+        "top_p": cfg.top_p, "max_new_tokens": cfg.max_new_tokens, "seed": cfg.seed, "shard_size": cfg.shard_size,
+        "max_prompts_per_split": cfg.max_prompts_per_split,
+        "samples_per_prompt": cfg.samples_per_prompt, "n_shards": n_shards,
+        "draftpool_version": draftpool.__version__, "transformers_version": transformers.__version__,
+        "torch_version": torch.__version__,
+    }
+
+
+_IDENTITY_KEYS = ("target_weights_sha256", "domain", "prompt_source", "chat_template", "system_prompt",
+                  "train_temperatures", "held_out_temperatures", "top_p", "max_new_tokens", "seed", "shard_size",
+                  "max_prompts_per_split", "samples_per_prompt", "n_shards")
+
+
+def run(cfg: DataGenConfig, info: TargetInfo | None = None, model=None, tok=None) -> Path:
+    """Generate (or finish generating) the self-distilled dataset; returns its folder."""
+    # 1. target and plan
+    info = info or resolve_target(cfg.target)
+    out = data_dir_for(cfg.data_dir, info.slug, cfg.domain)
+    table = prompt_table(cfg)
+    if not table["train"]:
+        raise ConfigError(f"domain {cfg.domain!r} has no train prompts")
+    shards = plan_shards(cfg, table)
+    shard_dir = out / "shards"
+    done = {p.stem for p in shard_dir.glob("*.parquet")} if shard_dir.exists() else set()
+    todo = [s for s in shards if s["name"] not in done]
+    if model is None:
+        device = resolve_device(cfg.device)
+        model, tok = load_target(info, device, default_dtype(device))
+    prov = provenance(cfg, info, tok, len(shards))
+    prov_path = out / "provenance.json"
+    if prov_path.exists():
+        old = json.loads(prov_path.read_text())
+        diff = [k for k in _IDENTITY_KEYS if old.get(k) != prov.get(k)]
+        if diff:
+            raise ConfigError(f"{out} holds data made with other settings ({', '.join(diff)} differ); "
+                              f"choose another data_dir or delete it")
+    else:
+        atomic_write_json(prov_path, prov)
+    if not todo:
+        return out
+    # 2. generate missing shards
+    import datasets
+
+    shard_dir.mkdir(parents=True, exist_ok=True)
+    stop_ids = stop_token_ids(tok, model)
+    n_jobs = sum(len(s["rows"]) for s in todo)
+    new_tokens, t0 = 0, time.perf_counter()
+    bar = tqdm(total=n_jobs, desc=f"self-distill {cfg.domain}", unit="sample", disable=None)
+    for shard in todo:
+        rows = shard["rows"]
+        ids = [render_prompt(tok, r["prompt"], cfg.system_prompt) for r in rows]
+        order = sorted(range(len(rows)), key=lambda i: len(ids[i]))  # similar lengths together: less padding
+        results: dict[int, tuple[list[int], bool]] = {}
+        base_seed = shard_seed(cfg.seed, shard["name"])
+        for b in range(0, len(order), cfg.batch_size):
+            idx = order[b: b + cfg.batch_size]
+            outs = generate_batch(model, tok, [ids[i] for i in idx], shard["temperature"], cfg.top_p,
+                                  cfg.max_new_tokens, base_seed + b, stop_ids)
+            for i, o in zip(idx, outs):
+                results[i] = o
+                new_tokens += len(o[0])
+            bar.update(len(idx))
+            bar.set_postfix(tok_s=f"{new_tokens / (time.perf_counter() - t0):.0f}")
+        records = [{
+            "id": f"{r['id']}-t{shard['temperature']:.2f}", "prompt_id": r["id"], "source": r["source"],
+            "domain": cfg.domain, "split": shard["split"], "temperature": shard["temperature"],
+            "seed": base_seed, "prompt": r["prompt"], "prompt_ids": ids[i],
+            "response_ids": results[i][0], "response": tok.decode(results[i][0], skip_special_tokens=True),
+            "finished": results[i][1],
+        } for i, r in enumerate(rows)]
+        tmp = shard_dir / f".{shard['name']}.{uuid.uuid4().hex[:8]}.tmp"
+        datasets.Dataset.from_list(records).to_parquet(str(tmp))
+        os.replace(tmp, shard_dir / f"{shard['name']}.parquet")
+    bar.close()
+    return out
+
+
+def is_complete(data_dir: Path) -> bool:
+    prov = data_dir / "provenance.json"
+    if not prov.exists():
+        return False
+    n = json.loads(prov.read_text())["n_shards"]
+    return len(list((data_dir / "shards").glob("*.parquet"))) == n
+
+
+def load_distilled(data_dir: str | Path, split: str | None = None):
+    """The self-distilled rows as a `datasets.Dataset` (optionally one split)."""
+    import datasets
+
+    data_dir = Path(data_dir)
+    files = sorted(str(p) for p in (data_dir / "shards").glob("*.parquet"))
+    if not files:
+        raise ConfigError(f"no self-distilled data in {data_dir} (run data generation first)")
+    ds = datasets.Dataset.from_parquet(files)
+    if split is not None:
+        ds = ds.filter(lambda r: r["split"] == split)
+        if len(ds) == 0:
+            raise ConfigError(f"self-distilled data in {data_dir} has no {split!r} rows")
+    return ds
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--domain", required=True)
+    ap.add_argument("--target", default=None)
+    ap.add_argument("--recipe", default=None, help="default: recipes/<domain>/data_gen.yaml")
+    args, overrides = ap.parse_known_args(argv)
+    try:
+        check_domain(args.domain)
+        recipe = args.recipe or f"recipes/{args.domain}/data_gen.yaml"
+        extra = [f"domain={args.domain}"] + ([f"target={args.target}"] if args.target else [])
+        cfg = load_config(DataGenConfig, recipe, overrides + extra)
+        out = run(cfg)
+    except (ConfigError, ValueError) as e:
+        sys.exit(f"error: {e}")
+    print(f"self-distilled data in {out}")
+
+
+if __name__ == "__main__":
+    main()

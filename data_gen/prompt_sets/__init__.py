@@ -1,0 +1,1 @@
+"""Shipped prompt sets, one module per domain, each with `prompts() -> list[str]`."""

@@ -1,0 +1,184 @@
+"""Typed configs from YAML recipes with dotted CLI overrides.
+
+A config is a tree of dataclasses. `load_config(Cls, "recipes/sql/eagle3.yaml", ["train.lr=1e-4"])` reads the YAML,
+applies the overrides, and builds the tree; unknown keys and values of the wrong type are rejected with one message
+that names the dotted key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from pathlib import Path
+from typing import Any, Literal, TypeVar, get_args, get_origin
+
+import yaml
+
+T = TypeVar("T")
+
+
+class ConfigError(ValueError):
+    """A recipe or override that does not fit the config."""
+
+
+def field(default: Any = dataclasses.MISSING, *, help: str, default_factory: Any = dataclasses.MISSING) -> Any:
+    """A dataclass field with a help text."""
+    if default_factory is not dataclasses.MISSING:
+        return dataclasses.field(default_factory=default_factory, metadata={"help": help})
+    return dataclasses.field(default=default, metadata={"help": help})
+
+
+def parse_overrides(overrides: list[str]) -> dict[str, Any]:
+    """["a.b=1", "c=x"] -> {"a": {"b": 1}, "c": "x"}; values parsed as YAML scalars/lists."""
+    tree: dict[str, Any] = {}
+    for item in overrides:
+        if "=" not in item:
+            raise ConfigError(f"override {item!r} is not of the form key.path=value")
+        key, raw = item.split("=", 1)
+        key = key.strip().lstrip("-")
+        if not key:
+            raise ConfigError(f"override {item!r} has an empty key")
+        try:
+            value = yaml.safe_load(raw) if raw != "" else ""
+        except yaml.YAMLError as e:
+            raise ConfigError(f"override {item!r}: value is not valid YAML ({e})") from None
+        node = tree
+        parts = key.split(".")
+        for p in parts[:-1]:
+            node = node.setdefault(p, {})
+            if not isinstance(node, dict):
+                raise ConfigError(f"override {item!r} conflicts with another override of {p!r}")
+        node[parts[-1]] = value
+    return tree
+
+
+def deep_merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for k, v in extra.items():
+        if isinstance(v, dict) and isinstance(out.get(k), dict):
+            out[k] = deep_merge(out[k], v)
+        else:
+            out[k] = v
+    return out
+
+
+def read_yaml(path: str | Path) -> dict[str, Any]:
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"recipe {path} does not exist")
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as e:
+        raise ConfigError(f"recipe {path} is not valid YAML: {e}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"recipe {path} must hold a mapping at top level")
+    return data
+
+
+def _coerce(value: Any, tp: Any, key: str) -> Any:
+    origin = get_origin(tp)
+    if tp is Any:
+        return value
+    if origin in (typing.Union, types.UnionType):
+        args = get_args(tp)
+        if value is None and type(None) in args:
+            return None
+        errors = []
+        for a in args:
+            if a is type(None):
+                continue
+            try:
+                return _coerce(value, a, key)
+            except ConfigError as e:
+                errors.append(str(e))
+        raise ConfigError(errors[0] if errors else f"{key}: bad value {value!r}")
+    if origin is Literal:
+        if value not in get_args(tp):
+            raise ConfigError(f"{key}: {value!r} is not one of {list(get_args(tp))}")
+        return value
+    if origin in (list, tuple):
+        if not isinstance(value, list | tuple):
+            raise ConfigError(f"{key}: expected a list, got {value!r}")
+        (inner, *_) = get_args(tp) or (Any,)
+        items = [_coerce(v, inner, f"{key}[{i}]") for i, v in enumerate(value)]
+        return items if origin is list else tuple(items)
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise ConfigError(f"{key}: expected a mapping, got {value!r}")
+        _, vt = get_args(tp) or (Any, Any)
+        return {str(k): _coerce(v, vt, f"{key}.{k}") for k, v in value.items()}
+    if dataclasses.is_dataclass(tp):
+        if isinstance(value, tp):
+            return value
+        if not isinstance(value, dict):
+            raise ConfigError(f"{key}: expected a mapping for {tp.__name__}, got {value!r}")
+        return build(tp, value, prefix=f"{key}.")
+    if tp is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(f"{key}: expected true/false, got {value!r}")
+        return value
+    if tp is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{key}: expected an integer, got {value!r}")
+        return value
+    if tp is float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ConfigError(f"{key}: expected a number, got {value!r}")
+        return float(value)
+    if tp is str:
+        if not isinstance(value, str | int | float) or isinstance(value, bool):
+            raise ConfigError(f"{key}: expected a string, got {value!r}")
+        return str(value)
+    raise ConfigError(f"{key}: unsupported type {tp}")
+
+
+def build(cls: type[T], data: dict[str, Any], prefix: str = "") -> T:
+    """Build dataclass `cls` from a mapping, rejecting unknown keys."""
+    hints = typing.get_type_hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - set(fields))
+    if unknown:
+        raise ConfigError(
+            f"unknown key{'s' if len(unknown) > 1 else ''} {', '.join(prefix + u for u in unknown)} "
+            f"(known: {', '.join(prefix + k for k in fields)})"
+        )
+    kwargs = {name: _coerce(value, hints[name], prefix + name) for name, value in data.items()}
+    missing = [
+        n for n, f in fields.items()
+        if n not in kwargs and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+    ]
+    if missing:
+        raise ConfigError(f"missing required key(s): {', '.join(prefix + m for m in missing)}")
+    obj = cls(**kwargs)
+    check = getattr(obj, "validate", None)
+    if check is not None:
+        check()
+    return obj
+
+
+def load_config(cls: type[T], path: str | Path | None, overrides: list[str] | None = None) -> T:
+    """Read a recipe (or nothing), merge dotted overrides, build and validate `cls`."""
+    data = read_yaml(path) if path is not None else {}
+    data = deep_merge(data, parse_overrides(overrides or []))
+    return build(cls, data)
+
+
+def to_dict(cfg: Any) -> dict[str, Any]:
+    return dataclasses.asdict(cfg)
+
+
+def help_text(cls: type, prefix: str = "") -> str:
+    """One line per key: dotted name, default, help."""
+    lines = []
+    hints = typing.get_type_hints(cls)
+    for f in dataclasses.fields(cls):
+        tp = hints[f.name]
+        if dataclasses.is_dataclass(tp):
+            lines.append(help_text(tp, prefix + f.name + "."))
+            continue
+        default = f.default if f.default is not dataclasses.MISSING else (
+            f.default_factory() if f.default_factory is not dataclasses.MISSING else "<required>"
+        )
+        lines.append(f"  {prefix + f.name} = {default!r}  # {f.metadata.get('help', '')}")
+    return "\n".join(lines)

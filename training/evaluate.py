@@ -1,0 +1,116 @@
+"""Held-out evaluation of a drafter against the target.
+
+Per draft step j (EAGLE-3: TTT step j; independent drafter: the same next-token statistic at every step):
+- top-1 agreement with the target's argmax (greedy acceptance rate) and 1 - TV(p, q) (sampling acceptance rate);
+- expected accepted length of a depth-D chain from those rates, bonus token included: 1 + sum_k prod_{j<k} a_j;
+- the empirical greedy chain length: for every start position, 1 + the number of leading draft steps whose top-1
+  equals the target's argmax (exact for greedy chain drafting on greedy held-out answers).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+from tqdm.auto import tqdm
+
+from training.data import ResponseDataset, collate
+from training.losses import acceptance_on_draft_vocab, tvd
+from training.ttt import shift_left
+
+
+def target_forward(target, input_ids: torch.Tensor, attention_mask: torch.Tensor, aux_layers: list[int] | None):
+    """-> (aux [B,T,3H] or None, logits [B,T,V]) from one frozen target pass."""
+    with torch.no_grad():
+        out = target(input_ids=input_ids, attention_mask=attention_mask, output_hidden_states=aux_layers is not None)
+        aux = torch.cat([out.hidden_states[i] for i in aux_layers], dim=-1) if aux_layers is not None else None
+    return aux, out.logits
+
+
+def chain_length_from_rates(rates: list[float]) -> float:
+    """1 + sum_{k=1..D} prod_{j<k} a_j (the bonus token included)."""
+    total, prod = 1.0, 1.0
+    for a in rates:
+        prod *= a
+        total += prod
+    return total
+
+
+@torch.no_grad()
+def evaluate(kind: str, drafter, target, rows, depth: int, max_len: int, pad_id: int, batch_size: int = 8,
+             aux_layers: list[int] | None = None) -> dict:
+    """kind "eagle3" (drafter = Eagle3Head) or "llama" (drafter = LlamaForCausalLM)."""
+    device = next(target.parameters()).device
+    ds = ResponseDataset(rows, max_len)
+    sums = {k: torch.zeros(depth, dtype=torch.float64) for k in ("top1", "accept", "n")}
+    chain_total, chain_n = 0.0, 0
+    drafter.eval()
+    for i in tqdm(range(0, len(ds), batch_size), desc=f"eval {kind}", disable=None):
+        b = {k: v.to(device) for k, v in collate([ds[j] for j in range(i, min(i + batch_size, len(ds)))],
+                                                 pad_id).items()}
+        ids, attn, lmask = b["input_ids"], b["attention_mask"], b["loss_mask"]
+        aux, tlogits = target_forward(target, ids, attn, aux_layers if kind == "eagle3" else None)
+        ttop1 = tlogits.argmax(-1)  # [B,T]
+        matches, masks = [], []
+        if kind == "eagle3":
+            _, step_logits = drafter(aux, ids, attn, depth)
+            lse = tlogits.float().logsumexp(-1)
+            td = tlogits.index_select(-1, drafter.draft_ids)
+            for j, lg in enumerate(step_logits):
+                mask = shift_left(lmask, 2 + j).bool()  # x_{t+2+j} is a response token
+                matches.append(drafter.draft_ids[lg.argmax(-1)] == shift_left(ttop1, 1 + j))
+                masks.append(mask)
+                acc = acceptance_on_draft_vocab(lg, shift_left(td, 1 + j), shift_left(lse, 1 + j))
+                sums["accept"][j] += acc[mask].double().sum().cpu()
+        else:
+            dlogits = drafter(input_ids=ids, attention_mask=attn).logits
+            m0 = dlogits.argmax(-1) == ttop1  # position t predicts x_{t+1}
+            a0 = 1 - tvd(dlogits, tlogits)
+            for j in range(depth):
+                mask = shift_left(lmask, 1 + j).bool()
+                matches.append(shift_left(m0, j, fill=False))
+                masks.append(mask)
+                sums["accept"][j] += shift_left(a0, j)[mask].double().sum().cpu()
+        data_ok = []  # the held-out token is the target's argmax, so the teacher-forced context is the greedy one
+        offset = 2 if kind == "eagle3" else 1
+        for j in range(depth):
+            data_ok.append(shift_left(ids, offset + j) == shift_left(ttop1, offset - 1 + j))
+            sums["top1"][j] += (matches[j] & masks[j]).sum().cpu()
+            sums["n"][j] += masks[j].sum().cpu()
+        # empirical greedy chain from every start position with a response token to predict
+        alive = masks[0].clone()
+        length = alive.long()  # the bonus token
+        for j in range(depth):
+            alive = alive & masks[j] & matches[j]
+            length += alive.long()
+            alive = alive & data_ok[j]
+        chain_total += length[masks[0]].sum().item()
+        chain_n += masks[0].sum().item()
+    n = sums["n"].clamp_min(1)
+    top1 = (sums["top1"] / n).tolist()
+    accept = (sums["accept"] / n).tolist()
+    return {
+        "kind": kind, "held_out_sequences": len(ds), "positions": int(sums["n"][0]), "depth": depth,
+        "top1_per_step": top1, "accept_per_step": accept,
+        "expected_chain_length_greedy": chain_length_from_rates(top1),
+        "expected_chain_length_sampling": chain_length_from_rates(accept),
+        "empirical_greedy_chain_length": chain_total / max(1, chain_n),
+    }
+
+
+def format_table(res: dict, title: str) -> str:
+    lines = [title, f"  held-out sequences {res['held_out_sequences']}, positions {res['positions']}",
+             "  step | top-1 agreement | acceptance 1-TV", "  -----+-----------------+----------------"]
+    for j, (t, a) in enumerate(zip(res["top1_per_step"], res["accept_per_step"])):
+        lines.append(f"  {j:4d} | {t:15.3f} | {a:14.3f}")
+    lines += [f"  expected accepted length, depth-{res['depth']} chain (bonus included):",
+              f"    from top-1 rates (greedy)      {res['expected_chain_length_greedy']:.3f}",
+              f"    from 1-TV rates (sampling)     {res['expected_chain_length_sampling']:.3f}",
+              f"    empirical greedy chain         {res['empirical_greedy_chain_length']:.3f}"]
+    return "\n".join(lines)
+
+
+def save_eval(res: dict, path: Path) -> None:
+    from draftpool.io import atomic_write_json
+
+    atomic_write_json(path, res)
