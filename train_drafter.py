@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from dataclasses import dataclass
 from functools import partial
@@ -265,9 +266,31 @@ class _no_zero3_init:
 def make_accelerator(cfg: TrainConfig, run_dir_hint: str = "runs"):
     from accelerate import Accelerator
 
-    return Accelerator(gradient_accumulation_steps=cfg.train.grad_accum,
+    # accumulation is the recipe's train.grad_accum; DeepSpeed's "auto" takes it from here
+    os.environ.pop("ACCELERATE_GRADIENT_ACCUMULATION_STEPS", None)
+    accelerator = Accelerator(gradient_accumulation_steps=cfg.train.grad_accum,
                        mixed_precision=resolve_mixed_precision(cfg.train.mixed_precision),
                        log_with="tensorboard", project_dir=run_dir_hint)
+    _fix_deepspeed_cpu_ranks(accelerator)
+    return accelerator
+
+
+def _fix_deepspeed_cpu_ranks(accelerator) -> None:
+    """accelerate (1.15) under DeepSpeed on CPU counts one process per rank although torchrun started several:
+    start the gloo group and record the real ranks, so data is sharded and only rank 0 writes."""
+    if accelerator.distributed_type != "DEEPSPEED" or int(os.environ.get("WORLD_SIZE", "1")) <= 1:
+        return
+    if accelerator.num_processes > 1:
+        return
+    import deepspeed
+
+    deepspeed.comm.init_distributed(dist_backend="gloo", auto_mpi_discovery=False)
+    from accelerate.state import PartialState
+
+    for state in (PartialState(), accelerator.state):
+        state.num_processes = torch.distributed.get_world_size()
+        state.process_index = torch.distributed.get_rank()
+        state.local_process_index = int(os.environ.get("LOCAL_RANK", state.process_index))
 
 
 def main(argv: list[str] | None = None) -> int:

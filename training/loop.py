@@ -1,8 +1,8 @@
 """The accelerate training loop shared by every drafter kind.
 
 Same code single-process CPU, DDP and DeepSpeed ZeRO-2/3 (`accelerate launch --config_file ...`). Gradient
-accumulation, cosine schedule with linear warmup, gradient clipping, tensorboard through accelerate's trackers. Full resume: every
-`save_every` optimizer steps the accelerate state (model, optimizer, scheduler, RNG) and the data position are saved
+accumulation, cosine schedule with linear warmup, gradient clipping, tensorboard through accelerate's trackers.
+Full resume: every `save_every` optimizer steps the accelerate state (model, optimizer, scheduler, RNG) and the data position are saved
 atomically; a restarted run continues from the newest complete checkpoint and ends with the same weights as a run that
 was never killed (the data order of each epoch is a pure function of (seed, epoch)).
 """
@@ -102,6 +102,11 @@ def train(accelerator, cfg: OptimConfig, model: torch.nn.Module, dataset: Datase
     opt = torch.optim.AdamW(params, lr=cfg.lr, betas=tuple(cfg.betas), weight_decay=cfg.weight_decay)
     sched = torch.optim.lr_scheduler.LambdaLR(
         opt, partial(cosine_with_warmup, total=total_steps, warmup=warmup, min_ratio=cfg.min_lr_ratio))
+    plugin = accelerator.state.deepspeed_plugin
+    if plugin is not None:  # DeepSpeed's batch geometry, all three set (accelerate's "auto" fill gets the total wrong)
+        plugin.deepspeed_config.update(train_micro_batch_size_per_gpu=cfg.batch_size,
+                                       gradient_accumulation_steps=cfg.grad_accum,
+                                       train_batch_size=cfg.batch_size * cfg.grad_accum * world)
     # the scheduler is stepped here once per optimizer step (accelerate's wrapper would step it once per process)
     model, opt = accelerator.prepare(model, opt)
     accelerator.register_for_checkpointing(sched)
@@ -117,6 +122,8 @@ def train(accelerator, cfg: OptimConfig, model: torch.nn.Module, dataset: Datase
         accelerator.print(f"resuming from {last} (step {step}/{total_steps})")
 
     # 4. train
+    accelerator.print(f"training on {accelerator.num_processes} process(es), {accelerator.distributed_type}, "
+                      f"{len(dataset)} sequences, {total_steps} optimizer steps")
     bar = tqdm(total=total_steps, initial=step, desc=desc, disable=not accelerator.is_local_main_process)
     model.train()
     while step < total_steps:

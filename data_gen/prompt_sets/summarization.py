@@ -466,10 +466,23 @@ def _gen_weather(rng: random.Random, kind) -> str:
     town = rng.choice(_TOWNS)
     _, who, _ = _person(rng)
     sentences = kind(rng, region, town, rng.choice(_WEEKDAYS), who)
-    # occasionally drop one middle sentence for variety in length
-    if len(sentences) > 5 and rng.random() < 0.5:
-        del sentences[rng.randrange(2, len(sentences) - 1)]
-    return " ".join(sentences)
+    # vary structure: sometimes drop a middle sentence, add a closer or a dateline
+    if rng.random() < 0.5:
+        del sentences[rng.randrange(1, len(sentences) - 1)]
+    if rng.random() < 0.5:
+        sentences.append(rng.choice(_WEATHER_CLOSERS))
+    text = " ".join(sentences)
+    if rng.random() < 0.3:
+        text = f"{town.upper()} - {text}"
+    return text
+
+
+_WEATHER_CLOSERS = [
+    "Updates will be posted on the county website and its social media pages.",
+    "Residents can sign up for emergency text alerts through the county website.",
+    "Officials thanked residents for following safety advice.",
+    "This report will be updated as more information becomes available.",
+]
 
 
 # ---------------------------------------------------------------------------
@@ -542,7 +555,7 @@ def _sports_text(rng: random.Random, sport: str) -> str:
             f"{pfull} scored {rng.randint(2, 4)} minutes into overtime to give the {home} a {w}-{l} win over the {away} on {day}.",
             f"The {away} had tied the game with just {rng.randint(20, 55)} seconds left in regulation after pulling their goalie.",
             f"Goaltender {ofull} made {rng.randint(28, 41)} saves for the {home}, including a penalty shot in the second period.",
-            f"\"It was a long night, but the boys never gave up,\" said coach {cfull}.",
+            f"\"It was a long night, but the team never gave up,\" said coach {cfull}.",
             f"The {home} are now {wins}-{losses} and sit two points out of first place.",
         ])
     # volleyball
@@ -664,7 +677,17 @@ _SCHOOL_KINDS = [_s_science_fair, _s_concert, _s_robotics, _s_book_drive, _s_fun
 
 
 def _gen_school(rng: random.Random, kind) -> str:
-    return " ".join(kind(rng, _school(rng), *_people(rng, 3)))
+    sentences = kind(rng, _school(rng), *_people(rng, 3))
+    if rng.random() < 0.4:
+        del sentences[rng.randrange(2, len(sentences) - 1)]
+    if rng.random() < 0.5:
+        sentences.append(rng.choice([
+            "Photos from the event will be posted on the school website.",
+            "The school thanked parents and local businesses for their support.",
+            "The head teacher said the whole school was proud of everyone who took part.",
+            "Organisers are already planning next year's event.",
+        ]))
+    return " ".join(sentences)
 
 
 # ---------------------------------------------------------------------------
@@ -1038,6 +1061,9 @@ _EMAIL_KINDS = [_e_reschedule, _e_time_off, _e_client_update, _e_invite, _e_feed
 def _gen_email(rng: random.Random, kind) -> str:
     sender, recipient = _people(rng, 2)
     subject, body = kind(rng, sender, recipient)
+    if len(body) > 5 and rng.random() < 0.5:
+        # drop one of the middle sentences (never the greeting, first or last line)
+        del body[rng.randrange(2, len(body) - 1)]
     sign = rng.choice(["Best,", "Thanks,", "Kind regards,", "Cheers,", "Many thanks,"])
     if kind is _e_landlord:
         sign_name = f"{sender[1]}, building manager"
@@ -1453,7 +1479,10 @@ _RECIPES = [
 
 
 def _gen_recipe(rng: random.Random, item: dict) -> str:
-    serves = rng.choice([2, 2, 4, 4, 6]) if item["time"] > 5 else rng.choice([1, 2])
+    if "mug" in item["dish"]:
+        serves = 1
+    else:
+        serves = rng.choice([2, 2, 4, 4, 6]) if item["time"] > 5 else rng.choice([1, 2])
     g = rng.choice([150, 200, 250, 300]) if serves <= 2 else rng.choice([350, 400, 500])
     steps = [s.format(g=g) for s in item["steps"]]
     intro = rng.choice([
@@ -1546,12 +1575,15 @@ def _gen_travel(rng: random.Random, item: dict) -> str:
         f"Travel diary, {item['place']}, day {day}.",
         f"{item['place']}, day {day} of our trip.",
     ])
-    mishap = rng.choice([
+    mishaps = [
         "We also managed to take the wrong bus, which added an hour but showed us a neighbourhood we would never have seen.",
         "My phone battery died in the afternoon, so we navigated with a paper map from the hotel.",
         "I forgot my sunscreen and now have a very red nose.",
         f"We walked about {rng.randint(18, 27)},000 steps today according to my watch.",
-    ])
+    ]
+    if item["place"] in ("Bergen", "Edinburgh"):
+        mishaps[2] = "My shoes are still soaked from the puddles."
+    mishap = rng.choice(mishaps)
     acts = list(item["acts"])
     if rng.random() < 0.4:
         acts.pop(rng.randrange(1, len(acts)))
@@ -1637,6 +1669,10 @@ def _gen_memo(rng: random.Random, item: dict) -> str:
     town = rng.choice(_TOWNS)
     fill = dict(date=_date(rng), n=rng.randint(*_MEMO_NUMS[item["subject"]]), town=town)
     body = [s.format(**fill) for s in item["body"]]
+    if rng.random() < 0.5:
+        k = rng.randrange(1, len(body) - 1)
+        if len(" ".join(body[:k] + body[k + 1:]).split()) >= 55:
+            del body[k]
     _, sender, _ = _person(rng)
     public = "{town}" in "".join(item["body"])
     if public:
@@ -1739,14 +1775,22 @@ _GENRES = [
     ("school", _gen_school, _SCHOOL_KINDS, 28),
     ("meeting", _gen_meeting, _MEETINGS, 24),
     ("review", _gen_review, _REVIEWS, 32),
-    ("email", _gen_email, _EMAIL_KINDS, 28),
+    ("email", _gen_email, _EMAIL_KINDS, 24),
     ("abstract", _gen_abstract, _STUDIES, 28),
-    ("support", _gen_support, _CHAT_KINDS, 28),
-    ("story", _gen_story, _STORY_KINDS, 27),
+    ("support", _gen_support, _CHAT_KINDS, 24),
+    ("story", _gen_story, _STORY_KINDS, 18),
     ("recipe", _gen_recipe, _RECIPES, 28),
     ("travel", _gen_travel, _TRAVEL, 28),
-    ("memo", _gen_memo, _MEMOS, 27),
+    ("memo", _gen_memo, _MEMOS, 24),
 ]
+
+
+def _after(instruction: str) -> str:
+    """Adjust an instruction that will be placed after the passage."""
+    for old, new in (("the following text", "the text above"), ("the following", "the text above"),
+                     ("text below", "text above"), ("passage below", "passage above")):
+        instruction = instruction.replace(old, new)
+    return instruction
 
 
 def _format(rng: random.Random, instruction: str, passage: str) -> str:
@@ -1758,10 +1802,10 @@ def _format(rng: random.Random, instruction: str, passage: str) -> str:
     if style == 1:
         return f"{instruction}\n\nText:\n{passage}"
     if style == 2:
-        return f"{passage}\n\n{instruction}"
+        return f"{passage}\n\n{_after(instruction)}"
     if style == 3:
         return f"{instruction}\n\n\"\"\"\n{passage}\n\"\"\""
-    return f"Here is a text:\n\n{passage}\n\n{instruction}"
+    return f"Here is a text:\n\n{passage}\n\n{_after(instruction)}"
 
 
 def prompts() -> list[str]:
@@ -1773,20 +1817,27 @@ def prompts() -> list[str]:
     g_idx = 0
     for gi, (key, gen, pool, count) in enumerate(_GENRES):
         rng = random.Random(1000 + gi)
-        passages: list[str] = []
+        passages: list[tuple[int, str]] = []
         i = 0
         while len(passages) < count and i < count * 20:
             text = gen(rng, pool[i % len(pool)]).strip()
+            if all(text != t for _, t in passages):
+                passages.append((i % len(pool), text))
             i += 1
-            if text not in passages:
-                passages.append(text)
         specific = _GENRE_INSTRUCTIONS[key]
-        for j, passage in enumerate(passages):
-            if j % 3 == 0:
-                instruction = specific[(j // 3) % len(specific)]
-            else:
-                instruction = general[g_idx % len(general)]
-                g_idx += 1
+        used: set[tuple[int, str]] = set()
+        for item_idx, passage in passages:
+            # a third of passages get a genre-specific instruction; the same source
+            # item never gets the same instruction twice
+            for _ in range(50):
+                if rng.random() < 0.34:
+                    instruction = rng.choice(specific)
+                else:
+                    instruction = general[g_idx % len(general)]
+                    g_idx += 1
+                if (item_idx, instruction) not in used:
+                    break
+            used.add((item_idx, instruction))
             prompt = _format(rng, instruction, passage).strip()
             if prompt not in seen:
                 seen.add(prompt)

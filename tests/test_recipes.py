@@ -1,0 +1,81 @@
+"""Every shipped recipe parses and builds the config its command reads, and names that command on its first line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from data_gen.domains import ALL_DOMAINS
+from data_gen.generate import DataGenConfig
+from draftpool.config import load_config
+from train_drafter import TrainConfig
+
+ROOT = Path(__file__).resolve().parents[1]
+RECIPES = ROOT / "recipes"
+ALL_YAML = sorted(RECIPES.glob("**/*.yaml"))
+DOMAIN_DIRS = sorted(p for p in RECIPES.iterdir() if p.is_dir() and p.name != "accelerate_configs")
+COMMANDS = ("data_gen.generate", "train_drafter.py", "accelerate launch")
+
+
+def _ids(paths):
+    return [str(p.relative_to(RECIPES)) for p in paths]
+
+
+def test_recipes_found():
+    assert len(ALL_YAML) >= 3 * len(ALL_DOMAINS) + 3
+
+
+@pytest.mark.parametrize("path", ALL_YAML, ids=_ids(ALL_YAML))
+def test_recipe_parses_to_mapping(path):
+    assert isinstance(yaml.safe_load(path.read_text()), dict)
+
+
+@pytest.mark.parametrize("path", ALL_YAML, ids=_ids(ALL_YAML))
+def test_first_line_is_the_command(path):
+    first = path.read_text().splitlines()[0]
+    assert first.startswith("#"), f"{path}: first line {first!r} is not a comment"
+    assert any(c in first for c in COMMANDS), f"{path}: first line {first!r} names no command"
+    if path.parent.name == "accelerate_configs":
+        assert f"--config_file recipes/accelerate_configs/{path.name}" in first
+    else:
+        assert f"--domain {path.parent.name}" in first
+        if path.stem != "data_gen":
+            assert f"--drafter {path.stem}" in first
+
+
+@pytest.mark.parametrize("domain_dir", DOMAIN_DIRS, ids=[p.name for p in DOMAIN_DIRS])
+def test_data_gen_recipe_builds(domain_dir):
+    cfg = load_config(DataGenConfig, domain_dir / "data_gen.yaml", [f"domain={domain_dir.name}"])
+    assert cfg.domain == domain_dir.name
+    assert cfg.train_temperatures and all(t >= 0 for t in cfg.train_temperatures)
+
+
+@pytest.mark.parametrize("drafter", ["eagle3", "llama68m"])
+@pytest.mark.parametrize("domain_dir", DOMAIN_DIRS, ids=[p.name for p in DOMAIN_DIRS])
+def test_train_recipe_builds(domain_dir, drafter):
+    # as train_drafter.main does: recipe + overrides + domain/drafter from the command line
+    cfg = load_config(TrainConfig, domain_dir / f"{drafter}.yaml", [f"domain={domain_dir.name}", f"drafter={drafter}"])
+    assert (cfg.domain, cfg.drafter) == (domain_dir.name, drafter)
+    assert Path(cfg.data.recipe.format(domain=cfg.domain)) == Path("recipes") / domain_dir.name / "data_gen.yaml"
+
+
+@pytest.mark.parametrize("name", ["ddp", "zero2", "zero3"])
+def test_accelerate_configs(name):
+    path = RECIPES / "accelerate_configs" / f"{name}.yaml"
+    assert path.is_file()
+    data = yaml.safe_load(path.read_text())
+    assert data["distributed_type"] == ("MULTI_GPU" if name == "ddp" else "DEEPSPEED")
+    if name != "ddp":
+        assert data["deepspeed_config"]["zero_stage"] == int(name[-1])
+
+
+@pytest.mark.parametrize("domain", ALL_DOMAINS)
+def test_every_domain_has_three_recipes(domain):
+    for recipe in ("data_gen", "eagle3", "llama68m"):
+        assert (RECIPES / domain / f"{recipe}.yaml").is_file(), f"recipes/{domain}/{recipe}.yaml is missing"
+
+
+def test_no_recipe_folder_for_unknown_domain():
+    assert {p.name for p in DOMAIN_DIRS} == set(ALL_DOMAINS)
