@@ -1,6 +1,6 @@
 """Shipped domains, their prompt sets and the fixed train / held-out split.
 
-The split of a prompt depends only on its text (a sha1 bucket), so it never changes when prompts are added or reordered.
+The split of a prompt depends only on its text (a sha1 bucket): adding or reordering prompts never moves one.
 `general` is the general mix: general-chat prompts plus a share of every specialist domain (train from train,
 held-out from held-out, so no held-out prompt of any domain is ever trained on).
 """

@@ -49,6 +49,8 @@ def parse_overrides(overrides: list[str]) -> dict[str, Any]:
             node = node.setdefault(p, {})
             if not isinstance(node, dict):
                 raise ConfigError(f"override {item!r} conflicts with another override of {p!r}")
+        if isinstance(node.get(parts[-1]), dict):
+            raise ConfigError(f"override {item!r} conflicts with another override below {key!r}")
         node[parts[-1]] = value
     return tree
 
@@ -123,6 +125,11 @@ def _coerce(value: Any, tp: Any, key: str) -> Any:
             raise ConfigError(f"{key}: expected an integer, got {value!r}")
         return value
     if tp is float:
+        if isinstance(value, str):  # YAML 1.1 reads 1e-4 (no dot) as a string
+            try:
+                return float(value)
+            except ValueError:
+                pass
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise ConfigError(f"{key}: expected a number, got {value!r}")
         return float(value)

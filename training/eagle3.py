@@ -23,8 +23,9 @@ def default_aux_layers(num_layers: int) -> list[int]:
 
 
 def check_aux_layers(layer_ids: list[int], num_layers: int) -> None:
-    if len(layer_ids) != 3 or any(not 1 <= i <= num_layers for i in layer_ids):
-        raise ValueError(f"aux layer ids {layer_ids} must be 3 indices in [1, {num_layers}] "
+    # id k = hidden_states[k] = the input of decoder layer k, so k < N (hidden_states[N] is the final-normed output)
+    if len(layer_ids) != 3 or any(not 1 <= i < num_layers for i in layer_ids):
+        raise ValueError(f"aux layer ids {layer_ids} must be 3 indices in [1, {num_layers - 1}] "
                          f"(HF hidden_states numbering for a {num_layers}-layer target)")
 
 

@@ -89,7 +89,10 @@ def _read_meta(path: Path, kind: str, target: TargetInfo) -> dict[str, Any]:
     if not (path / "config.json").is_file():
         raise DrafterLoadError(f"{path} is not a drafter folder (no config.json)")
     meta_path = path / "draftpool.json"
-    meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+    try:
+        meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+    except ValueError as e:
+        raise DrafterLoadError(f"{meta_path} is not valid JSON: {e}") from None
     if meta and meta.get("kind") != kind:
         raise DrafterLoadError(f"{path} holds a {meta.get('kind')!r} drafter, not a {kind!r} one")
     if meta and meta.get("target_weights_sha256") not in (None, target.weights_sha256):
@@ -115,7 +118,7 @@ def load_eagle3(path: str | Path, target: TargetInfo, target_embedding: torch.Te
             f"but {target.name} has hidden {target.hidden_size} and vocab {target.vocab_size}")
     layers = raw.get("eagle_aux_hidden_state_layer_ids") or default_aux_layers(target.num_layers)
     n_layers = raw.get("target_num_hidden_layers", target.num_layers)
-    if max(layers) > target.num_layers or n_layers != target.num_layers:
+    if max(layers) >= target.num_layers or n_layers != target.num_layers:
         raise DrafterLoadError(f"{path}: aux layers {layers} made for a {n_layers}-layer target, "
                                f"{target.name} has {target.num_layers}")
     cfg = LlamaConfig(**{k: v for k, v in raw.items() if k != "architectures"})

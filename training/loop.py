@@ -2,9 +2,9 @@
 
 Same code single-process CPU, DDP and DeepSpeed ZeRO-2/3 (`accelerate launch --config_file ...`). Gradient
 accumulation, cosine schedule with linear warmup, gradient clipping, tensorboard through accelerate's trackers.
-Full resume: every `save_every` optimizer steps the accelerate state (model, optimizer, scheduler, RNG) and the data position are saved
-atomically; a restarted run continues from the newest complete checkpoint and ends with the same weights as a run that
-was never killed (the data order of each epoch is a pure function of (seed, epoch)).
+Full resume: every `save_every` optimizer steps the accelerate state (model, optimizer, scheduler, RNG) and the data
+position are saved atomically; a restarted run continues from the newest complete checkpoint and ends with the same
+weights as a run that was never killed (the data order of each epoch is a pure function of (seed, epoch)).
 """
 
 from __future__ import annotations

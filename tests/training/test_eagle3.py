@@ -69,10 +69,12 @@ def test_default_aux_layers():
     assert default_aux_layers(30) == [2, 15, 27]
     assert default_aux_layers(LAYERS) == [2, 3, 3]
     check_aux_layers(default_aux_layers(30), 30)
-    check_aux_layers([1, 3, LAYERS], LAYERS)
+    check_aux_layers([1, 3, LAYERS - 1], LAYERS)
+    with pytest.raises(ValueError, match="aux layer ids"):  # hidden_states[N] is the final-normed output, not a layer input
+        check_aux_layers([1, 3, LAYERS], LAYERS)
 
 
-@pytest.mark.parametrize("ids", [[0, 2, 3], [2, 3, LAYERS + 1], [2, 3], [1, 2, 3, 4], [-1, 2, 3]])
+@pytest.mark.parametrize("ids", [[0, 2, 3], [2, 3, LAYERS], [2, 3, LAYERS + 1], [2, 3], [1, 2, 3, 4], [-1, 2, 3]])
 def test_check_aux_layers_out_of_range(ids):
     with pytest.raises(ValueError, match="aux layer ids"):
         check_aux_layers(ids, LAYERS)

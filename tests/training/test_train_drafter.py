@@ -1,0 +1,168 @@
+"""End-to-end runs of train_drafter.py on the real embedded target with tiny data: resume after a real SIGKILL,
+2-process DDP and DeepSpeed ZeRO-2 on CPU, the Llama two-stage pipeline, and every bad input of the entry point."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+from safetensors.torch import load_file
+
+import train_drafter
+from data_gen.generate import DataGenConfig
+from data_gen.generate import run as run_data_gen
+
+ROOT = Path(__file__).resolve().parents[2]
+ACC = ROOT / "tests" / "training" / "accelerate"
+TINY_GEN = {"max_prompts_per_split": 6, "max_new_tokens": 24, "train_temperatures": [0.0, 0.7], "batch_size": 6,
+            "shard_size": 6, "samples_per_prompt": 0}
+
+
+@pytest.fixture(scope="module")
+def data_root(tmp_path_factory, target_info, target):
+    """Tiny self-distilled sql and general data, made once for the module."""
+    root = tmp_path_factory.mktemp("data")
+    model, tok = target
+    for domain in ("sql", "general"):
+        cfg = DataGenConfig(domain=domain, data_dir=str(root / "{domain}"), **TINY_GEN)
+        run_data_gen(cfg, target_info, model, tok)
+    return root
+
+
+def tiny_args(data_root: Path, tmp: Path, *extra: str, domain: str = "sql", drafter: str = "eagle3") -> list[str]:
+    return ["--domain", domain, "--drafter", drafter, f"data.gen.data_dir={data_root}/{{domain}}",
+            *[f"data.gen.{k}={json.dumps(v)}" for k, v in TINY_GEN.items()],
+            f"run_dir={tmp}/run-{{domain}}-{{drafter}}", f"export.pools_dir={tmp}/pools", "train.batch_size=2",
+            "train.max_len=96", "eval.max_sequences=3", "eval.depth=3", "eagle3.ttt_steps=3",
+            "eagle3.draft_vocab_size=1024", "train.log_every=1", *extra]
+
+
+def env() -> dict[str, str]:
+    return {**os.environ, "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
+
+
+def run_cli(args: list[str], launcher: list[str] | None = None, timeout: int = 600) -> subprocess.CompletedProcess:
+    cmd = (launcher or [sys.executable]) + [str(ROOT / "train_drafter.py"), *args]
+    return subprocess.run(cmd, cwd=ROOT, env=env(), capture_output=True, text=True, timeout=timeout)
+
+
+def head_tensors(pools: Path, name: str = "sql-eagle3") -> dict[str, torch.Tensor]:
+    return load_file(str(pools / "smollm2-135m-instruct" / name / "model.safetensors"))
+
+
+def test_resume_after_kill_matches_unkilled_run(data_root, tmp_path):
+    steps = ["train.max_steps=8", "train.save_every=2"]
+    full = run_cli(tiny_args(data_root, tmp_path / "a", *steps))
+    assert full.returncode == 0, full.stderr[-3000:]
+    # the same run, killed with SIGKILL once its first checkpoint is on disk, then started again
+    args_b = tiny_args(data_root, tmp_path / "b", *steps)
+    proc = subprocess.Popen([sys.executable, str(ROOT / "train_drafter.py"), *args_b], cwd=ROOT, env=env(),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    ckpt = tmp_path / "b" / "run-sql-eagle3" / "checkpoints"
+    deadline = time.time() + 300
+    while time.time() < deadline and not list(ckpt.glob("step-*/trainer_state.json")):
+        assert proc.poll() is None, "the run ended before it could be killed"
+        time.sleep(0.05)
+    assert proc.poll() is None, "the run ended before it could be killed"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    done = sorted(p.name for p in ckpt.glob("step-*"))
+    assert done and done[-1] < "step-0000008", done
+    resumed = run_cli(args_b)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert "resuming from" in resumed.stdout + resumed.stderr
+    a, b = head_tensors(tmp_path / "a" / "pools"), head_tensors(tmp_path / "b" / "pools")
+    assert a.keys() == b.keys()
+    for k in a:
+        assert torch.equal(a[k], b[k]), f"{k} differs after resume"
+
+
+def _check_distributed(out: subprocess.CompletedProcess, tmp: Path) -> None:
+    assert out.returncode == 0, (out.stdout + out.stderr)[-4000:]
+    assert "training on 2 process(es)" in out.stdout + out.stderr
+    manifest = json.loads((tmp / "pools" / "smollm2-135m-instruct" / "pool.json").read_text())
+    ev = manifest["drafters"]["sql-eagle3"]["eval"]
+    assert len(ev["top1_per_step"]) == 3 and all(0 <= x <= 1 for x in ev["top1_per_step"])
+
+
+def test_ddp_two_cpu_processes(data_root, tmp_path):
+    launcher = [sys.executable, "-m", "accelerate.commands.launch", "--config_file", str(ACC / "cpu_ddp2.yaml")]
+    out = run_cli(tiny_args(data_root, tmp_path, "train.max_steps=3", "train.grad_accum=2"), launcher)
+    _check_distributed(out, tmp_path)
+
+
+def test_deepspeed_zero2_two_cpu_processes(data_root, tmp_path):
+    launcher = [sys.executable, "-m", "accelerate.commands.launch", "--config_file", str(ACC / "cpu_zero2.yaml")]
+    out = run_cli(tiny_args(data_root, tmp_path, "train.max_steps=3", "train.grad_accum=2"), launcher)
+    _check_distributed(out, tmp_path)
+
+
+def test_llama_two_stages_lora_and_assistant_model(data_root, tmp_path, target):
+    """general pretrain (triggered automatically) -> sql LoRA fine-tune -> exported folder works as assistant_model."""
+    from transformers import LlamaForCausalLM
+
+    args = tiny_args(data_root, tmp_path, "train.max_steps=2", "llama.finetune=lora", "llama.loss=jsd",
+                     drafter="llama68m")
+    assert train_drafter.main(args) == 0
+    pool = tmp_path / "pools" / "smollm2-135m-instruct"
+    manifest = json.loads((pool / "pool.json").read_text())
+    assert {"general-llama68m", "sql-llama68m"} <= set(manifest["drafters"])
+    assert manifest["drafters"]["sql-llama68m"]["init"].endswith("general-llama68m")
+    assert manifest["drafters"]["sql-llama68m"]["preset"] == "llama-tiny"
+    draft = LlamaForCausalLM.from_pretrained(pool / "sql-llama68m")
+    assert not any("lora" in k for k in draft.state_dict())
+    model, tok = target
+    ids = tok.apply_chat_template([{"role": "user", "content": "Count rows in table t."}], add_generation_prompt=True,
+                                  return_tensors="pt", return_dict=True)["input_ids"]
+    plain = model.generate(ids, max_new_tokens=12, do_sample=False)
+    assisted = model.generate(ids, max_new_tokens=12, do_sample=False, assistant_model=draft)
+    assert torch.equal(plain, assisted)
+
+
+def test_nan_loss_stops_with_clear_error_and_exports_nothing(data_root, tmp_path, capsys):
+    rc = train_drafter.main(tiny_args(data_root, tmp_path, "train.max_steps=4", "train.lr=1e30",
+                                      "train.max_grad_norm=0"))
+    assert rc == 2
+    assert "loss is" in capsys.readouterr().err
+    assert not (tmp_path / "pools" / "smollm2-135m-instruct" / "sql-eagle3").exists()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--domain", "cooking"], "known domains: sql, python"),
+    (["--domain", "sql", "eagle3.aux_layers=[2, 15, 31]"], "aux layer ids"),
+    (["--domain", "sql", "train.lr=fast"], "train.lr: expected a number"),
+    (["--domain", "sql", "train.nosuch=1"], "unknown key train.nosuch"),
+])
+def test_bad_input_one_clear_error(args, message, tmp_path, data_root, capsys):
+    rc = train_drafter.main(args + [f"run_dir={tmp_path}/run", f"export.pools_dir={tmp_path}/pools",
+                                    f"data.gen.data_dir={data_root}/{{domain}}",
+                                    *[f"data.gen.{k}={json.dumps(v)}" for k, v in TINY_GEN.items()]])
+    assert rc == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("error:") == 1
+    assert not (tmp_path / "pools").exists()
+
+
+def test_llama_init_from_a_head_folder_is_refused(data_root, tmp_path, capsys):
+    assert train_drafter.main(tiny_args(data_root, tmp_path, "train.max_steps=1")) == 0
+    head_dir = tmp_path / "pools" / "smollm2-135m-instruct" / "sql-eagle3"
+    rc = train_drafter.main(tiny_args(data_root, tmp_path / "x", "train.max_steps=1", f"llama.init={head_dir}",
+                                      drafter="llama68m"))
+    assert rc == 2
+    assert "holds a 'eagle3' drafter, not a 'llama' one" in capsys.readouterr().err
+
+
+def test_empty_user_data_is_refused(tmp_path, capsys):
+    (tmp_path / "empty.jsonl").write_text('{"prompt": "", "response": "x"}\n')
+    rc = train_drafter.main(["--domain", "sql", f"data.user_dataset.path={tmp_path}/empty.jsonl",
+                             "data.user_dataset.response_column=response", f"run_dir={tmp_path}/run",
+                             f"export.pools_dir={tmp_path}/pools"])
+    assert rc == 2
+    assert "holds no non-empty prompt" in capsys.readouterr().err
