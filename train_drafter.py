@@ -9,6 +9,7 @@ The recipe is `recipes/<domain>/<drafter>.yaml`; `python train_drafter.py --help
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import sys
@@ -33,6 +34,7 @@ from training.evaluate import evaluate, format_table, target_forward
 from training.export import load_llama, update_pool_manifest, write_eagle3, write_llama
 from training.llama_drafter import build_drafter, drafter_loss, pick_preset
 from training.loop import NaNLossError, OptimConfig, resolve_mixed_precision, train
+from training.target_cache import build_cache, cached_features
 from training.ttt import ttt_loss
 
 KINDS = {"eagle3": "eagle3", "llama68m": "llama"}
@@ -51,6 +53,8 @@ class Eagle3Options:
     draft_vocab_size: int = field(0, help="reduced draft vocabulary (0 = min(32000, target vocab // 4))")
     ttt_steps: int = field(7, help="unrolled training-time-test steps")
     step_weight: float = field(0.8, help="loss weight of TTT step j is step_weight**j")
+    target_cache: bool = field(False, help="compute the target's features once into run_dir/target_cache instead "
+                                           "of a target forward per batch (final hidden state -> lm_head)")
 
 
 @dataclass
@@ -138,8 +142,11 @@ def make_eagle3(cfg: TrainConfig, target, info: TargetInfo, train_rows: list[dic
     return head
 
 
-def eagle3_loss(model, batch, target, layers, steps, weight, draft_ids):
-    aux, tlogits = target_forward(target, batch["input_ids"], batch["attention_mask"], layers)
+def eagle3_loss(model, batch, target, layers, steps, weight, draft_ids, cache_dir=None):
+    if cache_dir is not None:
+        aux, tlogits = cached_features(target, cache_dir, batch["index"], batch["input_ids"].shape[1])
+    else:
+        aux, tlogits = target_forward(target, batch["input_ids"], batch["attention_mask"], layers)
     _, step_logits = model(aux, batch["input_ids"], batch["attention_mask"], steps)
     return ttt_loss(step_logits, tlogits, batch["loss_mask"], draft_ids, weight)
 
@@ -193,8 +200,17 @@ def run(cfg: TrainConfig, accelerator, info: TargetInfo | None = None) -> dict:
     if kind == "eagle3":
         model = make_eagle3(cfg, target, info, train_rows)
         layers = model.config.eagle_aux_hidden_state_layer_ids
+        cache_dir = None
+        if cfg.eagle3.target_cache:
+            cache_dir = run_dir / "target_cache"
+            if accelerator.is_main_process:
+                data_hash = hashlib.sha256(b"".join(it[0].numpy().tobytes() for it in dataset.items)).hexdigest()
+                sig = f"{info.weights_sha256} {layers} {data_hash}"
+                build_cache(target, dataset, layers, cache_dir, sig)
+            accelerator.wait_for_everyone()
         loss_fn = partial(eagle3_loss, target=target, layers=layers, steps=cfg.eagle3.ttt_steps,
-                          weight=cfg.eagle3.step_weight, draft_ids=model.draft_ids.to(accelerator.device))
+                          weight=cfg.eagle3.step_weight, draft_ids=model.draft_ids.to(accelerator.device),
+                          cache_dir=cache_dir)
         extra = {"aux_layers": layers, "draft_vocab_size": model.config.draft_vocab_size}
     else:
         model, preset, init = make_llama(cfg, target, info, accelerator)

@@ -33,7 +33,7 @@ class ResponseDataset(Dataset):
 
     def __getitem__(self, i: int) -> dict[str, torch.Tensor]:
         ids, mask = self.items[i]
-        return {"input_ids": ids, "loss_mask": mask}
+        return {"input_ids": ids, "loss_mask": mask, "index": torch.tensor(i)}
 
 
 def collate(batch: list[dict[str, torch.Tensor]], pad_id: int) -> dict[str, torch.Tensor]:
@@ -46,6 +46,8 @@ def collate(batch: list[dict[str, torch.Tensor]], pad_id: int) -> dict[str, torc
         out["input_ids"][i, :n] = b["input_ids"]
         out["attention_mask"][i, :n] = 1
         out["loss_mask"][i, :n] = b["loss_mask"]
+    if all("index" in b for b in batch):
+        out["index"] = torch.stack([b["index"] for b in batch])  # [B] dataset positions (for cached features)
     return out
 
 

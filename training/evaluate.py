@@ -114,3 +114,63 @@ def save_eval(res: dict, path: Path) -> None:
     from draftpool.io import atomic_write_json
 
     atomic_write_json(path, res)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """python -m training.evaluate --drafter pools/<target>/general-eagle3 --domain sql [--target ...] [--depth 7]
+
+    Evaluates an exported drafter on a domain's held-out self-distilled answers (generated first if missing).
+    """
+    import argparse
+    import json
+    import sys
+
+    from data_gen.domains import check_domain
+    from data_gen.generate import DataGenConfig, data_dir_for, is_complete, load_distilled
+    from data_gen.generate import run as run_data_gen
+    from draftpool.config import ConfigError, load_config
+    from draftpool.io import atomic_write_json
+    from draftpool.target import DEFAULT_TARGET, load_target, resolve_target
+    from training.eagle3 import default_aux_layers
+    from training.export import DrafterLoadError, load_eagle3, load_llama
+
+    ap = argparse.ArgumentParser(description=main.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--drafter", required=True, help="an exported drafter folder")
+    ap.add_argument("--domain", required=True)
+    ap.add_argument("--target", default=DEFAULT_TARGET)
+    ap.add_argument("--depth", type=int, default=7)
+    ap.add_argument("--max-len", type=int, default=320)
+    ap.add_argument("--max-sequences", type=int, default=0)
+    ap.add_argument("--out", default=None, help="JSON path (default <drafter>/eval-<domain>.json)")
+    args = ap.parse_args(argv)
+    try:
+        check_domain(args.domain)
+        info = resolve_target(args.target)
+        target, tok = load_target(info)
+        dcfg = load_config(DataGenConfig, f"recipes/{args.domain}/data_gen.yaml",
+                           [f"domain={args.domain}", f"target={args.target}"])
+        ddir = data_dir_for(dcfg.data_dir, info.slug, args.domain)
+        if not is_complete(ddir):
+            run_data_gen(dcfg, info, target, tok)
+        rows = [r for r in load_distilled(ddir, "held_out") if r["temperature"] == 0.0]
+        rows = rows[: args.max_sequences] if args.max_sequences else rows
+        path = Path(args.drafter)
+        meta = json.loads((path / "draftpool.json").read_text()) if (path / "draftpool.json").exists() else {}
+        kind = meta.get("kind") or ("eagle3" if "Eagle3" in (path / "config.json").read_text() else "llama")
+        if kind == "eagle3":
+            drafter = load_eagle3(path, info, target.get_input_embeddings().weight)
+            layers = drafter.config.eagle_aux_hidden_state_layer_ids or default_aux_layers(info.num_layers)
+        else:
+            drafter, layers = load_llama(path, info), None
+        res = evaluate(kind, drafter, target, rows, args.depth, args.max_len, tok.pad_token_id, aux_layers=layers)
+    except (ConfigError, DrafterLoadError, ValueError, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    res.update(domain=args.domain, drafter=str(path), target=info.name)
+    atomic_write_json(Path(args.out or path / f"eval-{args.domain}.json"), res)
+    print(format_table(res, f"{path.name} on held-out {args.domain} prompts"))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

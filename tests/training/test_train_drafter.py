@@ -166,3 +166,14 @@ def test_empty_user_data_is_refused(tmp_path, capsys):
                              f"export.pools_dir={tmp_path}/pools"])
     assert rc == 2
     assert "holds no non-empty prompt" in capsys.readouterr().err
+
+
+def test_offline_target_cache_gives_the_same_head_as_the_online_target(data_root, tmp_path):
+    """The cached features (aux + final hidden -> lm_head) reproduce the in-loop target: same trained weights."""
+    steps = ["train.max_steps=3"]
+    assert train_drafter.main(tiny_args(data_root, tmp_path / "online", *steps)) == 0
+    assert train_drafter.main(tiny_args(data_root, tmp_path / "cached", *steps, "eagle3.target_cache=true")) == 0
+    assert list((tmp_path / "cached" / "run-sql-eagle3" / "target_cache").glob("*.safetensors"))
+    a, b = head_tensors(tmp_path / "online" / "pools"), head_tensors(tmp_path / "cached" / "pools")
+    for k in a:
+        assert torch.allclose(a[k], b[k], atol=1e-5, rtol=1e-4), k
