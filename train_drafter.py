@@ -147,7 +147,7 @@ def eagle3_loss(model, batch, target, layers, steps, weight, draft_ids, cache_di
         aux, tlogits = cached_features(target, cache_dir, batch["index"], batch["input_ids"].shape[1])
     else:
         aux, tlogits = target_forward(target, batch["input_ids"], batch["attention_mask"], layers)
-    _, step_logits = model(aux, batch["input_ids"], batch["attention_mask"], steps)
+    _, step_logits = model(aux, batch["input_ids"], batch["attention_mask"], steps, loss_mask=batch["loss_mask"])
     return ttt_loss(step_logits, tlogits, batch["loss_mask"], draft_ids, weight)
 
 

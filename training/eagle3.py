@@ -139,15 +139,17 @@ class Eagle3Head(nn.Module):
         """hidden [B,T,h] (pre-norm) -> draft logits [B,T,Vd]."""
         return self.lm_head(self.norm(hidden))
 
-    def forward(self, aux: torch.Tensor, input_ids: torch.Tensor, attention_mask: torch.Tensor,
-                steps: int) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
+    def forward(self, aux: torch.Tensor, input_ids: torch.Tensor, attention_mask: torch.Tensor, steps: int,
+                loss_mask: torch.Tensor | None = None) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
         """Training-time test: `steps` unrolled draft steps over a whole sequence at once.
 
         aux [B,T,3H] target features at positions t; input_ids [B,T] the full sequence; attention_mask [B,T].
         Step j at position t reads token x_{t+1+j} and predicts x_{t+2+j}; its hidden is the previous step's
         pre-norm output. Its query (position t+j) attends to the step-0 keys at positions <= t (causal, non-pad) and to
         the keys of steps 1..j at its own position t (the draft chain).
-        Returns per step the pre-norm hidden [B,T,h] and the draft logits [B,T,Vd].
+        Returns per step the pre-norm hidden [B,T,h] and the draft logits [B,T,Vd]; with `loss_mask` [B,T] (1 on
+        response tokens) the logits of step j only at the positions whose target x_{t+2+j} is a response token
+        ([N_j,Vd], row-major order), which skips the lm_head where no loss is taken.
         """
         b, t = input_ids.shape
         hidden = self.fc(aux)  # [B,T,h]
@@ -177,7 +179,10 @@ class Eagle3Head(nn.Module):
             hidden = residual + o
             hidden = hidden + self.midlayer.mlp(self.midlayer.post_attention_layernorm(hidden))
             outs.append(hidden)
-        return outs, [self.logits(o) for o in outs]
+        if loss_mask is None:
+            return outs, [self.logits(o) for o in outs]
+        masks = [F.pad(loss_mask[:, 2 + j:], (0, 2 + j), value=0).bool() for j in range(steps)]
+        return outs, [self.logits(o[m]) for o, m in zip(outs, masks)]
 
     def export_state_dict(self) -> dict[str, torch.Tensor]:
         """The flat-layout tensors (no `model.` prefix, no embedding: the target's is shared)."""

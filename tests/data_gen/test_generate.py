@@ -27,12 +27,15 @@ from data_gen.generate import (
     stop_token_ids,
 )
 from draftpool.config import ConfigError, load_config
+from draftpool.target import DEFAULT_TARGET
 
 ROOT = Path(__file__).resolve().parents[2]
 RECIPE = ROOT / "recipes" / "sql" / "data_gen.yaml"
 N_PROMPTS, MAX_NEW = 5, 8
+# every setting the tests rely on is given here, so edits of the shipped recipe do not change what is tested
 TINY = [f"max_prompts_per_split={N_PROMPTS}", f"max_new_tokens={MAX_NEW}", "batch_size=4", "shard_size=3",
-        "train_temperatures=[0.0,0.7]", "held_out_temperatures=[0.0]", "device=cpu", "seed=0"]
+        "train_temperatures=[0.0,0.7]", "held_out_temperatures=[0.0]", "samples_per_prompt=0", "top_p=1.0",
+        "system_prompt=", "device=cpu", "seed=0", f"target={DEFAULT_TARGET}"]
 COLUMNS = {"id", "prompt_id", "source", "domain", "split", "temperature", "seed", "prompt", "prompt_ids",
            "response_ids", "response", "finished"}
 
@@ -163,7 +166,7 @@ def test_sampled_rows_are_sampled(reference):
 
 def test_samples_per_prompt(tmp_path, target_info, target):
     model, tok = target
-    cfg = make_cfg(tmp_path / "spp", "samples_per_prompt=1", "max_prompts_per_split=4", "max_new_tokens=3")
+    cfg = make_cfg(tmp_path / "spp", "samples_per_prompt=1", "max_prompts_per_split=4", "max_new_tokens=2")
     out = run(cfg, info=target_info, model=model, tok=tok)
     rows = rows_by_id(out)
     train = [r for r in rows.values() if r["split"] == "train"]
@@ -263,5 +266,5 @@ def test_resume_after_sigkill(reference, tmp_path, target_info, target):
     assert not greedy_diff, f"greedy rows differ after resume: {greedy_diff}"
     assert not diff, f"sampled rows differ after resume: {diff}"
     for rid, r in rows.items():
-        assert {k: v for k, v in r.items()} == ref_rows[rid]
+        assert r == ref_rows[rid], f"row {rid} differs after resume"
     assert json.loads((data_dir / "provenance.json").read_text())["n_shards"] == 6
