@@ -152,7 +152,8 @@ def eagle3_loss(model, batch, target, layers, steps, weight, draft_ids, cache_di
 
 
 def llama_loss(model, batch, target, kind):
-    _, tlogits = target_forward(target, batch["input_ids"], batch["attention_mask"], None)
+    # hard CE needs no target pass (its training metrics are then skipped; the held-out eval has them all)
+    tlogits = None if kind == "ce" else target_forward(target, batch["input_ids"], batch["attention_mask"], None)[1]
     logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits
     return drafter_loss(logits, tlogits, batch["input_ids"], batch["loss_mask"], kind)
 
