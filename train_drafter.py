@@ -110,7 +110,7 @@ def prepare_rows(cfg: TrainConfig, info: TargetInfo, tok, accelerator) -> tuple[
         if not cfg.data.user_dataset.response_column:
             raise ConfigError("data.user_dataset needs response_column (use data_gen user_prompts to distill)")
         out = {"train": [], "held_out": []}
-        cut = int(cfg.data.user_dataset.held_out_fraction * 100)
+        cut = round(cfg.data.user_dataset.held_out_fraction * 100)
         for r in rows:
             rec = {"prompt_ids": render_prompt(tok, r["prompt"]),
                    "response_ids": tok(r["response"], add_special_tokens=False)["input_ids"] + [tok.eos_token_id]}

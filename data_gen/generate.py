@@ -29,7 +29,7 @@ from data_gen.domains import ALL_DOMAINS, check_domain, domain_prompts
 from data_gen.user_data import UserData, load_user_rows
 from draftpool.config import ConfigError, field, load_config, to_dict
 from draftpool.io import atomic_write_json
-from draftpool.target import DEFAULT_TARGET, TargetInfo, default_dtype, load_target, resolve_target
+from draftpool.target import DEFAULT_TARGET, TargetError, TargetInfo, default_dtype, load_target, resolve_target
 
 
 @dataclass
@@ -59,6 +59,9 @@ class DataGenConfig:
         temps = self.train_temperatures + self.held_out_temperatures
         if not self.train_temperatures or any(t < 0 for t in temps):
             raise ConfigError("temperatures must be a non-empty list of numbers >= 0")
+        for temps in (self.train_temperatures, self.held_out_temperatures):
+            if len({f"{t:.2f}" for t in temps}) != len(temps):
+                raise ConfigError(f"temperatures {temps} must differ at two decimals (they name the shards)")
         if not 0 <= self.samples_per_prompt <= len(self.train_temperatures):
             raise ConfigError("samples_per_prompt must be in [0, len(train_temperatures)]")
         for k in ("max_new_tokens", "batch_size", "shard_size"):
@@ -84,9 +87,13 @@ def prompt_table(cfg: DataGenConfig) -> dict[str, list[dict[str, str]]]:
         table = domain_prompts(cfg.domain)
     else:
         table = {"train": [], "held_out": []}
-        cut = int(cfg.user_prompts.held_out_fraction * 100)
+        cut = round(cfg.user_prompts.held_out_fraction * 100)
+        seen: set[str] = set()
         for r in load_user_rows(cfg.user_prompts):
             pid = "user-" + hashlib.sha1(r["prompt"].encode()).hexdigest()[:12]
+            if pid in seen:  # a repeated prompt is answered once
+                continue
+            seen.add(pid)
             bucket = int(pid[5:13], 16) % 100
             table["held_out" if bucket < cut else "train"].append({"id": pid, "prompt": r["prompt"], "source": "user"})
     if cfg.max_prompts_per_split:
@@ -274,12 +281,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--recipe", default=None, help="default: recipes/<domain>/data_gen.yaml")
     args, overrides = ap.parse_known_args(argv)
     try:
-        check_domain(args.domain)
+        if args.recipe is None:  # a custom domain name is fine with your own recipe and user_prompts
+            check_domain(args.domain)
         recipe = args.recipe or f"recipes/{args.domain}/data_gen.yaml"
         extra = [f"domain={args.domain}"] + ([f"target={args.target}"] if args.target else [])
         cfg = load_config(DataGenConfig, recipe, overrides + extra)
         out = run(cfg)
-    except (ConfigError, ValueError) as e:
+    except (ConfigError, ValueError, TargetError) as e:
         sys.exit(f"error: {e}")
     print(f"self-distilled data in {out}")
 

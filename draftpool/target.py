@@ -89,6 +89,8 @@ def resolve_target(name: str = DEFAULT_TARGET) -> TargetInfo:
         path = Path(name).resolve()
         if not (path / "config.json").is_file():
             raise TargetError(f"target folder {path} has no config.json")
+    elif name.startswith(("/", ".", "~")) or name.count("/") > 1:
+        raise TargetError(f"target folder {name} does not exist")
     else:
         try:
             from huggingface_hub import snapshot_download

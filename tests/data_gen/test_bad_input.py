@@ -84,9 +84,8 @@ def test_main_missing_recipe(tmp_path):
 
 
 def test_cli_unknown_target_one_line(tmp_path):
-    # BUG (data_gen/generate.py main, `except (ConfigError, ValueError)`): TargetError is a RuntimeError, so a target
-    # that cannot be found ends in a full traceback instead of the one-line `error: ...` every other bad input gets
-    # (train_drafter.py catches RuntimeError for this). Reproducer:
+    # Regression: main() once caught only (ConfigError, ValueError); TargetError is a RuntimeError, so a target that
+    # cannot be found ended in a full traceback instead of the one-line `error: ...` every other bad input gets.
     #   HF_HUB_OFFLINE=1 python -m data_gen.generate --domain sql --target /no/such/folder
     line = _one_line_error(_cli("--domain", "sql", "--target", str(tmp_path / "no_such_folder"),
                                 f"data_dir={tmp_path / 'out'}"))

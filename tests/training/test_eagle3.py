@@ -70,7 +70,8 @@ def test_default_aux_layers():
     assert default_aux_layers(LAYERS) == [2, 3, 3]
     check_aux_layers(default_aux_layers(30), 30)
     check_aux_layers([1, 3, LAYERS - 1], LAYERS)
-    with pytest.raises(ValueError, match="aux layer ids"):  # hidden_states[N] is the final-normed output, not a layer input
+    # hidden_states[N] is the final-normed output, not a layer input
+    with pytest.raises(ValueError, match="aux layer ids"):
         check_aux_layers([1, 3, LAYERS], LAYERS)
 
 

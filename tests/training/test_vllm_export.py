@@ -57,7 +57,8 @@ def test_vllm_serves_exported_head_losslessly_with_predicted_acceptance(target_i
     accepted = float(m["vllm:spec_decode_num_accepted_tokens"])
     measured = accepted / drafts
     head = load_eagle3(head_dir, target_info, model.get_input_embeddings().weight)
-    ev = evaluate("eagle3", head, model, rows, K, 1024, tok.pad_token_id, 4, head.config.eagle_aux_hidden_state_layer_ids)
+    layers = head.config.eagle_aux_hidden_state_layer_ids
+    ev = evaluate("eagle3", head, model, rows, K, 1024, tok.pad_token_id, 4, layers)
     predicted = ev["empirical_greedy_chain_length"] - 1.0
     print(f"vLLM accepted/draft {measured:.3f} vs draftpool prediction {predicted:.3f} "
           f"(from rates {ev['expected_chain_length_greedy'] - 1:.3f}); vLLM tok/s plain "
