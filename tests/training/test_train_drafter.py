@@ -87,13 +87,17 @@ def test_resume_after_kill_matches_unkilled_run(data_root, tmp_path):
 def _check_distributed(out: subprocess.CompletedProcess, tmp: Path) -> None:
     assert out.returncode == 0, (out.stdout + out.stderr)[-4000:]
     assert "training on 2 process(es)" in out.stdout + out.stderr
+    assert "DistributedType.NO" not in out.stdout + out.stderr
     manifest = json.loads((tmp / "pools" / "smollm2-135m-instruct" / "pool.json").read_text())
     ev = manifest["drafters"]["sql-eagle3"]["eval"]
     assert len(ev["top1_per_step"]) == 3 and all(0 <= x <= 1 for x in ev["top1_per_step"])
 
 
-def test_ddp_two_cpu_processes(data_root, tmp_path):
-    launcher = [sys.executable, "-m", "accelerate.commands.launch", "--config_file", str(ACC / "cpu_ddp2.yaml")]
+def test_ddp_two_cpu_processes(data_root, tmp_path, monkeypatch):
+    # accelerate 1.15's launcher starts a single process for MULTI_CPU configs; torchrun starts both ranks and
+    # accelerate then runs them as MULTI_CPU DDP over gloo
+    monkeypatch.setenv("ACCELERATE_USE_CPU", "true")
+    launcher = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", "29531"]
     out = run_cli(tiny_args(data_root, tmp_path, "train.max_steps=3", "train.grad_accum=2"), launcher)
     _check_distributed(out, tmp_path)
 
