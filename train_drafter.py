@@ -167,7 +167,8 @@ def make_llama(cfg: TrainConfig, target, info: TargetInfo, accelerator):
         if not (Path(init) / "config.json").is_file():
             accelerator.print(f"no general drafter at {init}: pretraining it first (recipes/general/llama68m.yaml)")
             general = load_config(TrainConfig, "recipes/general/llama68m.yaml",
-                                  [f"domain={GENERAL}", "drafter=llama68m", f"target={cfg.target}", f"export.pools_dir={cfg.export.pools_dir}",
+                                  [f"domain={GENERAL}", "drafter=llama68m", f"target={cfg.target}",
+                                   f"export.pools_dir={cfg.export.pools_dir}",
                                    f"llama.preset={preset}"])
             general.data.gen = dict(cfg.data.gen)
             run(general, accelerator, info)
