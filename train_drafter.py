@@ -24,7 +24,7 @@ import draftpool
 from data_gen.domains import ALL_DOMAINS, GENERAL, check_domain
 from data_gen.generate import DataGenConfig, data_dir_for, is_complete, load_distilled, render_prompt
 from data_gen.generate import run as run_data_gen
-from data_gen.user_data import UserData, load_user_rows
+from data_gen.user_data import UserData, load_user_rows, user_split
 from draftpool.config import ConfigError, build, deep_merge, field, help_text, load_config, read_yaml, to_dict
 from draftpool.io import atomic_write_json
 from draftpool.target import DEFAULT_TARGET, TargetInfo, load_target, resolve_target
@@ -110,12 +110,10 @@ def prepare_rows(cfg: TrainConfig, info: TargetInfo, tok, accelerator) -> tuple[
         if not cfg.data.user_dataset.response_column:
             raise ConfigError("data.user_dataset needs response_column (use data_gen user_prompts to distill)")
         out = {"train": [], "held_out": []}
-        cut = round(cfg.data.user_dataset.held_out_fraction * 100)
         for r in rows:
             rec = {"prompt_ids": render_prompt(tok, r["prompt"]),
                    "response_ids": tok(r["response"], add_special_tokens=False)["input_ids"] + [tok.eos_token_id]}
-            bucket = int.from_bytes(r["prompt"].encode()[:4].ljust(4, b"\0"), "little") % 100
-            out["held_out" if bucket < cut else "train"].append(rec)
+            out[user_split(r["prompt"], cfg.data.user_dataset.held_out_fraction)].append(rec)
         return out["train"], out["held_out"], {"user_dataset": to_dict(cfg.data.user_dataset)}
     recipe = read_yaml(cfg.data.recipe.format(domain=cfg.domain))
     dcfg = build(DataGenConfig, deep_merge(recipe, {**cfg.data.gen, "domain": cfg.domain, "target": cfg.target}))

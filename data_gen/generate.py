@@ -26,7 +26,7 @@ from tqdm.auto import tqdm
 
 import draftpool
 from data_gen.domains import ALL_DOMAINS, check_domain, domain_prompts
-from data_gen.user_data import UserData, load_user_rows
+from data_gen.user_data import UserData, load_user_rows, user_prompt_id, user_split
 from draftpool.config import ConfigError, field, load_config, to_dict
 from draftpool.io import atomic_write_json
 from draftpool.target import DEFAULT_TARGET, TargetError, TargetInfo, default_dtype, load_target, resolve_target
@@ -87,15 +87,14 @@ def prompt_table(cfg: DataGenConfig) -> dict[str, list[dict[str, str]]]:
         table = domain_prompts(cfg.domain)
     else:
         table = {"train": [], "held_out": []}
-        cut = round(cfg.user_prompts.held_out_fraction * 100)
         seen: set[str] = set()
         for r in load_user_rows(cfg.user_prompts):
-            pid = "user-" + hashlib.sha1(r["prompt"].encode()).hexdigest()[:12]
+            pid = user_prompt_id(r["prompt"])
             if pid in seen:  # a repeated prompt is answered once
                 continue
             seen.add(pid)
-            bucket = int(pid[5:13], 16) % 100
-            table["held_out" if bucket < cut else "train"].append({"id": pid, "prompt": r["prompt"], "source": "user"})
+            split = user_split(r["prompt"], cfg.user_prompts.held_out_fraction)
+            table[split].append({"id": pid, "prompt": r["prompt"], "source": "user"})
     if cfg.max_prompts_per_split:
         table = {k: v[: cfg.max_prompts_per_split] for k, v in table.items()}
     return table

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +22,16 @@ class UserData:
     def validate(self) -> None:
         if not 0.0 <= self.held_out_fraction < 1.0:
             raise ConfigError("user_data.held_out_fraction must be in [0, 1)")
+
+
+def user_prompt_id(prompt: str) -> str:
+    return "user-" + hashlib.sha1(prompt.encode()).hexdigest()[:12]
+
+
+def user_split(prompt: str, held_out_fraction: float) -> str:
+    """"held_out" or "train", fixed by the prompt's text (a sha1 bucket), so reordering rows never moves one."""
+    bucket = int(user_prompt_id(prompt)[5:13], 16) % 100
+    return "held_out" if bucket < round(held_out_fraction * 100) else "train"
 
 
 def load_user_rows(spec: UserData) -> list[dict[str, str]]:
