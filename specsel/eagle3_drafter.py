@@ -1,0 +1,146 @@
+"""An EAGLE-3 head at decode time: its own KV cache over (target feature, next token) pairs, chain or tree drafts.
+
+Cache layout: the first `n_real` positions hold step-0 pairs (fc(feature at t), token t+1) for committed positions;
+drafting appends draft keys after them and the next `sync` drops them. A draft at depth d sits at position
+(last real position) + d and attends to every real key plus its own ancestors, the rule the head was trained with.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+from specsel.sampling import SamplingParams, probs_from_logits, sample
+from specsel.tree import DraftTree, TreeSpec, reindex, select_nodes
+
+
+class Eagle3Drafter:
+    kind = "eagle3"
+
+    def __init__(self, head):
+        self.head = head.eval()
+        self.aux_layers = list(head.config.eagle_aux_hidden_state_layer_ids)
+        self.vocab_size = head.config.vocab_size
+        self.draft_vocab_size = head.config.draft_vocab_size
+        self.draft_ids = head.draft_ids  # [Vd] target id of each draft id
+        self.reset()
+
+    def reset(self) -> None:
+        self.k = self.v = None  # [1,nh,L,d]
+        self.n_real = 0
+        self.last_hidden: torch.Tensor | None = None  # [1,1,h] pre-norm output at the last real pair
+        self.last_logits: torch.Tensor | None = None  # [Vd]
+
+    def __len__(self) -> int:
+        return 0 if self.k is None else self.k.shape[2]
+
+    def _truncate(self, length: int) -> None:
+        if self.k is not None:
+            self.k, self.v = self.k[:, :, :length], self.v[:, :, :length]
+
+    def _step(self, hidden: torch.Tensor, tokens: torch.Tensor, positions: torch.Tensor,
+              allowed: torch.Tensor | None) -> torch.Tensor:
+        """hidden [1,T,h], tokens [1,T], positions [1,T], allowed [T,L+T] bool or None (= all) -> out [1,T,h].
+
+        Appends the T new keys/values to the cache.
+        """
+        head, mid = self.head, self.head.midlayer
+        x = torch.cat([mid.input_layernorm(head.embed_tokens(tokens)), mid.hidden_norm(hidden)], dim=-1)  # [1,T,2h]
+        cos, sin = head.rotary_emb(x, positions)
+        q, k, v = mid.self_attn.qkv(x, cos, sin)  # [1,nh,T,d]
+        self.k = k if self.k is None else torch.cat([self.k, k], dim=2)
+        self.v = v if self.v is None else torch.cat([self.v, v], dim=2)
+        o = F.scaled_dot_product_attention(q, self.k, self.v, attn_mask=allowed)  # [1,nh,T,d]
+        out = hidden + mid.self_attn.o_proj(o.transpose(1, 2).reshape(1, tokens.shape[1], -1))
+        return out + mid.mlp(mid.post_attention_layernorm(out))
+
+    @torch.inference_mode()
+    def sync(self, state) -> None:
+        """Drop draft keys, then add the pairs of every position the target has verified since the last sync."""
+        self._truncate(self.n_real)
+        start, end = self.n_real, state.feats.shape[0]  # feats [n_feat,3H] for positions 0..n_feat-1
+        if end <= start:
+            raise RuntimeError("EAGLE-3 sync without new target features")
+        n = end - start
+        hidden = self.head.fc(state.feats[start:end].to(self.head.fc.weight.dtype))[None]  # [1,n,h]
+        tokens = torch.tensor([state.tokens[start + 1:end + 1]], device=hidden.device)
+        positions = torch.arange(start, end, device=hidden.device)[None]
+        # rule: new pairs see every earlier real pair and are causal among themselves
+        allowed = torch.ones(n, end, dtype=torch.bool, device=hidden.device)
+        allowed[:, start:] = torch.ones(n, n, dtype=torch.bool, device=hidden.device).tril()
+        out = self._step(hidden, tokens, positions, allowed)
+        self.n_real = end
+        self.last_hidden = out[:, -1:]
+        self.last_logits = self.head.logits(self.last_hidden)[0, 0].float()
+
+    def full_logits(self, draft_logits: torch.Tensor) -> torch.Tensor:
+        """[..., Vd] -> [..., V] with tokens outside the draft vocabulary at -inf (zero draft probability)."""
+        full = torch.full((*draft_logits.shape[:-1], self.vocab_size), float("-inf"), device=draft_logits.device)
+        full[..., self.draft_ids] = draft_logits.float()
+        return full
+
+    @torch.inference_mode()
+    def draft_chain(self, k: int, params: SamplingParams, generator: torch.Generator | None
+                    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """-> draft [K] target ids and, when sampling, q [K,V] over the target vocabulary."""
+        hidden, logits = self.last_hidden, self.last_logits
+        drafted, qs = [], []
+        for i in range(k):
+            if params.greedy:
+                tok = int(self.draft_ids[logits.argmax()])
+            else:
+                q = probs_from_logits(self.full_logits(logits), params)
+                qs.append(q)
+                tok = int(sample(q, generator))
+            drafted.append(tok)
+            if i < k - 1:
+                pos = torch.tensor([[self.n_real + i]], device=hidden.device)
+                hidden = self._step(hidden, torch.tensor([[tok]], device=hidden.device), pos, None)
+                logits = self.head.logits(hidden)[0, 0].float()
+        return torch.tensor(drafted), (torch.stack(qs) if qs else None)
+
+    @torch.inference_mode()
+    def draft_tree(self, spec: TreeSpec) -> DraftTree:
+        """EAGLE-2 dynamic tree: expand the top_k best frontier nodes per depth, keep the `tokens` best overall."""
+        dev = self.last_hidden.device
+        logp = self.last_logits.log_softmax(-1)
+        top = logp.topk(spec.top_k)
+        # candidate lists, parents first; scores are cumulative log-probabilities
+        tokens = top.indices.tolist()  # draft ids for now
+        scores = top.values.tolist()
+        parents = [-1] * spec.top_k
+        depths = [1] * spec.top_k
+        frontier = list(range(spec.top_k))
+        front_hidden = self.last_hidden.expand(1, spec.top_k, -1)  # [1,k,h] the hidden each frontier node reads
+        cols: dict[int, int] = {}  # candidate -> its cache column once processed
+        for d in range(1, spec.depth):
+            base = len(self)
+            allowed = torch.zeros(len(frontier), base + len(frontier), dtype=torch.bool, device=dev)
+            allowed[:, :self.n_real] = True
+            for r, node in enumerate(frontier):
+                # rule: a draft node attends to the real pairs, its processed ancestors and itself
+                par = parents[node]
+                while par != -1:
+                    allowed[r, cols[par]] = True
+                    par = parents[par]
+                allowed[r, base + r] = True
+                cols[node] = base + r
+            toks = self.draft_ids[torch.tensor([tokens[n] for n in frontier], device=dev)][None]
+            pos = torch.full((1, len(frontier)), self.n_real - 1 + d, device=dev)
+            out = self._step(front_hidden, toks, pos, allowed)  # [1,k,h]
+            child = self.head.logits(out)[0].float().log_softmax(-1).topk(spec.top_k)  # [k,k]
+            cand_scores = torch.tensor([scores[n] for n in frontier], device=dev)[:, None] + child.values  # [k,k]
+            first = len(tokens)
+            for r, node in enumerate(frontier):
+                tokens.extend(child.indices[r].tolist())
+                scores.extend(cand_scores[r].tolist())
+                parents.extend([node] * spec.top_k)
+                depths.extend([d + 1] * spec.top_k)
+            # rule: the next frontier is the top_k children by cumulative score
+            best = cand_scores.flatten().topk(spec.top_k).indices
+            frontier = [first + int(i) for i in best]
+            front_hidden = out[:, best // spec.top_k]
+        chosen = select_nodes(scores, parents, spec.tokens)
+        tree = reindex(chosen, tokens, parents, depths)
+        tree.tokens = self.draft_ids[torch.tensor(tree.tokens)].tolist()  # draft ids -> target ids
+        return tree

@@ -1,0 +1,218 @@
+"""The decode loop: plain, chain-speculative and tree-speculative generation over one target KV cache.
+
+Every cycle: drafter.sync (feed what was committed since last time) -> draft -> one target pass over
+[last committed token, drafts] -> accept -> roll the target cache back to the accepted prefix (or compact it to the
+accepted tree path) -> append tokens and target features to the state. Batch size 1; the state keeps per-request
+lengths so a batched version can hold one per row.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import torch
+
+from specsel.sampling import SamplingParams, probs_from_logits, sample
+from specsel.target_runner import TargetRunner
+from specsel.tree import TreeSpec, ancestor_mask
+from specsel.verify import verify_chain_greedy, verify_chain_sampling, verify_tree_greedy
+
+MODES = ("plain", "chain", "tree")
+GREEDY = SamplingParams()
+
+
+class SpecError(ValueError):
+    """A bad decoding setup or request."""
+
+
+@dataclass
+class DecodeState:
+    tokens: list[int]  # committed tokens, prompt included
+    prompt_len: int
+    feats: torch.Tensor | None = None  # [n_feat,3H] target aux features of positions 0..n_feat-1 (EAGLE-3 drafters)
+
+
+@dataclass
+class RequestMetrics:
+    new_tokens: int = 0
+    target_forwards: int = 0  # the prefill included
+    accepted: list[int] = field(default_factory=list)  # draft tokens accepted per verification cycle
+    draft_s: float = 0.0
+    verify_s: float = 0.0
+    total_s: float = 0.0
+
+    @property
+    def mat(self) -> float:
+        """Mean accepted tokens per target forward, bonus token included (prefill counted as one forward)."""
+        return self.new_tokens / max(self.target_forwards, 1)
+
+    @property
+    def tokens_per_s(self) -> float:
+        return self.new_tokens / self.total_s if self.total_s > 0 else 0.0
+
+    @property
+    def other_s(self) -> float:
+        return max(self.total_s - self.draft_s - self.verify_s, 0.0)
+
+    def to_dict(self) -> dict:
+        return {"new_tokens": self.new_tokens, "target_forwards": self.target_forwards, "cycles": len(self.accepted),
+                "accepted": self.accepted, "mat": self.mat, "tokens_per_s": self.tokens_per_s,
+                "draft_s": self.draft_s, "verify_s": self.verify_s, "other_s": self.other_s, "total_s": self.total_s}
+
+
+def _sync_device(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def check_drafter(target: TargetRunner, drafter) -> None:
+    """One clear error when a drafter cannot serve this target."""
+    if drafter.vocab_size != target.vocab_size:
+        raise SpecError(f"drafter vocabulary {drafter.vocab_size} does not match the target's {target.vocab_size}")
+    if drafter.kind == "eagle3":
+        cfg = drafter.head.config
+        hidden = getattr(cfg, "target_hidden_size", cfg.hidden_size)
+        layers = getattr(cfg, "target_num_hidden_layers", target.config.num_hidden_layers)
+        if hidden != target.config.hidden_size or layers != target.config.num_hidden_layers or \
+                max(drafter.aux_layers) >= target.config.num_hidden_layers:
+            raise SpecError(f"EAGLE-3 head made for a target with hidden {hidden}, {layers} layers, aux layers "
+                            f"{drafter.aux_layers}; this target has hidden {target.config.hidden_size} and "
+                            f"{target.config.num_hidden_layers} layers")
+
+
+class SpecDecoder:
+    """mode 'plain' (no drafter), 'chain' (k drafts, any drafter) or 'tree' (EAGLE-3 heads, greedy)."""
+
+    def __init__(self, target_model, drafter=None, mode: str = "chain", k: int = 4, tree: TreeSpec | None = None,
+                 stop_ids: list[int] | None = None):
+        if mode not in MODES:
+            raise SpecError(f"unknown mode {mode!r}; choose from {', '.join(MODES)}")
+        if mode != "plain" and drafter is None:
+            raise SpecError(f"mode {mode!r} needs a drafter")
+        if mode == "chain" and k < 1:
+            raise SpecError(f"k (draft tokens per cycle) must be >= 1, got {k}")
+        if mode == "tree" and getattr(drafter, "kind", None) != "eagle3":
+            raise SpecError("tree drafting needs an EAGLE-3 head; use mode 'chain' for independent drafters")
+        self.mode, self.k = mode, k
+        self.tree = tree or TreeSpec()
+        self.drafter = drafter if mode != "plain" else None
+        aux = self.drafter.aux_layers if self.drafter is not None else None
+        self.target = TargetRunner(target_model, aux)
+        self.stop_ids = set(stop_ids or [])
+        if self.drafter is not None:
+            check_drafter(self.target, self.drafter)
+        if mode == "tree":
+            try:
+                self.tree.validate(self.drafter.draft_vocab_size)
+            except ValueError as e:
+                raise SpecError(str(e)) from None
+
+    @property
+    def lookahead(self) -> int:
+        return {"plain": 0, "chain": self.k, "tree": self.tree.depth}[self.mode]
+
+    def _check_request(self, prompt: list[int], max_new_tokens: int, params: SamplingParams) -> None:
+        if not prompt:
+            raise SpecError("empty prompt")
+        if max_new_tokens < 1:
+            raise SpecError(f"max_new_tokens must be >= 1, got {max_new_tokens}")
+        need = len(prompt) + max_new_tokens + self.lookahead + 1
+        if need > self.target.max_positions:
+            raise SpecError(f"prompt of {len(prompt)} tokens + {max_new_tokens} new + {self.lookahead} lookahead "
+                            f"exceeds the target's context of {self.target.max_positions} positions")
+        if self.mode == "tree" and not params.greedy:
+            raise SpecError("tree drafting verifies greedily (temperature 0); use mode 'chain' to sample")
+
+    def _emit(self, logits: torch.Tensor, params: SamplingParams, gen: torch.Generator | None) -> int:
+        if params.greedy:
+            return int(logits.argmax())
+        return int(sample(probs_from_logits(logits, params), gen))
+
+    def generate(self, prompt: list[int], max_new_tokens: int, params: SamplingParams = GREEDY,
+                 seed: int = 0) -> tuple[list[int], RequestMetrics]:
+        """-> (new tokens, stopping after a stop token or max_new_tokens, and the request's metrics)."""
+        self._check_request(prompt, max_new_tokens, params)
+        gen = torch.Generator().manual_seed(seed)
+        m = RequestMetrics()
+        dev = self.target.device
+        t_start = time.perf_counter()
+        # 1. prefill: the target reads the prompt and emits the first token
+        self.target.reset()
+        if self.drafter is not None:
+            self.drafter.reset()
+        logits, feats = self.target.forward(prompt, last_only=True)
+        m.target_forwards += 1
+        state = DecodeState(tokens=list(prompt) + [self._emit(logits[-1], params, gen)], prompt_len=len(prompt),
+                            feats=feats)
+        # 2. cycles until a stop token or the length limit
+        while not self._done(state, max_new_tokens):
+            if self.mode == "plain":
+                logits, _ = self.target.forward(state.tokens[-1:])
+                m.target_forwards += 1
+                state.tokens.append(self._emit(logits[-1], params, gen))
+                continue
+            t0 = time.perf_counter()
+            self.drafter.sync(state)
+            if self.mode == "chain":
+                draft, q = self.drafter.draft_chain(self.k, params, gen)
+            else:
+                tree = self.drafter.draft_tree(self.tree)
+            _sync_device(dev)
+            t1 = time.perf_counter()
+            if self.mode == "chain":
+                n_acc = self._verify_chain(state, draft, q, params, gen)
+            else:
+                n_acc = self._verify_tree(state, tree)
+            _sync_device(dev)
+            m.draft_s += t1 - t0
+            m.verify_s += time.perf_counter() - t1
+            m.target_forwards += 1
+            m.accepted.append(n_acc)
+        new = self._finish(state, max_new_tokens)
+        _sync_device(dev)
+        m.total_s = time.perf_counter() - t_start
+        m.new_tokens = len(new)
+        return new, m
+
+    def _verify_chain(self, state: DecodeState, draft: torch.Tensor, q: torch.Tensor | None,
+                      params: SamplingParams, gen: torch.Generator | None) -> int:
+        base = len(self.target)  # cached positions = every committed token but the last
+        logits, feats = self.target.forward([state.tokens[-1]] + draft.tolist())  # [K+1,V]
+        if params.greedy:
+            n, nxt = verify_chain_greedy(draft, logits)
+        else:
+            n, nxt = verify_chain_sampling(draft, q, probs_from_logits(logits, params), gen)
+        # keep the root and the n accepted drafts in the cache; their features are now committed
+        self.target.truncate(base + 1 + n)
+        self._commit(state, draft[:n].tolist() + [nxt], None if feats is None else feats[:1 + n])
+        return n
+
+    def _verify_tree(self, state: DecodeState, tree) -> int:
+        base = len(self.target)
+        allowed = torch.ones(len(tree) + 1, base + len(tree) + 1, dtype=torch.bool)
+        allowed[:, base:] = ancestor_mask(tree.parents)
+        positions = [base] + [base + d for d in tree.depths]
+        logits, feats = self.target.forward([state.tokens[-1]] + tree.tokens, positions, allowed)  # [N+1,V]
+        path, nxt = verify_tree_greedy(tree.tokens, tree.parents, logits.argmax(-1).tolist())
+        keep = [0] + [i + 1 for i in path]  # root + accepted nodes, in path order
+        self.target.keep(base, keep)
+        self._commit(state, [tree.tokens[i] for i in path] + [nxt], feats[keep])
+        return len(path)
+
+    @staticmethod
+    def _commit(state: DecodeState, tokens: list[int], feats: torch.Tensor | None) -> None:
+        state.tokens.extend(tokens)
+        if feats is not None:
+            state.feats = torch.cat([state.feats, feats], dim=0)
+
+    def _done(self, state: DecodeState, max_new_tokens: int) -> bool:
+        new = state.tokens[state.prompt_len:]
+        return len(new) >= max_new_tokens or any(t in self.stop_ids for t in new[-(self.lookahead + 1):])
+
+    def _finish(self, state: DecodeState, max_new_tokens: int) -> list[int]:
+        new = state.tokens[state.prompt_len:][:max_new_tokens]
+        for i, t in enumerate(new):
+            if t in self.stop_ids:
+                return new[:i + 1]
+        return new
