@@ -59,8 +59,10 @@ class Eagle3Drafter:
         """Drop draft keys, then add the pairs of every position the target has verified since the last sync."""
         self._truncate(self.n_real)
         start, end = self.n_real, state.feats.shape[0]  # feats [n_feat,3H] for positions 0..n_feat-1
-        if end <= start:
-            raise RuntimeError("EAGLE-3 sync without new target features")
+        if end < start:
+            raise RuntimeError(f"EAGLE-3 head holds {start} pairs but the state has features for only {end}")
+        if end == start:
+            return  # nothing new: the drafts are dropped, the last real output stands
         n = end - start
         hidden = self.head.fc(state.feats[start:end].to(self.head.fc.weight.dtype))[None]  # [1,n,h]
         tokens = torch.tensor([state.tokens[start + 1:end + 1]], device=hidden.device)

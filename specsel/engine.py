@@ -92,7 +92,7 @@ class SpecDecoder:
             raise SpecError(f"mode {mode!r} needs a drafter")
         if mode == "chain" and k < 1:
             raise SpecError(f"k (draft tokens per cycle) must be >= 1, got {k}")
-        if mode == "tree" and getattr(drafter, "kind", None) != "eagle3":
+        if mode == "tree" and not hasattr(drafter, "draft_tree"):
             raise SpecError("tree drafting needs an EAGLE-3 head; use mode 'chain' for independent drafters")
         self.mode, self.k = mode, k
         self.tree = tree or TreeSpec()
@@ -100,11 +100,12 @@ class SpecDecoder:
         aux = self.drafter.aux_layers if self.drafter is not None else None
         self.target = TargetRunner(target_model, aux)
         self.stop_ids = set(stop_ids or [])
+        self.state: DecodeState | None = None  # the last request's final state
         if self.drafter is not None:
             check_drafter(self.target, self.drafter)
         if mode == "tree":
             try:
-                self.tree.validate(self.drafter.draft_vocab_size)
+                self.tree.validate(getattr(self.drafter, "draft_vocab_size", self.drafter.vocab_size))
             except ValueError as e:
                 raise SpecError(str(e)) from None
 
@@ -143,8 +144,8 @@ class SpecDecoder:
             self.drafter.reset()
         logits, feats = self.target.forward(prompt, last_only=True)
         m.target_forwards += 1
-        state = DecodeState(tokens=list(prompt) + [self._emit(logits[-1], params, gen)], prompt_len=len(prompt),
-                            feats=feats)
+        state = self.state = DecodeState(tokens=list(prompt) + [self._emit(logits[-1], params, gen)],
+                                         prompt_len=len(prompt), feats=feats)
         # 2. cycles until a stop token or the length limit
         while not self._done(state, max_new_tokens):
             if self.mode == "plain":
@@ -197,7 +198,7 @@ class SpecDecoder:
         path, nxt = verify_tree_greedy(tree.tokens, tree.parents, logits.argmax(-1).tolist())
         keep = [0] + [i + 1 for i in path]  # root + accepted nodes, in path order
         self.target.keep(base, keep)
-        self._commit(state, [tree.tokens[i] for i in path] + [nxt], feats[keep])
+        self._commit(state, [tree.tokens[i] for i in path] + [nxt], None if feats is None else feats[keep])
         return len(path)
 
     @staticmethod

@@ -1,0 +1,84 @@
+"""Stub models for decoding tests: fixed-logit bigram LMs with a transformers-style interface, and an oracle tree
+drafter that knows the greedy continuation."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import torch
+from torch import nn
+from transformers import LlamaConfig
+
+from specsel.tree import DraftTree
+
+
+class BigramLM(nn.Module):
+    """Next-token logits depend only on the current token: logits = table[token] ([V,V]).
+
+    Each token id is written into the KV cache (1 layer, 1 head, width 1), so a cache holds exactly the tokens it
+    has read and rollback can be checked token for token.
+    """
+
+    def __init__(self, table: torch.Tensor):
+        super().__init__()
+        v = table.shape[0]
+        self.config = LlamaConfig(vocab_size=v, hidden_size=4, intermediate_size=4, num_hidden_layers=1,
+                                  num_attention_heads=1, num_key_value_heads=1, max_position_embeddings=256)
+        self.table = nn.Parameter(table.float(), requires_grad=False)
+
+    def forward(self, input_ids, position_ids=None, attention_mask=None, past_key_values=None, use_cache=True,
+                output_hidden_states=False, logits_to_keep=0, **_):
+        kv = input_ids.float()[:, None, :, None]  # [1,1,T,1]
+        if past_key_values is not None:
+            past_key_values.update(kv, kv, 0)
+        logits = self.table[input_ids]  # [1,T,V]
+        if logits_to_keep:
+            logits = logits[:, -logits_to_keep:]
+        return SimpleNamespace(logits=logits, hidden_states=None)
+
+
+def successor_table(vocab: int, nxt) -> torch.Tensor:
+    """Bigram table whose argmax after token t is nxt(t)."""
+    table = torch.zeros(vocab, vocab)
+    for t in range(vocab):
+        table[t, nxt(t)] = 10.0
+    return table
+
+
+def cached_tokens(cache) -> list[int]:
+    return [int(x) for x in cache.layers[0].keys.flatten().tolist()]
+
+
+class OracleTreeDrafter:
+    """Drafts a tree around a known continuation: the true path (up to `correct` tokens, then a wrong token) placed
+    behind decoy siblings at every depth, so verification must pick it out of a real tree."""
+
+    kind = "oracle"
+    aux_layers = None
+
+    def __init__(self, reference: list[int], vocab_size: int, depth: int, correct: int, decoys: int = 2):
+        self.reference, self.vocab_size = reference, vocab_size
+        self.depth, self.correct, self.decoys = depth, correct, decoys
+        self.draft_vocab_size = vocab_size
+
+    def reset(self) -> None:
+        self.pos = 0
+
+    def sync(self, state) -> None:
+        self.state = state
+
+    def draft_tree(self, spec) -> DraftTree:
+        done = len(self.state.tokens) - self.state.prompt_len  # committed new tokens
+        want = self.reference[done:done + self.depth]
+        tokens, parents, depths = [], [], []
+        parent = -1
+        for d, tok in enumerate(want):
+            for j in range(self.decoys):  # wrong siblings first
+                tokens.append((tok + 1 + j) % self.vocab_size)
+                parents.append(parent)
+                depths.append(d + 1)
+            tokens.append(tok if d < self.correct else (tok + self.decoys + 1) % self.vocab_size)
+            parents.append(parent)
+            depths.append(d + 1)
+            parent = len(tokens) - 1
+        return DraftTree(tokens, parents, depths)
