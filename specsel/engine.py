@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import torch
 
 from specsel.sampling import SamplingParams, probs_from_logits, sample
-from specsel.target_runner import TargetRunner
+from specsel.target_runner import TargetPass, TargetRunner
 from specsel.tree import TreeSpec, ancestor_mask
 from specsel.verify import verify_chain_greedy, verify_chain_sampling, verify_tree_greedy
 
@@ -125,10 +125,11 @@ class SpecDecoder:
         if self.mode == "tree" and not params.greedy:
             raise SpecError("tree drafting verifies greedily (temperature 0); use mode 'chain' to sample")
 
-    def _emit(self, logits: torch.Tensor, params: SamplingParams, gen: torch.Generator | None) -> int:
+    @staticmethod
+    def _emit(out: TargetPass, row: int, params: SamplingParams, gen: torch.Generator | None) -> int:
         if params.greedy:
-            return int(logits.argmax())
-        return int(sample(probs_from_logits(logits, params), gen))
+            return out.choice(row)
+        return int(sample(probs_from_logits(out.logits(row), params), gen))
 
     def generate(self, prompt: list[int], max_new_tokens: int, params: SamplingParams = GREEDY,
                  seed: int = 0) -> tuple[list[int], RequestMetrics]:
@@ -142,16 +143,16 @@ class SpecDecoder:
         self.target.reset()
         if self.drafter is not None:
             self.drafter.reset()
-        logits, feats = self.target.forward(prompt, last_only=True)
+        out = self.target.forward(prompt)
         m.target_forwards += 1
-        state = self.state = DecodeState(tokens=list(prompt) + [self._emit(logits[-1], params, gen)],
-                                         prompt_len=len(prompt), feats=feats)
+        state = self.state = DecodeState(tokens=list(prompt) + [self._emit(out, -1, params, gen)],
+                                         prompt_len=len(prompt), feats=out.feats)
         # 2. cycles until a stop token or the length limit
         while not self._done(state, max_new_tokens):
             if self.mode == "plain":
-                logits, _ = self.target.forward(state.tokens[-1:])
+                out = self.target.forward(state.tokens[-1:])
                 m.target_forwards += 1
-                state.tokens.append(self._emit(logits[-1], params, gen))
+                state.tokens.append(self._emit(out, -1, params, gen))
                 continue
             t0 = time.perf_counter()
             self.drafter.sync(state)
@@ -179,14 +180,14 @@ class SpecDecoder:
     def _verify_chain(self, state: DecodeState, draft: torch.Tensor, q: torch.Tensor | None,
                       params: SamplingParams, gen: torch.Generator | None) -> int:
         base = len(self.target)  # cached positions = every committed token but the last
-        logits, feats = self.target.forward([state.tokens[-1]] + draft.tolist())  # [K+1,V]
+        out = self.target.forward([state.tokens[-1]] + draft.tolist())  # rows: root + K drafts
         if params.greedy:
-            n, nxt = verify_chain_greedy(draft, logits)
+            n, nxt = verify_chain_greedy(draft.tolist(), out.choice)
         else:
-            n, nxt = verify_chain_sampling(draft, q, probs_from_logits(logits, params), gen)
+            n, nxt = verify_chain_sampling(draft, q, probs_from_logits(out.logits(slice(None)), params), gen)
         # keep the root and the n accepted drafts in the cache; their features are now committed
         self.target.truncate(base + 1 + n)
-        self._commit(state, draft[:n].tolist() + [nxt], None if feats is None else feats[:1 + n])
+        self._commit(state, draft[:n].tolist() + [nxt], None if out.feats is None else out.feats[:1 + n])
         return n
 
     def _verify_tree(self, state: DecodeState, tree) -> int:
@@ -194,11 +195,11 @@ class SpecDecoder:
         allowed = torch.ones(len(tree) + 1, base + len(tree) + 1, dtype=torch.bool)
         allowed[:, base:] = ancestor_mask(tree.parents)
         positions = [base] + [base + d for d in tree.depths]
-        logits, feats = self.target.forward([state.tokens[-1]] + tree.tokens, positions, allowed)  # [N+1,V]
-        path, nxt = verify_tree_greedy(tree.tokens, tree.parents, logits.argmax(-1).tolist())
+        out = self.target.forward([state.tokens[-1]] + tree.tokens, positions, allowed)  # rows: root + N nodes
+        path, nxt = verify_tree_greedy(tree.tokens, tree.parents, out.choice)
         keep = [0] + [i + 1 for i in path]  # root + accepted nodes, in path order
         self.target.keep(base, keep)
-        self._commit(state, [tree.tokens[i] for i in path] + [nxt], None if feats is None else feats[keep])
+        self._commit(state, [tree.tokens[i] for i in path] + [nxt], None if out.feats is None else out.feats[keep])
         return len(path)
 
     @staticmethod

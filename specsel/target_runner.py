@@ -1,4 +1,8 @@
-"""The target side of speculative decoding: one KV cache, one forward per verification, aux features captured."""
+"""The target side of speculative decoding: one KV cache, one forward per verification, aux features captured.
+
+The body runs once over all verified positions; the vocabulary projection is applied only to the rows a rule asks
+for (greedy verification walks the accepted path), which on a CPU saves most of the lm_head work of a large tree.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,30 @@ import torch
 from transformers import DynamicCache
 
 from specsel.kv import cache_keep, cache_length, cache_truncate
+
+# config attributes that post-process logits after the lm_head; such models take the full-forward path
+_LOGIT_POSTPROCESSING = ("final_logit_softcapping", "logit_scale", "output_multiplier_scale")
+
+
+class TargetPass:
+    """The result of one target forward: logits per row on demand, the target's argmax per row memoized."""
+
+    def __init__(self, runner: TargetRunner, hidden: torch.Tensor | None, logits: torch.Tensor | None,
+                 feats: torch.Tensor | None):
+        self.runner, self.hidden, self.full, self.feats = runner, hidden, logits, feats  # hidden [T,H] final-normed
+        self._choice: dict[int, int] = {}
+
+    @torch.inference_mode()
+    def logits(self, rows) -> torch.Tensor:
+        """rows: an int, slice or list of row indices -> [V] or [n,V] float logits."""
+        if self.full is not None:
+            return self.full[rows].float()
+        return self.runner.lm_head(self.hidden[rows]).float()
+
+    def choice(self, row: int) -> int:
+        if row not in self._choice:
+            self._choice[row] = int(self.logits(row).argmax())
+        return self._choice[row]
 
 
 class TargetRunner:
@@ -18,6 +46,10 @@ class TargetRunner:
         self.device = next(model.parameters()).device
         self.dtype = next(model.parameters()).dtype
         self.cache = None
+        lazy = hasattr(model, "get_decoder") and hasattr(model, "get_output_embeddings") and not any(
+            getattr(self.config, a, None) for a in _LOGIT_POSTPROCESSING)
+        self.body = model.get_decoder() if lazy else None
+        self.lm_head = model.get_output_embeddings() if lazy else None
 
     @property
     def vocab_size(self) -> int:
@@ -34,12 +66,11 @@ class TargetRunner:
         return cache_length(self.cache)
 
     @torch.inference_mode()
-    def forward(self, tokens: list[int], positions: list[int] | None = None, allowed: torch.Tensor | None = None,
-                last_only: bool = False) -> tuple[torch.Tensor, torch.Tensor | None]:
+    def forward(self, tokens: list[int], positions: list[int] | None = None,
+                allowed: torch.Tensor | None = None) -> TargetPass:
         """Append `tokens` to the cache and run them.
 
         positions default to consecutive after the cache; allowed [T, L+T] bool (True = may attend), default causal.
-        Returns logits [T,V] (or [1,V] with last_only) and aux features [T,3H] (None without aux layers).
         """
         past = len(self)
         ids = torch.tensor([tokens], device=self.device)
@@ -50,13 +81,18 @@ class TargetRunner:
             # a custom 4D additive mask [1,1,T,L+T]: 0 where allowed, the dtype's minimum elsewhere
             mask = torch.zeros(allowed.shape, dtype=self.dtype, device=self.device)
             mask = mask.masked_fill(~allowed.to(self.device), torch.finfo(self.dtype).min)[None, None]
-        out = self.model(input_ids=ids, position_ids=pos, attention_mask=mask, past_key_values=self.cache,
-                         use_cache=True, output_hidden_states=self.aux_layers is not None,
-                         logits_to_keep=1 if last_only else 0)
+        kw = dict(input_ids=ids, position_ids=pos, attention_mask=mask, past_key_values=self.cache, use_cache=True,
+                  output_hidden_states=self.aux_layers is not None)
+        if self.body is not None:
+            out = self.body(**kw)
+            hidden, logits = out.last_hidden_state[0], None
+        else:
+            out = self.model(**kw)
+            hidden, logits = None, out.logits[0]
         feats = None
         if self.aux_layers is not None:
             feats = torch.cat([out.hidden_states[i][0] for i in self.aux_layers], dim=-1)  # [T,3H]
-        return out.logits[0], feats
+        return TargetPass(self, hidden, logits, feats)
 
     def truncate(self, length: int) -> None:
         cache_truncate(self.cache, length)

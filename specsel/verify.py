@@ -6,18 +6,23 @@ the first rejection, or the bonus token when everything was accepted).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import torch
 
 from specsel.sampling import sample
 
 
-def verify_chain_greedy(draft: torch.Tensor, target_logits: torch.Tensor) -> tuple[int, int]:
-    """draft [K] token ids; target_logits [K+1,V] at the root and after each draft token -> (accepted, next)."""
-    choice = target_logits.argmax(-1)  # [K+1] what greedy decoding emits at each position
+def verify_chain_greedy(draft: list[int], choice: Callable[[int], int]) -> tuple[int, int]:
+    """draft [K] token ids; choice(i) = the target's argmax at row i (0 = root, i = after draft i) -> (accepted, next).
+
+    `choice` is asked only along the accepted prefix, so the caller can compute logits lazily.
+    """
+    n = 0
     # rule: accept the longest prefix where the draft equals the target's argmax
-    match = (draft == choice[:-1]).long()
-    n = int(match.cumprod(0).sum())
-    return n, int(choice[n])
+    while n < len(draft) and draft[n] == choice(n):
+        n += 1
+    return n, choice(n)
 
 
 def verify_chain_sampling(draft: torch.Tensor, q: torch.Tensor, p: torch.Tensor,
@@ -43,11 +48,11 @@ def verify_chain_sampling(draft: torch.Tensor, q: torch.Tensor, p: torch.Tensor,
     return n, int(sample(dist, generator))
 
 
-def verify_tree_greedy(tokens: list[int], parents: list[int], target_choice: list[int]) -> tuple[list[int], int]:
+def verify_tree_greedy(tokens: list[int], parents: list[int], choice: Callable[[int], int]) -> tuple[list[int], int]:
     """Longest accepted root-to-leaf path of a draft tree under greedy verification.
 
     tokens [N] and parents [N] (-1 = child of the root) list the draft nodes, parents before children;
-    target_choice [N+1] is the target's argmax at the root (index 0) and at each node i (index i+1).
+    choice(i) is the target's argmax at the root (i = 0) and at node i-1 (i >= 1), asked only along the path.
     Returns the accepted node indices in path order (0-based over the nodes) and the next token.
     """
     children: dict[int, dict[int, int]] = {}
@@ -55,7 +60,7 @@ def verify_tree_greedy(tokens: list[int], parents: list[int], target_choice: lis
         children.setdefault(par, {}).setdefault(tok, i)  # first (highest-ranked) child wins on a duplicate token
     path, node = [], -1
     while True:
-        want = target_choice[node + 1]
+        want = choice(node + 1)
         # rule: follow the child whose token equals the target's choice; stop where none does
         nxt = children.get(node, {}).get(want)
         if nxt is None:

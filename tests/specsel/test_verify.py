@@ -7,18 +7,24 @@ from specsel.sampling import SamplingParams, probs_from_logits, sample
 from specsel.verify import verify_chain_greedy, verify_chain_sampling, verify_tree_greedy
 
 
-def one_hot_logits(tokens: list[int], vocab: int = 10) -> torch.Tensor:
-    out = torch.full((len(tokens), vocab), -5.0)
-    out[torch.arange(len(tokens)), torch.tensor(tokens)] = 5.0
-    return out
+def lazy(choices: list[int]):
+    """choice(i) over a fixed list, recording which rows were asked for."""
+    asked: list[int] = []
+
+    def choice(i: int) -> int:
+        asked.append(i)
+        return choices[i]
+    return choice, asked
 
 
 def test_greedy_chain_never_always_partial():
-    draft = torch.tensor([3, 4, 5])
-    assert verify_chain_greedy(draft, one_hot_logits([3, 4, 5, 6])) == (3, 6)  # all accepted + bonus
-    assert verify_chain_greedy(draft, one_hot_logits([7, 4, 5, 6])) == (0, 7)  # first rejected
-    assert verify_chain_greedy(draft, one_hot_logits([3, 4, 9, 6])) == (2, 9)  # partial
-    assert verify_chain_greedy(draft, one_hot_logits([3, 8, 5, 6])) == (1, 8)  # a later match does not count
+    draft = [3, 4, 5]
+    assert verify_chain_greedy(draft, lazy([3, 4, 5, 6])[0]) == (3, 6)  # all accepted + bonus
+    assert verify_chain_greedy(draft, lazy([7, 4, 5, 6])[0]) == (0, 7)  # first rejected
+    assert verify_chain_greedy(draft, lazy([3, 4, 9, 6])[0]) == (2, 9)  # partial
+    choice, asked = lazy([3, 8, 5, 6])
+    assert verify_chain_greedy(draft, choice) == (1, 8)  # a later match does not count
+    assert set(asked) == {0, 1}  # rows past the first rejection are never computed
 
 
 def chi2_pvalue(counts: torch.Tensor, probs: torch.Tensor) -> float:
@@ -85,7 +91,9 @@ def test_tree_greedy_longest_path():
     # root -> a(5) -> c(7) -> e(9);  root -> b(6) -> d(8)
     tokens, parents = [5, 6, 7, 8, 9], [-1, -1, 0, 1, 2]
     # target argmax at root, a, b, c, d, e
-    assert verify_tree_greedy(tokens, parents, [5, 7, 8, 9, 0, 4]) == ([0, 2, 4], 4)
-    assert verify_tree_greedy(tokens, parents, [6, 7, 8, 9, 1, 4]) == ([1, 3], 1)
-    assert verify_tree_greedy(tokens, parents, [3, 7, 8, 9, 1, 4]) == ([], 3)
-    assert verify_tree_greedy(tokens, parents, [5, 1, 8, 9, 1, 4]) == ([0], 1)
+    assert verify_tree_greedy(tokens, parents, lazy([5, 7, 8, 9, 0, 4])[0]) == ([0, 2, 4], 4)
+    choice, asked = lazy([6, 7, 8, 9, 1, 4])
+    assert verify_tree_greedy(tokens, parents, choice) == ([1, 3], 1)
+    assert asked == [0, 2, 4]  # only the rows on the accepted path
+    assert verify_tree_greedy(tokens, parents, lazy([3, 7, 8, 9, 1, 4])[0]) == ([], 3)
+    assert verify_tree_greedy(tokens, parents, lazy([5, 1, 8, 9, 1, 4])[0]) == ([0], 1)
