@@ -38,8 +38,9 @@ class RequestMetrics:
     new_tokens: int = 0
     target_forwards: int = 0  # the prefill included
     accepted: list[int] = field(default_factory=list)  # draft tokens accepted per verification cycle
-    draft_s: float = 0.0
-    verify_s: float = 0.0
+    draft_s: float = 0.0  # drafter: sync with the committed tokens + drafting
+    verify_s: float = 0.0  # target forward + logits rows + acceptance rule + cache rollback
+    target_s: float = 0.0  # of verify_s: the target's forward over the verified tokens
     total_s: float = 0.0
 
     @property
@@ -58,7 +59,8 @@ class RequestMetrics:
     def to_dict(self) -> dict:
         return {"new_tokens": self.new_tokens, "target_forwards": self.target_forwards, "cycles": len(self.accepted),
                 "accepted": self.accepted, "mat": self.mat, "tokens_per_s": self.tokens_per_s,
-                "draft_s": self.draft_s, "verify_s": self.verify_s, "other_s": self.other_s, "total_s": self.total_s}
+                "draft_s": self.draft_s, "verify_s": self.verify_s, "target_s": self.target_s,
+                "other_s": self.other_s, "total_s": self.total_s}
 
 
 def _sync_device(device: torch.device) -> None:
@@ -163,9 +165,9 @@ class SpecDecoder:
             _sync_device(dev)
             t1 = time.perf_counter()
             if self.mode == "chain":
-                n_acc = self._verify_chain(state, draft, q, params, gen)
+                n_acc = self._verify_chain(state, draft, q, params, gen, m)
             else:
-                n_acc = self._verify_tree(state, tree)
+                n_acc = self._verify_tree(state, tree, m)
             _sync_device(dev)
             m.draft_s += t1 - t0
             m.verify_s += time.perf_counter() - t1
@@ -178,9 +180,11 @@ class SpecDecoder:
         return new, m
 
     def _verify_chain(self, state: DecodeState, draft: torch.Tensor, q: torch.Tensor | None,
-                      params: SamplingParams, gen: torch.Generator | None) -> int:
+                      params: SamplingParams, gen: torch.Generator | None, m: RequestMetrics) -> int:
         base = len(self.target)  # cached positions = every committed token but the last
+        t0 = time.perf_counter()
         out = self.target.forward([state.tokens[-1]] + draft.tolist())  # rows: root + K drafts
+        m.target_s += self._elapsed(t0)
         if params.greedy:
             n, nxt = verify_chain_greedy(draft.tolist(), out.choice)
         else:
@@ -190,17 +194,23 @@ class SpecDecoder:
         self._commit(state, draft[:n].tolist() + [nxt], None if out.feats is None else out.feats[:1 + n])
         return n
 
-    def _verify_tree(self, state: DecodeState, tree) -> int:
+    def _verify_tree(self, state: DecodeState, tree, m: RequestMetrics) -> int:
         base = len(self.target)
         allowed = torch.ones(len(tree) + 1, base + len(tree) + 1, dtype=torch.bool)
         allowed[:, base:] = ancestor_mask(tree.parents)
         positions = [base] + [base + d for d in tree.depths]
+        t0 = time.perf_counter()
         out = self.target.forward([state.tokens[-1]] + tree.tokens, positions, allowed)  # rows: root + N nodes
+        m.target_s += self._elapsed(t0)
         path, nxt = verify_tree_greedy(tree.tokens, tree.parents, out.choice)
         keep = [0] + [i + 1 for i in path]  # root + accepted nodes, in path order
         self.target.keep(base, keep)
         self._commit(state, [tree.tokens[i] for i in path] + [nxt], None if out.feats is None else out.feats[keep])
         return len(path)
+
+    def _elapsed(self, t0: float) -> float:
+        _sync_device(self.target.device)
+        return time.perf_counter() - t0
 
     @staticmethod
     def _commit(state: DecodeState, tokens: list[int], feats: torch.Tensor | None) -> None:
