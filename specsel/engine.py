@@ -137,7 +137,7 @@ class SpecDecoder:
                  seed: int = 0) -> tuple[list[int], RequestMetrics]:
         """-> (new tokens, stopping after a stop token or max_new_tokens, and the request's metrics)."""
         self._check_request(prompt, max_new_tokens, params)
-        gen = torch.Generator().manual_seed(seed)
+        gen = torch.Generator(device=self.target.device).manual_seed(seed)
         m = RequestMetrics()
         dev = self.target.device
         t_start = time.perf_counter()

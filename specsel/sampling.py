@@ -54,6 +54,8 @@ def probs_from_logits(logits: torch.Tensor, params: SamplingParams) -> torch.Ten
 
 
 def sample(probs: torch.Tensor, generator: torch.Generator | None) -> torch.Tensor:
-    """[..., V] -> [...] int64 token ids drawn from `probs`."""
+    """[..., V] -> [...] int64 token ids drawn from `probs` (on the generator's device)."""
+    if generator is not None:
+        probs = probs.to(generator.device)
     flat = probs.reshape(-1, probs.shape[-1])
     return torch.multinomial(flat, 1, generator=generator).reshape(probs.shape[:-1])

@@ -32,9 +32,11 @@ def verify_chain_sampling(draft: torch.Tensor, q: torch.Tensor, p: torch.Tensor,
     The emitted tokens are distributed exactly as sampling from p one token at a time.
     """
     k = draft.numel()
-    idx = torch.arange(k)
+    q, draft = q.to(p.device), draft.to(p.device)
+    idx = torch.arange(k, device=p.device)
     p_d, q_d = p[idx, draft], q[idx, draft]  # [K] probability of each draft token under p and q
-    u = torch.rand(k, generator=generator, dtype=p.dtype)
+    u = torch.rand(k, generator=generator, dtype=p.dtype, device=generator.device if generator else p.device)
+    u = u.to(p.device)
     # rule: accept token i with probability min(1, p_i / q_i), i.e. when u * q_i < p_i
     ok = (u * q_d < p_d).long()
     n = int(ok.cumprod(0).sum())

@@ -59,6 +59,7 @@ def _one_line_error(code: int, capsys) -> str:
     (["--domain", "nosuch"], ["nosuch", "sql", "general"]),
     (["--domain", "sql", "--methods", "plain,chain-llama"], ["sql-llama68m", "does not exist", "chain-llama"]),
     (["--domain", "sql", "--methods", "plain,tree"], ["sql-eagle3", "does not exist", "tree"]),
+    (["--domain", "sql", "--cost-sizes", "1,0"], ["--cost-sizes", "positive"]),
 ])
 def test_cli_bad_input_one_error_nothing_written(args, expect, tmp_path, capsys):
     out = tmp_path / "out"
@@ -80,7 +81,7 @@ def test_tiny_run_every_method_lossless(random_drafters, tmp_path, capsys):
     head_dir, llama_dir = random_drafters
     out = tmp_path / "bench"
     code = main(["--domain", "sql", *TINY, "--k", "3", "--tree-depth", "3", "--tree-top-k", "4", "--tree-tokens", "12",
-                 "--eagle3", str(head_dir), "--llama", str(llama_dir), "--out", str(out)])
+                 "--cost-sizes", "1,3", "--eagle3", str(head_dir), "--llama", str(llama_dir), "--out", str(out)])
     printed = capsys.readouterr().out
     assert code == 0
     res = json.loads((out / "results.json").read_text())
@@ -91,6 +92,7 @@ def test_tiny_run_every_method_lossless(random_drafters, tmp_path, capsys):
         assert row["mat"] >= 1.0, name
         assert row["tok_s"]["mean"] > 0 and row["speedup"]["mean"] > 0, name
         assert name in printed
+    assert set(res["forward_cost_ms"]) == {"1", "3"} and all(v > 0 for v in res["forward_cost_ms"].values())
     assert res["summary"]["plain"]["mat"] == 1.0 and res["summary"]["plain"]["speedup"]["mean"] == 1.0
     for name in ("chain", "tree", "chain-llama"):
         split = res["summary"][name]["time_split"]
