@@ -69,6 +69,8 @@ class BenchConfig:
                                     "<domain>-llama68m")
     methods: list[str] = field(default_factory=lambda: list(METHODS),
                                help=f"comma-separated, from {', '.join(METHODS)} (plain is always run)")
+    prompts: str = field("", help="prompt file (.jsonl with a \"prompt\" field, or text: one per line) instead of "
+                                  "the domain's held-out split; --domain still names the drafters")
     max_prompts: int = field(20, help="the first N held-out prompts")
     max_new_tokens: int = field(128, help="answer length cap in tokens")
     repeats: int = field(3, help="timed passes over all prompts (mean and std are over these)")
@@ -135,8 +137,34 @@ def drafter_dirs(cfg: BenchConfig, info: TargetInfo) -> dict[str, Path]:
     return dirs
 
 
+def read_prompt_file(path: str) -> list[dict[str, str]]:
+    """A .jsonl file of {"prompt": ...} objects (an "id" is optional) or a text file with one prompt per line."""
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"prompt file {path} does not exist")
+    rows = []
+    for n, line in enumerate(p.read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        if p.suffix == ".jsonl":
+            try:
+                obj = json.loads(line)
+            except ValueError as e:
+                raise ConfigError(f"{path}:{n}: not a JSON object ({e})") from None
+            if not isinstance(obj, dict) or not isinstance(obj.get("prompt"), str):
+                raise ConfigError(f"{path}:{n}: expected an object with a string \"prompt\"")
+            rows.append({"id": str(obj.get("id", f"line-{n}")), "prompt": obj["prompt"]})
+        else:
+            rows.append({"id": f"line-{n}", "prompt": line})
+    if not rows:
+        raise ConfigError(f"prompt file {path} holds no prompts")
+    return rows
+
+
 def held_out_prompts(cfg: BenchConfig, tok) -> list[dict[str, Any]]:
-    rows = domain_prompts(cfg.domain)["held_out"][: cfg.max_prompts]
+    """The prompt file's prompts, or else the domain's held-out split; the first max_prompts, chat-rendered."""
+    rows = read_prompt_file(cfg.prompts) if cfg.prompts else domain_prompts(cfg.domain)["held_out"]
+    rows = rows[: cfg.max_prompts]
     if not rows:
         raise ConfigError(f"domain {cfg.domain!r} has no held-out prompts")
     return [{"id": r["id"], "ids": render_prompt(tok, r["prompt"])} for r in rows]
@@ -381,6 +409,8 @@ def run(cfg: BenchConfig, command: str | None = None) -> dict[str, Any]:
     dirs = drafter_dirs(cfg, info)
     if cfg.vllm and not Path(cfg.vllm_python).is_file():
         raise ConfigError(f"vLLM python {cfg.vllm_python} not found; run scripts/setup_vllm.sh or pass --vllm-python")
+    if cfg.prompts:
+        read_prompt_file(cfg.prompts)
     out = Path(cfg.out.format(domain=cfg.domain))
 
     # 2. target, drafters, prompts

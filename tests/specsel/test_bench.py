@@ -69,6 +69,32 @@ def test_cli_bad_input_one_error_nothing_written(args, expect, tmp_path, capsys)
     assert not out.exists()
 
 
+@pytest.mark.parametrize("name,text,expect", [
+    ("p.jsonl", '{"prompt": "a"}\n{"text": "b"}\n', ["p.jsonl:2", "prompt"]),
+    ("p.jsonl", '{"prompt": "a"}\nnot json\n', ["p.jsonl:2", "not a JSON object"]),
+    ("p.txt", "\n\n", ["holds no prompts"]),
+    ("missing.txt", None, ["does not exist"]),
+])
+def test_cli_bad_prompt_file(name, text, expect, tmp_path, capsys):
+    path, out = tmp_path / name, tmp_path / "out"
+    if text is not None:
+        path.write_text(text)
+    line = _one_line_error(main(["--domain", "sql", "--methods", "plain", "--prompts", str(path),
+                                 "--out", str(out)]), capsys)
+    assert all(word in line for word in expect), line
+    assert not out.exists()
+
+
+def test_prompt_file_replaces_the_held_out_split(tmp_path, capsys):
+    path, out = tmp_path / "p.jsonl", tmp_path / "out"
+    path.write_text('{"id": "mine", "prompt": "Write a SQL query that counts the rows of table t."}\n'
+                    '{"prompt": "Write a SQL query that lists the columns of table t."}\n')
+    assert main(["--domain", "sql", "--methods", "plain", "--prompts", str(path), "--max-new-tokens", "4",
+                 "--repeats", "1", "--cost-sizes", "", "--out", str(out)]) == 0
+    res = json.loads((out / "results.json").read_text())
+    assert [p["id"] for p in res["prompts"]] == ["mine", "line-2"] and res["forward_cost_ms"] == {}
+
+
 def test_cli_explicit_missing_drafter_dir(tmp_path, capsys):
     out, missing = tmp_path / "out", tmp_path / "missing-head"
     line = _one_line_error(main(["--domain", "sql", "--methods", "chain", "--eagle3", str(missing),
