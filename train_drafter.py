@@ -288,7 +288,19 @@ def make_accelerator(cfg: TrainConfig, run_dir_hint: str = "runs"):
                        mixed_precision=resolve_mixed_precision(cfg.train.mixed_precision),
                        log_with="tensorboard", project_dir=run_dir_hint)
     _fix_deepspeed_cpu_ranks(accelerator)
+    _use_the_cores(accelerator)
     return accelerator
+
+
+def _use_the_cores(accelerator) -> None:
+    """`accelerate launch` without a config file exports OMP_NUM_THREADS=1, which leaves all but one CPU core idle in
+    a single-process CPU run (data generation included): share the cores among the local processes instead.
+    DRAFTPOOL_CPU_THREADS overrides the count."""
+    if accelerator.device.type != "cpu":
+        return
+    local = max(1, int(os.environ.get("LOCAL_WORLD_SIZE", accelerator.num_processes)))
+    threads = int(os.environ.get("DRAFTPOOL_CPU_THREADS", 0)) or max(1, (os.cpu_count() or 1) // local)
+    torch.set_num_threads(threads)
 
 
 def _fix_deepspeed_cpu_ranks(accelerator) -> None:

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -181,3 +182,19 @@ def test_offline_target_cache_gives_the_same_head_as_the_online_target(data_root
     a, b = head_tensors(tmp_path / "online" / "pools"), head_tensors(tmp_path / "cached" / "pools")
     for k in a:
         assert torch.allclose(a[k], b[k], atol=1e-5, rtol=1e-4), k
+
+
+def test_cpu_run_uses_every_core_despite_accelerate_single_thread_default(monkeypatch):
+    """`accelerate launch` exports OMP_NUM_THREADS=1; a single-process CPU run must still use all cores."""
+    before = torch.get_num_threads()
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    monkeypatch.delenv("DRAFTPOOL_CPU_THREADS", raising=False)
+    try:
+        torch.set_num_threads(1)
+        train_drafter._use_the_cores(SimpleNamespace(device=torch.device("cpu"), num_processes=1))
+        assert torch.get_num_threads() == (os.cpu_count() or 1)
+        monkeypatch.setenv("DRAFTPOOL_CPU_THREADS", "1")
+        train_drafter._use_the_cores(SimpleNamespace(device=torch.device("cpu"), num_processes=1))
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(before)
