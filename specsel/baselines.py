@@ -12,22 +12,7 @@ from typing import Any
 
 import torch
 
-from specsel.engine import RequestMetrics
-
-
-def _sync(device: torch.device) -> None:
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
-
-
-def _cut_at_stop(tokens: list[int], stop_ids: list[int], max_new_tokens: int) -> list[int]:
-    """The first max_new_tokens tokens, ending after the first stop token (transformers may accept past one)."""
-    stop = set(stop_ids)
-    tokens = tokens[:max_new_tokens]
-    for i, t in enumerate(tokens):
-        if t in stop:
-            return tokens[: i + 1]
-    return tokens
+from specsel.engine import RequestMetrics, cut_at_stop, sync_device
 
 
 def _timed_generate(target_model, prompt_ids: list[int], max_new_tokens: int, stop_ids: list[int],
@@ -48,17 +33,18 @@ def _timed_generate(target_model, prompt_ids: list[int], max_new_tokens: int, st
 
     handle = target_model.register_forward_hook(count)
     try:
-        _sync(device)
+        sync_device(device)
         t0 = time.perf_counter()
         with torch.inference_mode():
             out = target_model.generate(ids, attention_mask=torch.ones_like(ids), do_sample=False,
                                         max_new_tokens=max_new_tokens, eos_token_id=list(stop_ids),
                                         pad_token_id=pad, **extra)
-        _sync(device)
+        sync_device(device)
         total = time.perf_counter() - t0
     finally:
         handle.remove()
-    new = _cut_at_stop(out[0, len(prompt_ids):].tolist(), stop_ids, max_new_tokens)
+    # transformers may accept drafts past a stop token: cut there
+    new = cut_at_stop(out[0, len(prompt_ids):].tolist(), set(stop_ids), max_new_tokens)
     return new, RequestMetrics(new_tokens=len(new), target_forwards=calls[0], total_s=total)
 
 

@@ -46,7 +46,7 @@ from draftpool.config import ConfigError, build, field, to_dict
 from draftpool.io import atomic_write_json, atomic_write_text
 from draftpool.target import DEFAULT_TARGET, TargetError, TargetInfo, default_dtype, load_target, resolve_target
 from specsel.baselines import hf_assisted, hf_prompt_lookup
-from specsel.engine import RequestMetrics, SpecDecoder
+from specsel.engine import RequestMetrics, SpecDecoder, sync_device
 from specsel.sampling import SamplingParams
 from specsel.tree import TreeSpec
 
@@ -206,8 +206,7 @@ def forward_cost(model, prompt: list[int], sizes: list[int], repeats: int = 5) -
             start = time.perf_counter()
             res = runner.forward([prompt[-1]] * n)
             res.choice(0)  # the rows greedy verification always needs
-            if model.device.type == "cuda":
-                torch.cuda.synchronize(model.device)
+            sync_device(runner.device)
             times.append(time.perf_counter() - start)
             runner.truncate(base)
         out[str(n)] = 1000 * statistics.median(times)

@@ -114,30 +114,29 @@ class Eagle3Drafter:
         depths = [1] * spec.top_k
         frontier = list(range(spec.top_k))
         front_hidden = self.last_hidden.expand(1, spec.top_k, -1)  # [1,k,h] the hidden each frontier node reads
-        cols: dict[int, int] = {}  # candidate -> its cache column once processed
+        cols: dict[int, list[int]] = {-1: []}  # processed candidate -> cache columns of itself and its ancestors
         for d in range(1, spec.depth):
             base = len(self)
-            allowed = torch.zeros(len(frontier), base + len(frontier), dtype=torch.bool, device=dev)
-            allowed[:, :self.n_real] = True
+            rows: list[int] = []
+            seen: list[int] = []
             for r, node in enumerate(frontier):
                 # rule: a draft node attends to the real pairs, its processed ancestors and itself
-                par = parents[node]
-                while par != -1:
-                    allowed[r, cols[par]] = True
-                    par = parents[par]
-                allowed[r, base + r] = True
-                cols[node] = base + r
+                cols[node] = cols[parents[node]] + [base + r]
+                rows += [r] * len(cols[node])
+                seen += cols[node]
+            allowed = torch.zeros(len(frontier), base + len(frontier), dtype=torch.bool, device=dev)
+            allowed[:, :self.n_real] = True
+            allowed[torch.tensor(rows, device=dev), torch.tensor(seen, device=dev)] = True
             toks = self.draft_ids[torch.tensor([tokens[n] for n in frontier], device=dev)][None]
             pos = torch.full((1, len(frontier)), self.n_real - 1 + d, device=dev)
             out = self._step(front_hidden, toks, pos, allowed)  # [1,k,h]
             child = self.head.logits(out)[0].float().log_softmax(-1).topk(spec.top_k)  # [k,k]
             cand_scores = torch.tensor([scores[n] for n in frontier], device=dev)[:, None] + child.values  # [k,k]
             first = len(tokens)
-            for r, node in enumerate(frontier):
-                tokens.extend(child.indices[r].tolist())
-                scores.extend(cand_scores[r].tolist())
-                parents.extend([node] * spec.top_k)
-                depths.extend([d + 1] * spec.top_k)
+            tokens += [t for row in child.indices.tolist() for t in row]
+            scores += [x for row in cand_scores.tolist() for x in row]
+            parents += [node for node in frontier for _ in range(spec.top_k)]
+            depths += [d + 1] * (len(frontier) * spec.top_k)
             # rule: the next frontier is the top_k children by cumulative score
             best = cand_scores.flatten().topk(spec.top_k).indices
             frontier = [first + int(i) for i in best]

@@ -9,6 +9,7 @@ lengths so a batched version can hold one per row.
 from __future__ import annotations
 
 import time
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 import torch
@@ -63,9 +64,19 @@ class RequestMetrics:
                 "other_s": self.other_s, "total_s": self.total_s}
 
 
-def _sync_device(device: torch.device) -> None:
+def sync_device(device: torch.device) -> None:
+    """Wait for queued GPU work so wall-clock timings are real (no-op on CPU)."""
     if device.type == "cuda":
         torch.cuda.synchronize(device)
+
+
+def cut_at_stop(tokens: list[int], stop_ids: Collection[int], max_new_tokens: int) -> list[int]:
+    """The first max_new_tokens tokens, ending after the first stop token."""
+    tokens = tokens[:max_new_tokens]
+    for i, t in enumerate(tokens):
+        if t in stop_ids:
+            return tokens[:i + 1]
+    return tokens
 
 
 def check_drafter(target: TargetRunner, drafter) -> None:
@@ -162,19 +173,19 @@ class SpecDecoder:
                 draft, q = self.drafter.draft_chain(self.k, params, gen)
             else:
                 tree = self.drafter.draft_tree(self.tree)
-            _sync_device(dev)
+            sync_device(dev)
             t1 = time.perf_counter()
             if self.mode == "chain":
                 n_acc = self._verify_chain(state, draft, q, params, gen, m)
             else:
                 n_acc = self._verify_tree(state, tree, m)
-            _sync_device(dev)
+            sync_device(dev)
             m.draft_s += t1 - t0
             m.verify_s += time.perf_counter() - t1
             m.target_forwards += 1
             m.accepted.append(n_acc)
         new = self._finish(state, max_new_tokens)
-        _sync_device(dev)
+        sync_device(dev)
         m.total_s = time.perf_counter() - t_start
         m.new_tokens = len(new)
         return new, m
@@ -209,7 +220,7 @@ class SpecDecoder:
         return len(path)
 
     def _elapsed(self, t0: float) -> float:
-        _sync_device(self.target.device)
+        sync_device(self.target.device)
         return time.perf_counter() - t0
 
     @staticmethod
@@ -219,12 +230,12 @@ class SpecDecoder:
             state.feats = torch.cat([state.feats, feats], dim=0)
 
     def _done(self, state: DecodeState, max_new_tokens: int) -> bool:
-        new = state.tokens[state.prompt_len:]
-        return len(new) >= max_new_tokens or any(t in self.stop_ids for t in new[-(self.lookahead + 1):])
+        n = len(state.tokens)
+        if n - state.prompt_len >= max_new_tokens:
+            return True
+        # a cycle adds at most lookahead + 1 tokens: only those can hold a new stop token
+        tail = state.tokens[max(state.prompt_len, n - self.lookahead - 1):]
+        return any(t in self.stop_ids for t in tail)
 
     def _finish(self, state: DecodeState, max_new_tokens: int) -> list[int]:
-        new = state.tokens[state.prompt_len:][:max_new_tokens]
-        for i, t in enumerate(new):
-            if t in self.stop_ids:
-                return new[:i + 1]
-        return new
+        return cut_at_stop(state.tokens[state.prompt_len:], self.stop_ids, max_new_tokens)
