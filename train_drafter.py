@@ -235,7 +235,7 @@ def run(cfg: TrainConfig, accelerator, info: TargetInfo | None = None) -> dict:
 
     # 4. evaluate on the held-out split
     res = evaluate(kind, model, target, held_rows, cfg.eval.depth, cfg.train.max_len, tok.pad_token_id,
-                   cfg.eval.batch_size, model.config.eagle_aux_hidden_state_layer_ids if kind == "eagle3" else None)
+                   cfg.eval.batch_size)
     res.update(domain=cfg.domain, drafter=cfg.drafter, target=info.name)
     atomic_write_json(run_dir / "eval.json", res)
     print(format_table(res, f"{cfg.domain}-{cfg.drafter} on {info.name}, held-out {cfg.domain} prompts"))

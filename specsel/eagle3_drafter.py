@@ -10,6 +10,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
+from specsel.kv import take_rows
 from specsel.sampling import SamplingParams, probs_from_logits, sample
 from specsel.tree import DraftTree, TreeSpec, reindex, select_nodes
 
@@ -25,9 +26,12 @@ class Eagle3Drafter:
         self.draft_ids = head.draft_ids  # [Vd] target id of each draft id
         self.reset()
 
+    track = False  # keep the logits it predicts for every committed position (counterfactual evaluation)
+
     def reset(self) -> None:
         self.k = self.v = None  # [1,nh,L,d]
         self.n_real = 0
+        self.pred_rows: dict[int, torch.Tensor] = {}  # position -> [Vd] logits predicting that token (when tracking)
         self.last_hidden: torch.Tensor | None = None  # [1,1,h] pre-norm output at the last real pair
         self.last_logits: torch.Tensor | None = None  # [Vd]
 
@@ -73,7 +77,21 @@ class Eagle3Drafter:
         out = self._step(hidden, tokens, positions, allowed)
         self.n_real = end
         self.last_hidden = out[:, -1:]
-        self.last_logits = self.head.logits(self.last_hidden)[0, 0].float()
+        if self.track:
+            logits = self.head.logits(out)[0].float()  # [n,Vd]; the pair at entry j predicts token j + 2
+            self.pred_rows.update(zip(range(start + 2, end + 2), logits))
+            self.last_logits = logits[-1]
+        else:
+            self.last_logits = self.head.logits(self.last_hidden)[0, 0].float()
+
+    def take_predictions(self, start: int, end: int) -> torch.Tensor:
+        """[end-start, Vd] logits this head gave (prefilled with the verified prefix) for positions start..end-1;
+        forgets them and everything before."""
+        rows, self.pred_rows = take_rows(self.pred_rows, start, end)
+        return rows
+
+    def to_target_ids(self, draft_ids: torch.Tensor) -> torch.Tensor:
+        return self.draft_ids[draft_ids]
 
     def full_logits(self, draft_logits: torch.Tensor) -> torch.Tensor:
         """[..., Vd] -> [..., V] with tokens outside the draft vocabulary at -inf (zero draft probability)."""
@@ -87,7 +105,9 @@ class Eagle3Drafter:
         """-> draft [K] target ids and, when sampling, q [K,V] over the target vocabulary."""
         hidden, logits = self.last_hidden, self.last_logits
         drafted, qs = [], []
+        self.chain_logits = []  # [Vd] per step: the distributions behind the drafts (MetaSD's BD reward reads them)
         for i in range(k):
+            self.chain_logits.append(logits)
             if params.greedy:
                 tok = int(self.draft_ids[logits.argmax()])
             else:

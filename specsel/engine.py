@@ -126,7 +126,7 @@ class SpecDecoder:
     def lookahead(self) -> int:
         return {"plain": 0, "chain": self.k, "tree": self.tree.depth}[self.mode]
 
-    def _check_request(self, prompt: list[int], max_new_tokens: int, params: SamplingParams) -> None:
+    def check_request(self, prompt: list[int], max_new_tokens: int, params: SamplingParams) -> None:
         if not prompt:
             raise SpecError("empty prompt")
         if max_new_tokens < 1:
@@ -139,7 +139,7 @@ class SpecDecoder:
             raise SpecError("tree drafting verifies greedily (temperature 0); use mode 'chain' to sample")
 
     @staticmethod
-    def _emit(out: TargetPass, row: int, params: SamplingParams, gen: torch.Generator | None) -> int:
+    def emit(out: TargetPass, row: int, params: SamplingParams, gen: torch.Generator | None) -> int:
         if params.greedy:
             return out.choice(row)
         return int(sample(probs_from_logits(out.logits(row), params), gen))
@@ -147,7 +147,7 @@ class SpecDecoder:
     def generate(self, prompt: list[int], max_new_tokens: int, params: SamplingParams = GREEDY,
                  seed: int = 0) -> tuple[list[int], RequestMetrics]:
         """-> (new tokens, stopping after a stop token or max_new_tokens, and the request's metrics)."""
-        self._check_request(prompt, max_new_tokens, params)
+        self.check_request(prompt, max_new_tokens, params)
         gen = torch.Generator(device=self.target.device).manual_seed(seed)
         m = RequestMetrics()
         dev = self.target.device
@@ -158,14 +158,14 @@ class SpecDecoder:
             self.drafter.reset()
         out = self.target.forward(prompt)
         m.target_forwards += 1
-        state = self.state = DecodeState(tokens=list(prompt) + [self._emit(out, -1, params, gen)],
+        state = self.state = DecodeState(tokens=list(prompt) + [self.emit(out, -1, params, gen)],
                                          prompt_len=len(prompt), feats=out.feats)
         # 2. cycles until a stop token or the length limit
-        while not self._done(state, max_new_tokens):
+        while not self.done(state, max_new_tokens):
             if self.mode == "plain":
                 out = self.target.forward(state.tokens[-1:])
                 m.target_forwards += 1
-                state.tokens.append(self._emit(out, -1, params, gen))
+                state.tokens.append(self.emit(out, -1, params, gen))
                 continue
             t0 = time.perf_counter()
             self.drafter.sync(state)
@@ -176,22 +176,24 @@ class SpecDecoder:
             sync_device(dev)
             t1 = time.perf_counter()
             if self.mode == "chain":
-                n_acc = self._verify_chain(state, draft, q, params, gen, m)
+                n_acc, _ = self.verify_chain(state, draft, q, params, gen, m)
             else:
-                n_acc = self._verify_tree(state, tree, m)
+                n_acc, _ = self.verify_tree(state, tree, m)
             sync_device(dev)
             m.draft_s += t1 - t0
             m.verify_s += time.perf_counter() - t1
             m.target_forwards += 1
             m.accepted.append(n_acc)
-        new = self._finish(state, max_new_tokens)
+        new = self.finish(state, max_new_tokens)
         sync_device(dev)
         m.total_s = time.perf_counter() - t_start
         m.new_tokens = len(new)
         return new, m
 
-    def _verify_chain(self, state: DecodeState, draft: torch.Tensor, q: torch.Tensor | None,
-                      params: SamplingParams, gen: torch.Generator | None, m: RequestMetrics) -> int:
+    def verify_chain(self, state: DecodeState, draft: torch.Tensor, q: torch.Tensor | None,
+                     params: SamplingParams, gen: torch.Generator | None, m: RequestMetrics) -> tuple[int, TargetPass]:
+        """One target pass over [last committed, drafts]; commits the accepted drafts and the next token.
+        -> (accepted drafts, the pass: row j holds the target's distribution for committed position len_before + j)"""
         base = len(self.target)  # cached positions = every committed token but the last
         t0 = time.perf_counter()
         out = self.target.forward([state.tokens[-1]] + draft.tolist())  # rows: root + K drafts
@@ -203,9 +205,10 @@ class SpecDecoder:
         # keep the root and the n accepted drafts in the cache; their features are now committed
         self.target.truncate(base + 1 + n)
         self._commit(state, draft[:n].tolist() + [nxt], None if out.feats is None else out.feats[:1 + n])
-        return n
+        return n, out
 
-    def _verify_tree(self, state: DecodeState, tree, m: RequestMetrics) -> int:
+    def verify_tree(self, state: DecodeState, tree, m: RequestMetrics) -> tuple[int, TargetPass]:
+        """Greedy tree verification; commits the longest accepted path and the next token -> (its length, the pass)."""
         base = len(self.target)
         allowed = torch.ones(len(tree) + 1, base + len(tree) + 1, dtype=torch.bool)
         allowed[:, base:] = ancestor_mask(tree.parents)
@@ -217,7 +220,7 @@ class SpecDecoder:
         keep = [0] + [i + 1 for i in path]  # root + accepted nodes, in path order
         self.target.keep(base, keep)
         self._commit(state, [tree.tokens[i] for i in path] + [nxt], None if out.feats is None else out.feats[keep])
-        return len(path)
+        return len(path), out
 
     def _elapsed(self, t0: float) -> float:
         sync_device(self.target.device)
@@ -229,7 +232,7 @@ class SpecDecoder:
         if feats is not None:
             state.feats = torch.cat([state.feats, feats], dim=0)
 
-    def _done(self, state: DecodeState, max_new_tokens: int) -> bool:
+    def done(self, state: DecodeState, max_new_tokens: int) -> bool:
         n = len(state.tokens)
         if n - state.prompt_len >= max_new_tokens:
             return True
@@ -237,5 +240,5 @@ class SpecDecoder:
         tail = state.tokens[max(state.prompt_len, n - self.lookahead - 1):]
         return any(t in self.stop_ids for t in tail)
 
-    def _finish(self, state: DecodeState, max_new_tokens: int) -> list[int]:
+    def finish(self, state: DecodeState, max_new_tokens: int) -> list[int]:
         return cut_at_stop(state.tokens[state.prompt_len:], self.stop_ids, max_new_tokens)

@@ -24,3 +24,11 @@ def cache_keep(cache, start: int, keep: torch.Tensor) -> None:
             idx = keep.to(layer.keys.device) + start
             layer.keys = torch.cat([layer.keys[..., :start, :], layer.keys.index_select(-2, idx)], dim=-2)
             layer.values = torch.cat([layer.values[..., :start, :], layer.values.index_select(-2, idx)], dim=-2)
+
+
+def take_rows(rows: dict[int, torch.Tensor], start: int, end: int) -> tuple[torch.Tensor, dict[int, torch.Tensor]]:
+    """rows {position: [V] logits} -> ([end-start, V] for positions start..end-1, the rows after `end`)."""
+    missing = [p for p in range(start, end) if p not in rows]
+    if missing:
+        raise RuntimeError(f"no drafter prediction kept for positions {missing[:5]} (tracking was off or not synced)")
+    return torch.stack([rows[p] for p in range(start, end)]), {p: r for p, r in rows.items() if p >= end}

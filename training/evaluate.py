@@ -37,19 +37,45 @@ def chain_length_from_rates(rates: list[float]) -> float:
 
 
 @torch.no_grad()
-def evaluate(kind: str, drafter, target, rows, depth: int, max_len: int, pad_id: int, batch_size: int = 8,
-             aux_layers: list[int] | None = None) -> dict:
-    """kind "eagle3" (drafter = Eagle3Head) or "llama" (drafter = LlamaForCausalLM)."""
+def evaluate(kind: str, drafter, target, rows, depth: int, max_len: int, pad_id: int, batch_size: int = 8) -> dict:
+    """kind "eagle3" (drafter = Eagle3Head, aux layers from its config) or "llama" (drafter = LlamaForCausalLM)."""
+    return evaluate_many({"d": (kind, drafter)}, target, rows, depth, max_len, pad_id, batch_size)["d"]
+
+
+@torch.no_grad()
+def evaluate_many(drafters: dict[str, tuple[str, torch.nn.Module]], target, rows, depth: int, max_len: int,
+                  pad_id: int, batch_size: int = 8, desc: str = "eval") -> dict[str, dict]:
+    """Evaluate several drafters ({name: (kind, model)}) on the same rows with one target pass per batch.
+    EAGLE-3 heads read their aux layers from their own config."""
     device = next(target.parameters()).device
     ds = ResponseDataset(rows, max_len)
-    sums = {k: torch.zeros(depth, dtype=torch.float64) for k in ("top1", "accept", "n")}
-    chain_total, chain_n = 0.0, 0
-    drafter.eval()
-    for i in tqdm(range(0, len(ds), batch_size), desc=f"eval {kind}", disable=None):
+    acc = {name: _Sums(depth) for name in drafters}
+    want_hidden = any(kind == "eagle3" for kind, _ in drafters.values())
+    for _, model in drafters.values():
+        model.eval()
+    for i in tqdm(range(0, len(ds), batch_size), desc=desc, disable=None):
         b = {k: v.to(device) for k, v in collate([ds[j] for j in range(i, min(i + batch_size, len(ds)))],
                                                  pad_id).items()}
         ids, attn, lmask = b["input_ids"], b["attention_mask"], b["loss_mask"]
-        aux, tlogits = target_forward(target, ids, attn, aux_layers if kind == "eagle3" else None)
+        out = target(input_ids=ids, attention_mask=attn, output_hidden_states=want_hidden)
+        for name, (kind, model) in drafters.items():
+            aux = None
+            if kind == "eagle3":
+                aux = torch.cat([out.hidden_states[k] for k in model.config.eagle_aux_hidden_state_layer_ids], -1)
+            acc[name].add(kind, model, aux, out.logits, ids, attn, lmask)
+    return {name: {"kind": drafters[name][0], "held_out_sequences": len(ds), **s.result()} for name, s in acc.items()}
+
+
+class _Sums:
+    """Running per-step sums of one drafter's held-out statistics."""
+
+    def __init__(self, depth: int):
+        self.depth = depth
+        self.sums = {k: torch.zeros(depth, dtype=torch.float64) for k in ("top1", "accept", "n")}
+        self.chain_total, self.chain_n = 0.0, 0
+
+    def add(self, kind, drafter, aux, tlogits, ids, attn, lmask) -> None:
+        depth, sums = self.depth, self.sums
         ttop1 = tlogits.argmax(-1)  # [B,T]
         matches, masks = [], []
         if kind == "eagle3":
@@ -60,8 +86,8 @@ def evaluate(kind: str, drafter, target, rows, depth: int, max_len: int, pad_id:
                 mask = shift_left(lmask, 2 + j).bool()  # x_{t+2+j} is a response token
                 matches.append(drafter.draft_ids[lg.argmax(-1)] == shift_left(ttop1, 1 + j))
                 masks.append(mask)
-                acc = acceptance_on_draft_vocab(lg, shift_left(td, 1 + j), shift_left(lse, 1 + j))
-                sums["accept"][j] += acc[mask].double().sum().cpu()
+                a = acceptance_on_draft_vocab(lg, shift_left(td, 1 + j), shift_left(lse, 1 + j))
+                sums["accept"][j] += a[mask].double().sum().cpu()
         else:
             dlogits = drafter(input_ids=ids, attention_mask=attn).logits
             m0 = dlogits.argmax(-1) == ttop1  # position t predicts x_{t+1}
@@ -84,18 +110,20 @@ def evaluate(kind: str, drafter, target, rows, depth: int, max_len: int, pad_id:
             alive = alive & masks[j] & matches[j]
             length += alive.long()
             alive = alive & data_ok[j]
-        chain_total += length[masks[0]].sum().item()
-        chain_n += masks[0].sum().item()
-    n = sums["n"].clamp_min(1)
-    top1 = (sums["top1"] / n).tolist()
-    accept = (sums["accept"] / n).tolist()
-    return {
-        "kind": kind, "held_out_sequences": len(ds), "positions": int(sums["n"][0]), "depth": depth,
-        "top1_per_step": top1, "accept_per_step": accept,
-        "expected_chain_length_greedy": chain_length_from_rates(top1),
-        "expected_chain_length_sampling": chain_length_from_rates(accept),
-        "empirical_greedy_chain_length": chain_total / max(1, chain_n),
-    }
+        self.chain_total += length[masks[0]].sum().item()
+        self.chain_n += masks[0].sum().item()
+
+    def result(self) -> dict:
+        n = self.sums["n"].clamp_min(1)
+        top1 = (self.sums["top1"] / n).tolist()
+        accept = (self.sums["accept"] / n).tolist()
+        return {
+            "positions": int(self.sums["n"][0]), "depth": self.depth,
+            "top1_per_step": top1, "accept_per_step": accept,
+            "expected_chain_length_greedy": chain_length_from_rates(top1),
+            "expected_chain_length_sampling": chain_length_from_rates(accept),
+            "empirical_greedy_chain_length": self.chain_total / max(1, self.chain_n),
+        }
 
 
 def format_table(res: dict, title: str) -> str:
@@ -131,7 +159,6 @@ def main(argv: list[str] | None = None) -> int:
     from draftpool.config import ConfigError, load_config
     from draftpool.io import atomic_write_json
     from draftpool.target import DEFAULT_TARGET, load_target, resolve_target
-    from training.eagle3 import default_aux_layers
     from training.export import DrafterLoadError, load_eagle3, load_llama
 
     ap = argparse.ArgumentParser(description=main.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -159,10 +186,9 @@ def main(argv: list[str] | None = None) -> int:
         kind = meta.get("kind") or ("eagle3" if "Eagle3" in (path / "config.json").read_text() else "llama")
         if kind == "eagle3":
             drafter = load_eagle3(path, info, target.get_input_embeddings().weight)
-            layers = drafter.config.eagle_aux_hidden_state_layer_ids or default_aux_layers(info.num_layers)
         else:
-            drafter, layers = load_llama(path, info), None
-        res = evaluate(kind, drafter, target, rows, args.depth, args.max_len, tok.pad_token_id, aux_layers=layers)
+            drafter = load_llama(path, info)
+        res = evaluate(kind, drafter, target, rows, args.depth, args.max_len, tok.pad_token_id)
     except (ConfigError, DrafterLoadError, ValueError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

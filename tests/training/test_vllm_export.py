@@ -58,7 +58,7 @@ def test_vllm_serves_exported_head_losslessly_with_predicted_acceptance(target_i
     measured = accepted / drafts
     head = load_eagle3(head_dir, target_info, model.get_input_embeddings().weight)
     layers = head.config.eagle_aux_hidden_state_layer_ids
-    ev = evaluate("eagle3", head, model, rows, K, 1024, tok.pad_token_id, 4, layers)
+    ev = evaluate("eagle3", head, model, rows, K, 1024, tok.pad_token_id, 4)
     predicted = ev["empirical_greedy_chain_length"] - 1.0
     print(f"vLLM accepted/draft {measured:.3f} vs draftpool prediction {predicted:.3f} "
           f"(from rates {ev['expected_chain_length_greedy'] - 1:.3f}); vLLM tok/s plain "

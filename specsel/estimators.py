@@ -1,0 +1,55 @@
+"""Counterfactual acceptance feedback: per-position acceptance probabilities, the acceptance-length estimator, losses
+and MetaSD's bandit rewards. Pure functions over tensors.
+
+gamma[t] = P_i[x_t accepted | x_<t]: the chance drafter i's draft at position t would be accepted, computed from the
+drafter's distribution after the verified prefix (prefill) and the target's distribution from the verification pass.
+"""
+
+from __future__ import annotations
+
+import torch
+
+
+def chain_gamma(p: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
+    """p, q [..., V] target / draft distributions -> [...] 1 - TV(p, q) = sum_x min(p, q) (Theorem 1: one draft)."""
+    return torch.minimum(p, q).sum(-1)
+
+
+def greedy_gamma(draft_ids: torch.Tensor, tokens: torch.Tensor) -> torch.Tensor:
+    """Temperature 0: the draft (drafter argmax) [...] is accepted iff it is the target's argmax, the committed token
+    [...] -> [...] 1.0 / 0.0 (chain_gamma of the two one-hot distributions)."""
+    return (draft_ids == tokens).float()
+
+
+def tree_gamma(p: torch.Tensor, children: torch.Tensor) -> torch.Tensor:
+    """p [..., V] target distribution, children [..., L] the drafter's top-L candidate ids at that node -> [...] the
+    target mass of those children (Theorem 2: EAGLE tree drafting accepts some child with this probability)."""
+    return p.gather(-1, children).sum(-1)
+
+
+def accept_length_estimate(gammas: torch.Tensor) -> torch.Tensor:
+    """gammas [..., K] along one realised trajectory -> [...] the one-step counterfactual estimate (Theorem 3) of the
+    number of tokens a depth-K chain accepts, bonus included: sum_{k=1}^{K+1} k (1 - g_k) prod_{j<k} g_j, g_{K+1} = 0.
+    Equals 1 + sum_{k=1}^{K} prod_{j<=k} g_j; in [1, K+1]."""
+    return 1 + torch.cumprod(gammas, dim=-1).sum(-1)
+
+
+def length_loss(gammas: torch.Tensor, k: int) -> torch.Tensor:
+    """gammas [..., k] -> [...] 1 - EAL / (k + 1), in [0, k/(k+1)] (HedgeSpec Sec. 3.3)."""
+    return 1 - accept_length_estimate(gammas) / (k + 1)
+
+
+def accept_loss(gammas: torch.Tensor) -> torch.Tensor:
+    """gammas [...] -> [...] 1 - gamma (the acceptance-probability loss)."""
+    return 1 - gammas
+
+
+def block_divergence_reward(p: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
+    """p, q [..., K, V] target / draft distributions over the K drafted positions -> [...] MetaSD's BD reward
+    (1/K) sum_j (1 - TV(p_j, q_j)) (Definition 2)."""
+    return chain_gamma(p, q).mean(-1)
+
+
+def block_efficiency_reward(accepted: int, k: int) -> float:
+    """MetaSD's BE reward: accepted draft tokens / K."""
+    return accepted / k
