@@ -53,3 +53,16 @@ def block_divergence_reward(p: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
 def block_efficiency_reward(accepted: int, k: int) -> float:
     """MetaSD's BE reward: accepted draft tokens / K."""
     return accepted / k
+
+
+def accept_length_reweighted(gammas: torch.Tensor, betas: torch.Tensor) -> torch.Tensor:
+    """gammas [..., K] as above, betas [..., K] = min(1, q(x_k)/p(x_k)): the chance the *realised* token at step k
+    would have been accepted -> [...] 1 + sum_k gamma_k prod_{j<k} beta_j.
+
+    The realised trajectory is drawn from p, but a chain that accepted its first k-1 drafts passed through tokens
+    drawn from min(p, q)/gamma; reweighting each earlier step by min(p, q)/p = beta makes the estimate unbiased for
+    any drafter. Theorem 3's product of gammas is unbiased when acceptance is deterministic (greedy decoding: beta =
+    gamma = 1[match]) or does not depend on the context; with sampling and context-dependent acceptance it is not
+    (tests/specsel/test_estimators.py enumerates a counterexample)."""
+    before = torch.cumprod(torch.cat([torch.ones_like(betas[..., :1]), betas[..., :-1]], dim=-1), dim=-1)
+    return 1 + (gammas * before).sum(-1)

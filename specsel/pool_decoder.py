@@ -185,6 +185,7 @@ class PoolDecoder:
         """[N, end-start] acceptance probability of every drafter at the verified positions start..end-1."""
         end = len(state.tokens)
         tokens = torch.tensor(state.tokens[start:end])
+        p = None if params.greedy else torch.stack([p_rows.pop(s) for s in range(start, end)])  # [m, V]
         rows = []
         for j, d in enumerate(self.drafters):
             d.sync(state)  # prefill the verified chunk(s): the drafter's own prediction at every position
@@ -197,7 +198,6 @@ class PoolDecoder:
             elif params.greedy:
                 rows.append(greedy_gamma(d.to_target_ids(logits.argmax(-1)).cpu(), tokens))
             else:
-                p = torch.stack([p_rows.pop(s) for s in range(start, end)])  # [m, V]
                 rows.append(chain_gamma(p, probs_from_logits(d.full_logits(logits), params).to(p.device)).cpu())
         return torch.stack(rows)
 
