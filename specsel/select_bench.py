@@ -424,6 +424,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                       "mat": ps},
         "choices_mixed": {k: v.choices for k, v in res_mixed.items() if not k.startswith("single:")},
     }
+    out.mkdir(parents=True, exist_ok=True)
+    atomic_write_json(out / "results.json", report)  # the replay part, kept if the live part is stopped
     # 5. live decoding for tok/s, exactness, evaluation share, switching cost
     if args.live:
         live_names = [m.strip() for m in args.live_methods.split(",") if m.strip()]
@@ -446,7 +448,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         report["live"] = live_runs(model, models, reqs, methods, best_name, args.k, stops,
                                    {"stream": mixed, "results": reps})
     report["seconds"] = time.time() - t_start
-    out.mkdir(parents=True, exist_ok=True)
     atomic_write_json(out / "results.json", report)
     text = format_table(report)
     atomic_write_text(out / "table.md", text + "\n")

@@ -82,3 +82,48 @@ class OracleTreeDrafter:
             depths.append(d + 1)
             parent = len(tokens) - 1
         return DraftTree(tokens, parents, depths)
+
+
+class OracleChainDrafter:
+    """Knows the greedy continuation: drafts its next `correct` tokens right, then wrong ones; its predictions at the
+    verified positions (what the counterfactual prefill reads) are right, one-hot."""
+
+    kind = "oracle"
+    aux_layers = None
+    track = False
+
+    def __init__(self, reference: list[int], vocab_size: int, correct: int):
+        self.reference, self.vocab_size, self.correct = reference, vocab_size, correct
+        self.draft_vocab_size = vocab_size
+
+    def reset(self) -> None:
+        self.seen = 0
+
+    def _onehot(self, tok: int) -> torch.Tensor:
+        row = torch.full((self.vocab_size,), -1e4)
+        row[tok] = 0.0
+        return row
+
+    def sync(self, state) -> None:
+        self.state = state
+        self.seen = len(state.tokens)
+
+    def take_predictions(self, start: int, end: int) -> torch.Tensor:
+        p = self.state.prompt_len
+        return torch.stack([self._onehot(self.reference[s - p] if 0 <= s - p < len(self.reference) else 0)
+                            for s in range(start, end)])
+
+    @staticmethod
+    def to_target_ids(ids: torch.Tensor) -> torch.Tensor:
+        return ids
+
+    @staticmethod
+    def full_logits(logits: torch.Tensor) -> torch.Tensor:
+        return logits.float()
+
+    def draft_chain(self, k: int, params, generator):
+        done = len(self.state.tokens) - self.state.prompt_len
+        want = (self.reference[done:done + k] + [0] * k)[:k]
+        drafted = [t if i < self.correct else (t + 1) % self.vocab_size for i, t in enumerate(want)]
+        self.chain_logits = [self._onehot(t) for t in drafted]
+        return torch.tensor(drafted), None
