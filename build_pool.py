@@ -43,6 +43,19 @@ def pool_dir_of(cfg: TrainConfig, slug: str) -> Path:
     return Path(cfg.export.pools_dir) / slug
 
 
+def data_dir_of(cfg: TrainConfig, slug: str) -> Path:
+    """Where train_drafter finds (or writes) this drafter's self-distilled data."""
+    recipe = read_yaml(cfg.data.recipe.format(domain=cfg.domain))
+    dcfg = build(DataGenConfig, deep_merge(recipe, {**cfg.data.gen, "domain": cfg.domain, "target": cfg.target}))
+    return data_dir_for(dcfg.data_dir, slug, cfg.domain)
+
+
+def load_cfg(target: str, profile: str, drafter: str, domain: str, overrides: list[str]) -> TrainConfig:
+    extra = [f"domain={domain}", f"drafter={drafter}", f"target={target}",
+             f"run_dir=runs/pool/{profile}/{{target_slug}}/{{domain}}-{{drafter}}"]
+    return load_config(TrainConfig, f"recipes/{domain}/{drafter}.yaml", PROFILES[profile]["train"] + overrides + extra)
+
+
 def build_signature(profile: str, overrides: list[str]) -> dict:
     return {"profile": profile, "overrides": list(overrides)}
 
@@ -54,10 +67,7 @@ def train_all(target: str, profile: str, drafters: list[str], domains: list[str]
     pool_dir = None
     for drafter in drafters:
         for domain in domains:
-            extra = [f"domain={domain}", f"drafter={drafter}", f"target={target}",
-                     f"run_dir=runs/pool/{profile}/{{target_slug}}/{{domain}}-{{drafter}}"]
-            cfg = load_config(TrainConfig, f"recipes/{domain}/{drafter}.yaml",
-                              PROFILES[profile]["train"] + overrides + extra)
+            cfg = load_cfg(target, profile, drafter, domain, overrides)
             pool_dir = pool_dir_of(cfg, info.slug)
             name = f"{domain}-{drafter}"
             entry = _manifest(pool_dir).get("drafters", {}).get(name, {})
@@ -73,7 +83,8 @@ def train_all(target: str, profile: str, drafters: list[str], domains: list[str]
     return pool_dir
 
 
-def fill_matrix(pool_dir: Path, target: str, domains: list[str], max_sequences: int, depth: int = 7) -> dict:
+def fill_matrix(pool_dir: Path, target: str, data_dirs: dict[str, Path], max_sequences: int, depth: int = 7,
+                names: list[str] | None = None) -> dict:
     """Evaluate every drafter of the pool on every domain's held-out greedy answers (one target pass per batch, shared
     by all drafters); writes pool.json["matrix"][domain][drafter] = per-step rates and chain lengths."""
     info = resolve_target(target)
@@ -81,17 +92,16 @@ def fill_matrix(pool_dir: Path, target: str, domains: list[str], max_sequences: 
     manifest = _manifest(pool_dir)
     models = {}
     for name, entry in manifest["drafters"].items():
+        if names is not None and name not in names:
+            continue
         path = pool_dir / entry["path"]
         if entry["kind"] == "eagle3":
             models[name] = ("eagle3", load_eagle3(path, info, target_model.get_input_embeddings().weight))
         else:
             models[name] = ("llama", load_llama(path, info))
     matrix = manifest.get("matrix", {})
-    for domain in domains:
-        recipe = read_yaml(f"recipes/{domain}/data_gen.yaml")
-        dcfg = build(DataGenConfig, deep_merge(recipe, {"domain": domain, "target": target}))
-        rows = [r for r in load_distilled(data_dir_for(dcfg.data_dir, info.slug, domain), "held_out")
-                if r["temperature"] == 0.0]
+    for domain, ddir in data_dirs.items():
+        rows = [r for r in load_distilled(ddir, "held_out") if r["temperature"] == 0.0]
         rows = rows[:max_sequences] if max_sequences else rows
         res = evaluate_many(models, target_model, rows, depth, 320, tok.pad_token_id, desc=f"matrix {domain}")
         matrix[domain] = {name: {k: r[k] for k in ("held_out_sequences", "positions", "top1_per_step",
@@ -140,15 +150,16 @@ def main(argv: list[str] | None = None) -> int:
                               f"--domains must not be empty")
         if any(not o.count("=") or o.startswith("-") for o in overrides):
             raise ConfigError(f"unknown arguments {overrides}: extra arguments must be key=value overrides")
+        slug = resolve_target(args.target).slug
+        cfgs = {d: load_cfg(args.target, args.profile, drafters[0], d, overrides) for d in domains}
         if args.matrix_only:
-            cfg = load_config(TrainConfig, f"recipes/{domains[0]}/{drafters[0]}.yaml",
-                              overrides + [f"domain={domains[0]}", f"target={args.target}"])
-            pool_dir = pool_dir_of(cfg, resolve_target(args.target).slug)
+            pool_dir = pool_dir_of(cfgs[domains[0]], slug)
             if not (pool_dir / "pool.json").is_file():
                 raise ConfigError(f"no pool at {pool_dir}: build it first")
         else:
             pool_dir = train_all(args.target, args.profile, drafters, domains, overrides)
-        fill_matrix(pool_dir, args.target, domains, PROFILES[args.profile]["matrix_sequences"])
+        fill_matrix(pool_dir, args.target, {d: data_dir_of(c, slug) for d, c in cfgs.items()},
+                    PROFILES[args.profile]["matrix_sequences"], names=[f"{d}-{k}" for k in drafters for d in domains])
     except (ConfigError, DrafterLoadError, ValueError, NaNLossError, RuntimeError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -90,7 +90,8 @@ def held_out_requests(info: TargetInfo, domain: str, n: int, max_new_tokens: int
     for r in rows:
         if r["temperature"] != 0.0 or (domain == GENERAL and r["source"] != "chat"):
             continue
-        out.append(Request(r["id"], domain, r["prompt"], list(r["prompt_ids"]), list(r["response_ids"])[:max_new_tokens]))
+        answer = list(r["response_ids"])[:max_new_tokens]
+        out.append(Request(r["id"], domain, r["prompt"], list(r["prompt_ids"]), answer))
         if len(out) == n:
             break
     if not out:
@@ -256,7 +257,7 @@ def plots(report: dict[str, Any], out: Path) -> list[Path]:
         for j, v in enumerate(row):
             ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=7,
                     color="white" if v < (max(map(max, hm["mat"])) + min(map(min, hm["mat"]))) / 2 else "black")
-    fig.colorbar(im, ax=ax, label="MAT (chain k=%d)" % report["config"]["k"])
+    fig.colorbar(im, ax=ax, label=f"MAT (chain k={report['config']['k']})")
     ax.set_title("held-out MAT: domain (rows) x drafter (cols)", fontsize=9)
     paths.append(out / "select_heatmap.png")
     _save(fig, paths[-1])

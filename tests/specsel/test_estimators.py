@@ -5,8 +5,17 @@ import itertools
 import pytest
 import torch
 
-from specsel.estimators import (accept_length_estimate, accept_length_reweighted, accept_loss, block_divergence_reward,
-                                block_efficiency_reward, chain_gamma, greedy_gamma, length_loss, tree_gamma)
+from specsel.estimators import (
+    accept_length_estimate,
+    accept_length_reweighted,
+    accept_loss,
+    block_divergence_reward,
+    block_efficiency_reward,
+    chain_gamma,
+    greedy_gamma,
+    length_loss,
+    tree_gamma,
+)
 from specsel.sampling import SamplingParams
 from specsel.verify import verify_chain_sampling
 
@@ -15,7 +24,8 @@ V, K = 3, 3
 
 def markov(seed: int, sharp: float = 2.0):
     g = torch.Generator().manual_seed(seed)
-    p = torch.softmax(torch.randn(V, V, generator=g, dtype=torch.float64) * sharp, -1)  # p[c]: target after c
+    # p[c]: the target's next-token distribution after token c
+    p = torch.softmax(torch.randn(V, V, generator=g, dtype=torch.float64) * sharp, -1)
     q = torch.softmax(torch.randn(V, V, generator=g, dtype=torch.float64) * sharp, -1)
     return p, q
 
@@ -130,7 +140,8 @@ def test_gammas_losses_and_rewards_against_loops():
     assert torch.allclose(chain_gamma(p, q), ref)
     assert torch.allclose(chain_gamma(p, q), 1 - 0.5 * (p - q).abs().sum(-1))
     children = torch.tensor([[0, 1], [2, 3], [4, 5], [6, 0]])
-    assert torch.allclose(tree_gamma(p, children), torch.tensor([float(p[i, c].sum()) for i, c in enumerate(children)]))
+    ref_tree = torch.tensor([float(p[i, c].sum()) for i, c in enumerate(children)])
+    assert torch.allclose(tree_gamma(p, children), ref_tree)
     assert torch.allclose(accept_loss(ref), 1 - ref)
     assert float(block_divergence_reward(p, q)) == pytest.approx(float(ref.mean()))
     assert block_efficiency_reward(3, 4) == 0.75

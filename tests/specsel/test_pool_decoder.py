@@ -2,7 +2,6 @@
 switching, convergence, and the replay tables reproducing the live decoder exactly."""
 
 import pytest
-import torch
 
 from specsel.delayed_feedback import GameConfig
 from specsel.engine import SpecDecoder, SpecError
