@@ -76,7 +76,7 @@ def test_estimator_matches_plain_formula():
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_greedy_estimator_is_exact(seed):
-    """Greedy drafting and verification: gammas are 1[draft == target argmax] and the estimate is the accepted count."""
+    """Greedy drafting and verification: gammas are 1[draft == target argmax], the estimate the accepted count."""
     p, q = markov(seed)
     for c in range(V):
         x, acc, alive = c, 0, True

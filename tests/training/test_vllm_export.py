@@ -57,7 +57,6 @@ def test_vllm_serves_exported_head_losslessly_with_predicted_acceptance(target_i
     accepted = float(m["vllm:spec_decode_num_accepted_tokens"])
     measured = accepted / drafts
     head = load_eagle3(head_dir, target_info, model.get_input_embeddings().weight)
-    layers = head.config.eagle_aux_hidden_state_layer_ids
     ev = evaluate("eagle3", head, model, rows, K, 1024, tok.pad_token_id, 4)
     predicted = ev["empirical_greedy_chain_length"] - 1.0
     print(f"vLLM accepted/draft {measured:.3f} vs draftpool prediction {predicted:.3f} "
