@@ -51,9 +51,10 @@ def data_dir_of(cfg: TrainConfig, slug: str) -> Path:
 
 
 def load_cfg(target: str, profile: str, drafter: str, domain: str, overrides: list[str]) -> TrainConfig:
-    extra = [f"domain={domain}", f"drafter={drafter}", f"target={target}",
-             f"run_dir=runs/pool/{profile}/{{target_slug}}/{{domain}}-{{drafter}}"]
-    return load_config(TrainConfig, f"recipes/{domain}/{drafter}.yaml", PROFILES[profile]["train"] + overrides + extra)
+    run_dir = f"run_dir=runs/pool/{profile}/{{target_slug}}/{{domain}}-{{drafter}}"  # a run_dir override wins
+    extra = [f"domain={domain}", f"drafter={drafter}", f"target={target}"]
+    return load_config(TrainConfig, f"recipes/{domain}/{drafter}.yaml",
+                       [run_dir] + PROFILES[profile]["train"] + overrides + extra)
 
 
 def build_signature(profile: str, overrides: list[str]) -> dict:

@@ -342,6 +342,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     # 1. target, pool, streams
     info = resolve_target(args.target)
     pool_dir = Path(args.pool or f"pools/{info.slug}")
+    if not (pool_dir / "pool.json").is_file():
+        raise ConfigError(f"no pool at {pool_dir} (pool.json missing): run build_pool.py first")
     model, tok = load_target(info)
     names, models = load_pool_models(pool_dir, info, model, args.kinds.split(","))
     domains = sorted({json.loads((pool_dir / "pool.json").read_text())["drafters"][n]["domain"] for n in names})
