@@ -5,8 +5,7 @@ import random
 import torch
 
 from specsel import select_bench
-from specsel.replay import ReplayRequest, cumulative_regret, replay, token_losses
-from specsel.replay import Method
+from specsel.replay import Method, ReplayRequest, cumulative_regret, replay, token_losses
 
 K = 4
 
