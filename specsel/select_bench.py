@@ -385,11 +385,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     res_dom = {d: run_methods([by_id[r.id] for r in per_domain[d]], names, args.k, persistent, router_arm)
                for d in domains}
     table = {}
+    best_key = res_mixed["best-single"].name  # "single:<drafter>": the best single drafter on the mixed stream
     for key in res_mixed:
-        label = res_mixed[key].name if key == "best-single" else key
-        table[key if key != "best-single" else f"best-single ({label.split(':', 1)[1]})"] = {
-            "per_domain": {d: res_dom[d][key].mat for d in domains}, "mixed": res_mixed[key].mat,
-            "perturbed": res_pert[key].mat}
+        src = best_key if key == "best-single" else key  # that same drafter on every stream
+        table[key if key != "best-single" else f"best-single ({best_key.split(':', 1)[1]})"] = {
+            "per_domain": {d: res_dom[d][src].mat for d in domains}, "mixed": res_mixed[src].mat,
+            "perturbed": res_pert[src].mat}
     heat = {"domains": domains, "drafters": names,
             "mat": [[res_dom[d][f"single:{n}"].mat for n in names] for d in domains]}
     # regret and best-arm ratio on the mixed stream
