@@ -21,6 +21,7 @@ Outputs: <out>/results.json, <out>/table.md and PNGs (copied to --docs).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -187,6 +188,7 @@ def live_runs(model, drafter_models: dict[str, tuple[str, Any]], requests: list[
         runs[m.name] = {"tokens": 0, "seconds": 0.0, "forwards": 0, "exact": 0, "eval_s": 0.0, "switch_s": 0.0,
                         "switches": 0, "catchup_tokens": 0, "select_s": 0.0, "draft_s": 0.0, "verify_s": 0.0,
                         "same_as_replay": 0}
+    position = {q.id: i for i, q in enumerate(replay_res["stream"])}  # request id -> index in the replayed stream
     refs = []
     plain.generate(requests[0].prompt_ids, 8)  # warm-up, not timed
     for r in tqdm(requests, desc="live", disable=None):
@@ -199,7 +201,7 @@ def live_runs(model, drafter_models: dict[str, tuple[str, Any]], requests: list[
         runs["plain"]["exact"] += 1
     for m in methods:
         for j, r in enumerate(requests):
-            idx = [q.id for q in replay_res["stream"]].index(r.id)
+            idx = position[r.id]
             if m.arm_of is not None:
                 lrn = make_learner("fixed", len(names), arm=m.arm_of(replay_res["stream"][idx]))
             else:
@@ -350,8 +352,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     stops = stop_token_ids(tok, model)
     out = Path(args.out)
     sig = f"{json.loads((pool_dir / 'pool.json').read_text())['drafters']}{args.k}".encode()
-    import hashlib
-
     cache = out / "tables" / hashlib.sha1(sig).hexdigest()[:12]
     drafter_list = [models[n] for n in names]
     per_domain = {d: held_out_requests(info, d, args.per_domain, args.max_new_tokens) for d in domains}

@@ -16,9 +16,10 @@ weight is (e^(1/3) - 1)/2, i.e. uniform.
 from __future__ import annotations
 
 import math
-import numbers
 import random
 from collections.abc import Sequence
+
+from specsel.learners.checks import check_n_arms, checked_losses
 
 
 def log_weight(r: float, c: float) -> float:
@@ -34,9 +35,7 @@ class AdaNormalHedge:
     full_information = True
 
     def __init__(self, n_arms: int, seed: int = 0):
-        if not isinstance(n_arms, numbers.Integral) or n_arms < 1:
-            raise ValueError(f"n_arms must be an integer >= 1, got {n_arms!r}")
-        self.n_arms = int(n_arms)
+        self.n_arms = check_n_arms(n_arms)
         self.rng = random.Random(seed)
         self.regrets = [0.0] * self.n_arms  # R_i
         self.abs_regrets = [0.0] * self.n_arms  # C_i
@@ -49,11 +48,7 @@ class AdaNormalHedge:
         return self.rng.choices(range(self.n_arms), weights=self._p)[0]
 
     def update(self, losses: Sequence[float]) -> None:
-        if len(losses) != self.n_arms:
-            raise ValueError(f"expected {self.n_arms} losses, got {len(losses)}")
-        if not all(-1e-9 <= x <= 1 + 1e-9 for x in losses):
-            raise ValueError(f"each loss must be in [0, 1], got {list(losses)}")
-        losses = [min(1.0, max(0.0, x)) for x in losses]
+        losses = checked_losses(losses, self.n_arms)
         # rule: r_i = p.l - l_i
         mixed = sum(p * x for p, x in zip(self._p, losses))
         inst = [mixed - x for x in losses]

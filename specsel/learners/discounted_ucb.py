@@ -11,21 +11,20 @@ A small beta still re-explores: an unplayed arm's n_i decays geometrically, so i
 from __future__ import annotations
 
 import math
-import numbers
 import random
+
+from specsel.learners.checks import check_n_arms, checked_reward
 
 
 class DiscountedUCB:
     full_information = False
 
     def __init__(self, n_arms: int, seed: int = 0, beta: float = 0.01, discount: float = 0.99):
-        if not isinstance(n_arms, numbers.Integral) or n_arms < 1:
-            raise ValueError(f"n_arms must be an integer >= 1, got {n_arms!r}")
         if not (beta >= 0 and math.isfinite(beta)):
             raise ValueError(f"beta must be a finite number >= 0, got {beta!r}")
         if not 0 < discount <= 1:
             raise ValueError(f"discount must be in (0, 1], got {discount!r}")
-        self.n_arms = int(n_arms)
+        self.n_arms = check_n_arms(n_arms)
         self.beta = beta
         self.discount = discount
         self.rng = random.Random(seed)  # unused: D-UCB is deterministic
@@ -42,13 +41,10 @@ class DiscountedUCB:
         return max(range(self.n_arms), key=index.__getitem__)
 
     def update(self, arm: int, reward: float) -> None:
-        if not isinstance(arm, numbers.Integral) or not 0 <= arm < self.n_arms:
-            raise ValueError(f"arm must be an integer in [0, {self.n_arms}), got {arm!r}")
-        if not -1e-9 <= reward <= 1 + 1e-9:
-            raise ValueError(f"reward must be in [0, 1], got {reward!r}")
+        reward = checked_reward(arm, reward, self.n_arms)
         # rule: discount every arm's reward sum and count
         self.sums = [s * self.discount for s in self.sums]
         self.counts = [n * self.discount for n in self.counts]
         # rule: add this round's observation to the played arm
-        self.sums[arm] += min(1.0, max(0.0, reward))
+        self.sums[arm] += reward
         self.counts[arm] += 1.0

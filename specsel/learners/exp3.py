@@ -12,19 +12,18 @@ update() comes without a select()).
 from __future__ import annotations
 
 import math
-import numbers
 import random
+
+from specsel.learners.checks import check_n_arms, checked_reward
 
 
 class EXP3:
     full_information = False
 
     def __init__(self, n_arms: int, seed: int = 0, gamma: float = 0.4):
-        if not isinstance(n_arms, numbers.Integral) or n_arms < 1:
-            raise ValueError(f"n_arms must be an integer >= 1, got {n_arms!r}")
         if not 0 < gamma <= 1:
             raise ValueError(f"gamma must be in (0, 1], got {gamma!r}")
-        self.n_arms = int(n_arms)
+        self.n_arms = check_n_arms(n_arms)
         self.gamma = gamma
         self.rng = random.Random(seed)
         self.log_w = [0.0] * self.n_arms
@@ -42,11 +41,7 @@ class EXP3:
         return self.rng.choices(range(self.n_arms), weights=self._played)[0]
 
     def update(self, arm: int, reward: float) -> None:
-        if not isinstance(arm, numbers.Integral) or not 0 <= arm < self.n_arms:
-            raise ValueError(f"arm must be an integer in [0, {self.n_arms}), got {arm!r}")
-        if not -1e-9 <= reward <= 1 + 1e-9:
-            raise ValueError(f"reward must be in [0, 1], got {reward!r}")
-        reward = min(1.0, max(0.0, reward))
+        reward = checked_reward(arm, reward, self.n_arms)
         p = self._played if self._played is not None else self.probs()
         self._played = None
         # rule: rhat = r / p_a for the played arm only

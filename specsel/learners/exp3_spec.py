@@ -17,17 +17,16 @@ p is the distribution of the select() before the update (recomputed if update() 
 from __future__ import annotations
 
 import math
-import numbers
 import random
+
+from specsel.learners.checks import check_n_arms, checked_reward
 
 
 class EXP3Spec:
     full_information = False
 
     def __init__(self, n_arms: int, seed: int = 0):
-        if not isinstance(n_arms, numbers.Integral) or n_arms < 1:
-            raise ValueError(f"n_arms must be an integer >= 1, got {n_arms!r}")
-        self.n_arms = int(n_arms)
+        self.n_arms = check_n_arms(n_arms)
         self.rng = random.Random(seed)
         self.loss_sums = [0.0] * self.n_arms  # Zsum_i
         self.t = 0  # plays so far
@@ -47,11 +46,7 @@ class EXP3Spec:
         return self.rng.choices(range(self.n_arms), weights=self._played)[0]
 
     def update(self, arm: int, reward: float) -> None:
-        if not isinstance(arm, numbers.Integral) or not 0 <= arm < self.n_arms:
-            raise ValueError(f"arm must be an integer in [0, {self.n_arms}), got {arm!r}")
-        if not -1e-9 <= reward <= 1 + 1e-9:
-            raise ValueError(f"reward must be in [0, 1], got {reward!r}")
-        reward = min(1.0, max(0.0, reward))
+        reward = checked_reward(arm, reward, self.n_arms)
         p = self._played if self._played is not None else self.probs()
         self._played = None
         if p[arm] <= 0.0:

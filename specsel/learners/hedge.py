@@ -17,18 +17,18 @@ import numbers
 import random
 from collections.abc import Sequence
 
+from specsel.learners.checks import check_n_arms, checked_losses
+
 
 class Hedge:
     full_information = True
 
     def __init__(self, n_arms: int, seed: int = 0, eta: float | None = None, horizon: int | None = None):
-        if not isinstance(n_arms, numbers.Integral) or n_arms < 1:
-            raise ValueError(f"n_arms must be an integer >= 1, got {n_arms!r}")
         if eta is not None and not (eta > 0 and math.isfinite(eta)):
             raise ValueError(f"eta must be a finite number > 0, got {eta!r}")
         if horizon is not None and (not isinstance(horizon, numbers.Integral) or horizon < 1):
             raise ValueError(f"horizon must be an integer >= 1, got {horizon!r}")
-        self.n_arms = int(n_arms)
+        self.n_arms = check_n_arms(n_arms)
         self.eta = eta
         self.horizon = horizon
         self.rng = random.Random(seed)
@@ -53,10 +53,7 @@ class Hedge:
         return self.rng.choices(range(self.n_arms), weights=self.probs())[0]
 
     def update(self, losses: Sequence[float]) -> None:
-        if len(losses) != self.n_arms:
-            raise ValueError(f"expected {self.n_arms} losses, got {len(losses)}")
-        if not all(-1e-9 <= x <= 1 + 1e-9 for x in losses):
-            raise ValueError(f"each loss must be in [0, 1], got {list(losses)}")
+        losses = checked_losses(losses, self.n_arms)
         # rule: L_i += l_i (clipped into [0, 1])
-        self.cum_loss = [c + min(1.0, max(0.0, x)) for c, x in zip(self.cum_loss, losses)]
+        self.cum_loss = [c + x for c, x in zip(self.cum_loss, losses)]
         self.t += 1

@@ -19,16 +19,16 @@ import math
 import numbers
 import random
 
+from specsel.learners.checks import check_n_arms, checked_reward
+
 
 class SequentialHalving:
     full_information = False
 
     def __init__(self, n_arms: int, seed: int = 0, budget: int = 64):
-        if not isinstance(n_arms, numbers.Integral) or n_arms < 1:
-            raise ValueError(f"n_arms must be an integer >= 1, got {n_arms!r}")
         if not isinstance(budget, numbers.Integral) or budget < 1:
             raise ValueError(f"budget must be an integer >= 1, got {budget!r}")
-        self.n_arms = int(n_arms)
+        self.n_arms = check_n_arms(n_arms)
         self.budget = int(budget)
         self.rng = random.Random(seed)  # unused: SH is deterministic
         self.n_phases = math.ceil(math.log2(self.n_arms)) if self.n_arms > 1 else 0
@@ -54,15 +54,11 @@ class SequentialHalving:
         return self.best if self.best is not None else self._schedule[-1]
 
     def update(self, arm: int, reward: float) -> None:
-        if not isinstance(arm, numbers.Integral) or not 0 <= arm < self.n_arms:
-            raise ValueError(f"arm must be an integer in [0, {self.n_arms}), got {arm!r}")
-        if not -1e-9 <= reward <= 1 + 1e-9:
-            raise ValueError(f"reward must be in [0, 1], got {reward!r}")
+        reward = checked_reward(arm, reward, self.n_arms)
         if self.best is not None:
             return  # committed: nothing left to learn
         if arm != self._schedule[-1]:
             raise ValueError(f"sequential halving scheduled arm {self._schedule[-1]}, got feedback for arm {arm}")
-        reward = min(1.0, max(0.0, reward))
         self._schedule.pop()
         self._phase_sum[arm] += reward
         self.total_sum[arm] += reward

@@ -16,18 +16,18 @@ import numbers
 import random
 from collections import deque
 
+from specsel.learners.checks import check_n_arms, checked_reward
+
 
 class SlidingWindowUCB:
     full_information = False
 
     def __init__(self, n_arms: int, seed: int = 0, beta: float = 0.01, window: int = 32):
-        if not isinstance(n_arms, numbers.Integral) or n_arms < 1:
-            raise ValueError(f"n_arms must be an integer >= 1, got {n_arms!r}")
         if not (beta >= 0 and math.isfinite(beta)):
             raise ValueError(f"beta must be a finite number >= 0, got {beta!r}")
         if not isinstance(window, numbers.Integral) or window < 1:
             raise ValueError(f"window must be an integer >= 1, got {window!r}")
-        self.n_arms = int(n_arms)
+        self.n_arms = check_n_arms(n_arms)
         self.beta = beta
         self.window = int(window)
         self.rng = random.Random(seed)  # unused: SW-UCB is deterministic
@@ -46,11 +46,7 @@ class SlidingWindowUCB:
         return max(range(self.n_arms), key=index.__getitem__)
 
     def update(self, arm: int, reward: float) -> None:
-        if not isinstance(arm, numbers.Integral) or not 0 <= arm < self.n_arms:
-            raise ValueError(f"arm must be an integer in [0, {self.n_arms}), got {arm!r}")
-        if not -1e-9 <= reward <= 1 + 1e-9:
-            raise ValueError(f"reward must be in [0, 1], got {reward!r}")
-        reward = min(1.0, max(0.0, reward))
+        reward = checked_reward(arm, reward, self.n_arms)
         # rule: push the new round into the window
         self.history.append((int(arm), reward))
         self.sums[arm] += reward

@@ -23,23 +23,22 @@ Defaults: max_reward = 1.0, delta = 0.5, alpha = 1.0. This radius explores far m
 from __future__ import annotations
 
 import math
-import numbers
 import random
+
+from specsel.learners.checks import check_n_arms, checked_reward
 
 
 class UCBSpec:
     full_information = False
 
     def __init__(self, n_arms: int, seed: int = 0, max_reward: float = 1.0, delta: float = 0.5, alpha: float = 1.0):
-        if not isinstance(n_arms, numbers.Integral) or n_arms < 1:
-            raise ValueError(f"n_arms must be an integer >= 1, got {n_arms!r}")
         if not (max_reward > 0 and math.isfinite(max_reward)):
             raise ValueError(f"max_reward must be a finite number > 0, got {max_reward!r}")
         if not 0 < delta < 1:
             raise ValueError(f"delta must be in (0, 1), got {delta!r}")
         if not (alpha > 0 and math.isfinite(alpha)):
             raise ValueError(f"alpha must be a finite number > 0, got {alpha!r}")
-        self.n_arms = int(n_arms)
+        self.n_arms = check_n_arms(n_arms)
         self.max_reward = max_reward
         self.delta = delta
         self.alpha = alpha
@@ -62,11 +61,7 @@ class UCBSpec:
         return max(range(self.n_arms), key=index.__getitem__)
 
     def update(self, arm: int, reward: float) -> None:
-        if not isinstance(arm, numbers.Integral) or not 0 <= arm < self.n_arms:
-            raise ValueError(f"arm must be an integer in [0, {self.n_arms}), got {arm!r}")
-        if not -1e-9 <= reward <= 1 + 1e-9:
-            raise ValueError(f"reward must be in [0, 1], got {reward!r}")
-        reward = min(1.0, max(0.0, reward))
+        reward = checked_reward(arm, reward, self.n_arms)
         # rule: running mean of the played arm's (normalised) accepted length
         self.means[arm] = (self.means[arm] * self.counts[arm] + reward) / (self.counts[arm] + 1)
         self.counts[arm] += 1
