@@ -75,14 +75,16 @@ class Eagle3Drafter:
         allowed = torch.ones(n, end, dtype=torch.bool, device=hidden.device)
         allowed[:, start:] = torch.ones(n, n, dtype=torch.bool, device=hidden.device).tril()
         out = self._step(hidden, tokens, positions, allowed)
+        self.commit(start, end, out, self.head.logits(out if self.track else out[:, -1:])[0].float())
+
+    def commit(self, start: int, end: int, out: torch.Tensor, logits: torch.Tensor) -> None:
+        """Record a prefill of pairs start..end-1 (keys already cached): out [1,n,h] pre-norm outputs, logits [n,Vd]
+        (all rows when tracking, else the last row only)."""
         self.n_real = end
         self.last_hidden = out[:, -1:]
-        if self.track:
-            logits = self.head.logits(out)[0].float()  # [n,Vd]; the pair at entry j predicts token j + 2
+        self.last_logits = logits[-1]
+        if self.track:  # the pair at entry j predicts token j + 2
             self.pred_rows.update(zip(range(start + 2, end + 2), logits))
-            self.last_logits = logits[-1]
-        else:
-            self.last_logits = self.head.logits(self.last_hidden)[0, 0].float()
 
     def take_predictions(self, start: int, end: int) -> torch.Tensor:
         """[end-start, Vd] logits this head gave (prefilled with the verified prefix) for positions start..end-1;

@@ -22,6 +22,7 @@ import torch
 from specsel.delayed_feedback import DelayedFeedback, GameConfig
 from specsel.engine import GREEDY, DecodeState, RequestMetrics, SpecDecoder, SpecError, check_drafter, sync_device
 from specsel.estimators import block_divergence_reward, block_efficiency_reward, chain_gamma, greedy_gamma
+from specsel.head_bank import HeadBank, same_shape
 from specsel.sampling import SamplingParams, probs_from_logits
 from specsel.tree import TreeSpec
 
@@ -75,7 +76,7 @@ class PoolDecoder:
     cache per drafter."""
 
     def __init__(self, target_model, drafters: dict[str, object], selector: Selector, mode: str = "chain", k: int = 4,
-                 tree: TreeSpec | None = None, stop_ids: list[int] | None = None):
+                 tree: TreeSpec | None = None, stop_ids: list[int] | None = None, batched_eval: bool = True):
         if not drafters:
             raise SpecError("the pool has no drafters")
         if mode not in ("chain", "tree"):
@@ -98,6 +99,12 @@ class PoolDecoder:
             d.track = selector.full_information
         self.selector = selector
         self.mode, self.k = mode, k
+        # counterfactual prefill of same-shape EAGLE-3 heads in one batched pass (specsel/head_bank.py)
+        self.bank, self.in_bank = None, [i for i, d in enumerate(self.drafters) if d.kind == "eagle3"]
+        if batched_eval and selector.full_information and len(self.in_bank) > 1 and same_shape(heads):
+            self.bank = HeadBank(heads)
+        else:
+            self.in_bank = []
 
     def generate(self, prompt: list[int], max_new_tokens: int, params: SamplingParams = GREEDY,
                  seed: int = 0) -> tuple[list[int], PoolMetrics]:
@@ -186,9 +193,16 @@ class PoolDecoder:
         end = len(state.tokens)
         tokens = torch.tensor(state.tokens[start:end])
         p = None if params.greedy else torch.stack([p_rows.pop(s) for s in range(start, end)])  # [m, V]
+        # prefill the verified chunk(s) into every drafter: its own prediction at every position
+        groups: dict[int, list[int]] = {}  # bank heads by the number of pairs they hold (equal unless feedback skips)
+        for b, j in enumerate(self.in_bank):
+            groups.setdefault(self.drafters[j].n_real, []).append(b)
+        for members in groups.values():
+            self.bank.sync(state, members)
         rows = []
         for j, d in enumerate(self.drafters):
-            d.sync(state)  # prefill the verified chunk(s): the drafter's own prediction at every position
+            if j not in self.in_bank:
+                d.sync(state)
             synced[j] = end
             logits = d.take_predictions(start, end)  # [m, Vd or V]
             if self.mode == "tree":

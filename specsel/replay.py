@@ -2,11 +2,13 @@
 
 At temperature 0 the output is the target's greedy continuation whatever drafter is picked (lossless), and a greedy
 chain drafter's accepted length from position s is a deterministic function of the verified prefix. So one target
-pass over prompt + greedy answer and one training-time-test pass of each drafter give, for every drafter i and start
-position s, the accepted drafts `acc[i, s]` of a depth-K chain, its step-0 acceptance `gamma[i, s]` (what the
-counterfactual prefill sees) and MetaSD's BD reward `bd[i, s]`. Any selector can then be replayed exactly
-(the same learners and delayed-feedback game as the live PoolDecoder), which is how the many-method tables are made;
-the live decoder is run for tok/s and checked against the replay (specsel/select_bench.py).
+pass over prompt + greedy answer, one free-running training-time-test pass of each drafter (its own drafts after a
+miss) and one branch pass of the target over every drafted chain give, for every drafter i and start position s, the
+accepted drafts `acc[i, s]` of a depth-K chain, its step-0 acceptance `gamma[i, s]` (what the counterfactual prefill
+sees) and MetaSD's BD reward `bd[i, s]` (target vs drafter along the drafted chain, as the live decoder computes
+it). Any selector can then be replayed exactly (the same learners and delayed-feedback game as the live
+PoolDecoder), which is how the many-method tables are made; the live decoder is run for tok/s and checked against the
+replay (specsel/select_bench.py).
 
 Index rule (EAGLE-3 TTT): step j at sequence index t reads token t+1+j and predicts token t+2+j, so a chain drafted
 for position s runs at index t = s - 2. An independent drafter's logits row u - 1 predicts token u.
@@ -18,8 +20,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import torch
+from transformers import DynamicCache
 
 from specsel.delayed_feedback import DelayedFeedback, GameConfig
+from specsel.kv import cache_truncate
 
 
 @dataclass
@@ -39,68 +43,91 @@ class ReplayRequest:
 
 
 @torch.inference_mode()
+def branch_logits(model, cache, past: int, starts: torch.Tensor, tokens: torch.Tensor) -> torch.Tensor:
+    """Run B short branches off one cached sequence in a single forward: branch b's token u sits at position
+    starts[b] + u and sees the cached positions < starts[b] and its own tokens <= u. starts [B], tokens [B,J]
+    -> logits [B,J,V] (row u predicts position starts[b]+u+1). The cache is cut back to `past` afterwards."""
+    b, j = tokens.shape
+    dev = tokens.device
+    n = b * j
+    branch, offset = torch.arange(n, device=dev) // j, torch.arange(n, device=dev) % j  # [n]
+    allowed = torch.empty(n, past + n, dtype=torch.bool, device=dev)
+    # rule: the shared prefix up to the branch's start, then the branch's own earlier tokens (causal)
+    allowed[:, :past] = torch.arange(past, device=dev)[None] < starts[branch][:, None]
+    allowed[:, past:] = (branch[:, None] == branch[None]) & (offset[None] <= offset[:, None])
+    dtype = next(model.parameters()).dtype
+    mask = torch.zeros(allowed.shape, dtype=dtype, device=dev).masked_fill(~allowed, torch.finfo(dtype).min)
+    out = model(input_ids=tokens.reshape(1, n), position_ids=(starts[branch] + offset)[None],
+                attention_mask=mask[None, None], past_key_values=cache, use_cache=True)
+    cache_truncate(cache, past)
+    return out.logits[0].float().reshape(b, j, -1)
+
+
+@torch.inference_mode()
 def acceptance_tables(target, drafters: list[tuple[str, torch.nn.Module]], prompt_ids: list[int],
-                      answer_ids: list[int], k: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, int]:
-    """-> (acc [N,T], gamma [N,T], bd [N,T], T). `drafters` = [(kind, model)], kind "eagle3" or "llama".
+                      answer_ids: list[int], k: int, chunk: int = 128
+                      ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, int]:
+    """-> (acc [N,T], gamma [N,T], bd [N,T], T), filled at the positions a chain can start from (after the prefill's
+    token). `drafters` = [(kind, model)], kind "eagle3" or "llama".
+
     The answer is cut where it stops being the target's greedy continuation (batched generation can differ in the
-    last bits), so the tables describe the target's own greedy output."""
+    last bits), so the tables describe the target's own greedy output. Each drafter's chain from every start is its
+    free-running greedy draft (its own tokens after a miss, as at decode time), and the BD reward compares it with the
+    target on that drafted chain (branch passes off the cached true sequence, `chunk` starts per forward), so a
+    replayed bandit sees exactly the rewards the live decoder computes."""
     device = next(target.parameters()).device
     ids = torch.tensor([prompt_ids + answer_ids], device=device)
     heads = any(kind == "eagle3" for kind, _ in drafters)
-    out = target(input_ids=ids, output_hidden_states=heads)
+    cache = DynamicCache(config=target.config)
+    out = target(input_ids=ids, output_hidden_states=heads, past_key_values=cache, use_cache=True)
+    past = ids.shape[1]
     logits = out.logits[0].float()  # [T,V]; row u-1 predicts token u
     argmax = logits.argmax(-1)
     p0 = len(prompt_ids)
     wrong = (argmax[p0 - 1:-1] != ids[0, p0:]).nonzero()
     t_len = ids.shape[1] if len(wrong) == 0 else p0 + int(wrong[0])
-    ids, logits = ids[:, :t_len], logits[:t_len]
-    p = logits.softmax(-1)  # [T,V] temperature 1 (BD reward)
-    x = ids[0]
+    x = ids[0, :t_len]
     n = len(drafters)
     acc = torch.zeros(n, t_len, dtype=torch.long)
     gamma = torch.zeros(n, t_len)
     bd = torch.zeros(n, t_len)
-    s = torch.arange(t_len, device=device)
+    starts = torch.arange(p0 + 1, t_len, device=device)  # [S] where a chain can start
     for i, (kind, model) in enumerate(drafters):
-        match, agree = [], []  # per step j: [T] indexed by start position s
         if kind == "eagle3":
             aux = torch.cat([out.hidden_states[j][:, :t_len] for j in model.config.eagle_aux_hidden_state_layer_ids],
                             -1)
-            _, steps = model(aux, ids, torch.ones_like(ids), k)
+            _, steps = model(aux, ids[:, :t_len], torch.ones_like(ids[:, :t_len]), k, own_tokens=True)
             dids = model.draft_ids
-            for j, lg in enumerate(steps):
-                lg = lg[0].float()  # [T,Vd] at index t predicts token t+2+j
-                tgt = s + j  # position predicted when the chain starts at s (index t = s-2)
-                src = s - 2
-                ok = (src >= 0) & (tgt < t_len)
-                pred = dids[lg.argmax(-1)]  # [T]
-                m = torch.zeros(t_len, dtype=torch.bool, device=device)
-                m[ok] = pred[src[ok]] == x[tgt[ok]]
-                a = torch.zeros(t_len, device=device)
-                q = lg[src[ok]].softmax(-1)  # [n_ok,Vd]
-                a[ok] = torch.minimum(p[tgt[ok] - 1][:, dids], q).sum(-1)
-                match.append(m)
-                agree.append(a)
+            q_all = [lg[0].float() for lg in steps]  # per step [T,Vd]; index t = s-2 holds the chain from s
         else:
-            lg = model(input_ids=ids).logits[0].float()  # [T,V] row u-1 predicts u
-            m0 = torch.zeros(t_len, dtype=torch.bool, device=device)
-            m0[1:] = lg[:-1].argmax(-1) == x[1:]
-            a0 = torch.zeros(t_len, device=device)
-            a0[1:] = torch.minimum(p[:-1], lg[:-1].softmax(-1)).sum(-1)
-            for j in range(k):
-                match.append(torch.cat([m0[j:], torch.zeros(j, dtype=torch.bool, device=device)]))
-                agree.append(torch.cat([a0[j:], torch.zeros(j, device=device)]))
-        # rule: a chain accepts its leading run of matching drafts, and never past the last token
-        alive = torch.ones(t_len, dtype=torch.bool, device=device)
-        run = torch.zeros(t_len, dtype=torch.long, device=device)
-        for m in match:
-            alive = alive & m
-            run += alive.long()
-        acc[i] = torch.minimum(run, (t_len - 1 - s).clamp_min(0)).cpu()
-        gamma[i] = match[0].float().cpu()
-        # rule: BD averages 1 - TV over the K drafted positions that exist
-        n_pos = torch.clamp(t_len - s, max=k).clamp_min(1)
-        bd[i] = (torch.stack(agree).sum(0) / n_pos).cpu()
+            dcache = DynamicCache(config=model.config)
+            d_first = model(input_ids=ids, past_key_values=dcache, use_cache=True).logits[0].float()  # [T,V]
+            dids = torch.arange(d_first.shape[-1], device=device)
+        for c in range(0, len(starts), chunk):
+            s = starts[c:c + chunk]  # [S]
+            if kind == "eagle3":
+                qs = [q[s - 2] for q in q_all]  # K x [S,Vd]
+                drafts = torch.stack([dids[q.argmax(-1)] for q in qs], dim=1)  # [S,K]
+            else:
+                qs = [d_first[s - 1]]
+                drafts = dids[qs[0].argmax(-1)][:, None]
+                for _ in range(1, k):  # rule: step j reads the drafter's own draft of step j-1
+                    qs.append(branch_logits(model, dcache, past, s, drafts)[:, -1])
+                    drafts = torch.cat([drafts, dids[qs[-1].argmax(-1)][:, None]], dim=1)
+            # the target's distribution at each drafted position, on the drafted chain (what verification sees)
+            ps = [logits[s - 1]]
+            if k > 1:
+                ps += list(branch_logits(target, cache, past, s, drafts[:, :k - 1]).unbind(1))
+            pos = s[:, None] + torch.arange(k, device=device)  # [S,K] the drafted positions
+            inside = pos < t_len
+            # rule: a chain accepts its leading run of matching drafts, and leaves the last token as its bonus
+            match = (drafts == x[pos.clamp(max=t_len - 1)]) & (pos < t_len - 1)
+            acc[i, s.cpu()] = match.long().cumprod(1).sum(1).cpu()
+            gamma[i, s.cpu()] = (drafts[:, 0] == x[s]).float().cpu()  # step 0 reads the verified prefix only
+            # rule: BD averages 1 - TV (temperature 1) over the K drafted positions that exist
+            agree = torch.stack([torch.minimum(p.softmax(-1)[:, dids], q.softmax(-1)).sum(-1)
+                                 for p, q in zip(ps, qs)], dim=1)  # [S,K]
+            bd[i, s.cpu()] = ((agree * inside).sum(1) / inside.sum(1)).cpu()
     return acc, gamma, bd, t_len
 
 

@@ -49,6 +49,9 @@ from specsel.replay import Method, ReplayRequest, acceptance_tables, cumulative_
 PRACTICAL = GameConfig(hybrid=3, token_stride=6, warmup_rounds=6, feedback_every=12)  # HedgeSpec App. B.5
 
 
+TABLES_FORMAT = 2  # bumped when acceptance_tables changes what it computes (2: BD along the drafted chain)
+
+
 def learner(name: str, **kw):
     return lambda n, seed: make_learner(name, n, seed=seed, **kw)
 
@@ -217,7 +220,7 @@ def live_runs(model, drafter_models: dict[str, tuple[str, Any]], requests: list[
             for key in ("eval_s", "switch_s", "switches", "catchup_tokens", "select_s", "draft_s", "verify_s"):
                 row[key] += getattr(pm, key)
             rep = replay_res["results"][m.name]
-            row["same_as_replay"] += int(rep.forwards[idx] == pm.target_forwards)
+            row["same_as_replay"] += int(rep.forwards[idx] == pm.target_forwards and rep.choices[idx] == pm.choices)
     for row in runs.values():
         row["tok_s"] = row["tokens"] / row["seconds"]
         row["mat"] = row["tokens"] / row["forwards"]
@@ -351,7 +354,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     domains = sorted({json.loads((pool_dir / "pool.json").read_text())["drafters"][n]["domain"] for n in names})
     stops = stop_token_ids(tok, model)
     out = Path(args.out)
-    sig = f"{json.loads((pool_dir / 'pool.json').read_text())['drafters']}{args.k}".encode()
+    sig = f"{json.loads((pool_dir / 'pool.json').read_text())['drafters']}{args.k}{TABLES_FORMAT}".encode()
     cache = out / "tables" / hashlib.sha1(sig).hexdigest()[:12]
     drafter_list = [models[n] for n in names]
     per_domain = {d: held_out_requests(info, d, args.per_domain, args.max_new_tokens) for d in domains}

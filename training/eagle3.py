@@ -140,7 +140,8 @@ class Eagle3Head(nn.Module):
         return self.lm_head(self.norm(hidden))
 
     def forward(self, aux: torch.Tensor, input_ids: torch.Tensor, attention_mask: torch.Tensor, steps: int,
-                loss_mask: torch.Tensor | None = None) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
+                loss_mask: torch.Tensor | None = None, own_tokens: bool = False
+                ) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
         """Training-time test: `steps` unrolled draft steps over a whole sequence at once.
 
         aux [B,T,3H] target features at positions t; input_ids [B,T] the full sequence; attention_mask [B,T].
@@ -150,6 +151,8 @@ class Eagle3Head(nn.Module):
         Returns per step the pre-norm hidden [B,T,h] and the draft logits [B,T,Vd]; with `loss_mask` [B,T] (1 on
         response tokens) the logits of step j only at the positions whose target x_{t+2+j} is a response token
         ([N_j,Vd], row-major order), which skips the lm_head where no loss is taken.
+        With `own_tokens` steps 1.. read the head's own greedy draft of the previous step instead of the true token:
+        the chain it would draft at decode time from every position at once (replay of off-path drafts).
         """
         b, t = input_ids.shape
         hidden = self.fc(aux)  # [B,T,h]
@@ -159,7 +162,10 @@ class Eagle3Head(nn.Module):
         attn = self.midlayer.self_attn
         keys, values, outs = [], [], []
         for j in range(steps):
-            tokens = F.pad(input_ids[:, 1 + j:], (0, 1 + j), value=0)  # [B,T] x_{t+1+j}, 0 past the end
+            if own_tokens and j > 0:
+                tokens = self.draft_ids[self.logits(hidden).argmax(-1)]  # [B,T] the previous step's greedy draft
+            else:
+                tokens = F.pad(input_ids[:, 1 + j:], (0, 1 + j), value=0)  # [B,T] x_{t+1+j}, 0 past the end
             emb = self.embed_tokens(tokens)
             residual = hidden
             x = torch.cat([self.midlayer.input_layernorm(emb), self.midlayer.hidden_norm(hidden)], dim=-1)

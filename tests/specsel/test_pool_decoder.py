@@ -166,6 +166,35 @@ def test_replay_reproduces_the_live_decoder(learner, game, reward):
         assert m.target_forwards == res.forwards[i]
 
 
+def test_replayed_bd_reward_equals_the_live_one_off_the_verified_path():
+    """MetaSD's BD reward reads the drafter's and the target's distributions along the drafted chain, past the first
+    rejection too; the replay recomputes them on the drafted (not the true) tokens, so every reward matches."""
+    seen = []
+
+    class Spy:
+        full_information = False
+
+        def select(self):
+            return 0
+
+        def update(self, arm, reward):
+            seen.append(reward)
+
+    # wrong after multiples of 3: a rejected chain goes on from a token the true path never reads
+    drafters = {"mod3": LlamaDrafter(BigramLM(successor_table(V, lambda t: (t + 1) % V if t % 3 else (t + 5) % V)))}
+    tgt, prompt = target(), [1]
+    out, m = PoolDecoder(tgt, drafters, Selector(Spy(), 1, K, reward="bd"), k=K).generate(prompt, 30)
+    acc, _, bd, length = acceptance_tables(tgt, [("llama", d.model) for d in drafters.values()], prompt, out, K)
+    starts = [len(prompt) + 1]
+    for a in m.accepted[:-1]:
+        starts.append(starts[-1] + a + 1)
+    assert [int(acc[0, s]) for s in starts[:-1]] == m.accepted[:-1]
+    tails = [s for s, a in zip(starts, m.accepted) if a < K - 1]
+    assert tails  # the check covers rejected chains
+    # the last round drafts past the answer's end, which the replay cannot see
+    assert [float(bd[0, s]) for s in starts[:-1]] == pytest.approx(seen[:-1], abs=1e-6)
+
+
 def test_bad_pools():
     with pytest.raises(SpecError, match="no drafters"):
         PoolDecoder(target(), {}, Selector(make_learner("uniform", 1), 1, K))

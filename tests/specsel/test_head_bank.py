@@ -1,0 +1,131 @@
+"""The stacked head bank against one-head-at-a-time prefills, on a tiny random Llama target."""
+
+import pytest
+import torch
+from transformers import LlamaConfig, LlamaForCausalLM
+
+from specsel.delayed_feedback import GameConfig
+from specsel.eagle3_drafter import Eagle3Drafter
+from specsel.engine import DecodeState
+from specsel.head_bank import HeadBank, same_shape
+from specsel.learners import make_learner
+from specsel.pool_decoder import PoolDecoder, Selector
+from specsel.sampling import SamplingParams
+from training.eagle3 import Eagle3Head, head_config, select_draft_vocab
+
+VOCAB, DRAFT_VOCAB = 128, 48
+
+
+def make_head(target, seed: int, draft_vocab: int = DRAFT_VOCAB) -> Eagle3Head:
+    torch.manual_seed(seed)
+    head = Eagle3Head(head_config(target.config, draft_vocab, [1, 2, 3]))
+    for p in head.parameters():
+        if p.requires_grad:
+            torch.nn.init.normal_(p, std=0.3 if p.dim() > 1 else 1.0)
+    d2t, t2d = select_draft_vocab(torch.rand(VOCAB), draft_vocab)  # each head its own draft vocabulary
+    head.d2t.copy_(d2t)
+    head.t2d.copy_(t2d)
+    head.embed_tokens.weight.data.copy_(target.get_input_embeddings().weight)
+    return head.eval()
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    torch.manual_seed(0)
+    cfg = LlamaConfig(vocab_size=VOCAB, hidden_size=64, intermediate_size=128, num_hidden_layers=4,
+                      num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256)
+    target = LlamaForCausalLM(cfg).eval()
+    return target, [make_head(target, s) for s in (1, 2, 3)]
+
+
+def features(target, tokens):
+    with torch.no_grad():
+        out = target(torch.tensor([tokens]), output_hidden_states=True)
+    return torch.cat([out.hidden_states[i] for i in (1, 2, 3)], -1)[0]  # [T,3H]
+
+
+def assert_same_head_state(a: Eagle3Drafter, b: Eagle3Drafter) -> None:
+    assert a.n_real == b.n_real
+    torch.testing.assert_close(a.k, b.k, atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(a.v, b.v, atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(a.last_hidden, b.last_hidden, atol=1e-4, rtol=1e-4)
+    torch.testing.assert_close(a.last_logits, b.last_logits, atol=1e-3, rtol=1e-4)
+    assert sorted(a.pred_rows) == sorted(b.pred_rows)
+    for pos in a.pred_rows:
+        torch.testing.assert_close(a.pred_rows[pos], b.pred_rows[pos], atol=1e-3, rtol=1e-4)
+
+
+def test_bank_prefill_equals_each_head_alone(tiny):
+    target, heads = tiny
+    tokens = torch.randint(0, VOCAB, (40,), generator=torch.Generator().manual_seed(5)).tolist()
+    feats = features(target, tokens)
+    alone = [Eagle3Drafter(h) for h in heads]
+    banked = [Eagle3Drafter(h) for h in heads]
+    for d in alone + banked:
+        d.track = True
+    bank = HeadBank(banked)
+    # uneven chunks as decoding makes them; a head drafts in between (its draft keys must be dropped)
+    for step, end in enumerate((9, 10, 14, 15, 21, 30)):
+        state = DecodeState(tokens=tokens[:end + 1], prompt_len=9, feats=feats[:end])
+        for d in alone:
+            d.sync(state)
+        bank.sync(state, [0, 1, 2])
+        for a, b in zip(alone, banked):
+            assert_same_head_state(a, b)
+        i = step % 3
+        draft_a, _ = alone[i].draft_chain(3, SamplingParams(), None)
+        draft_b, _ = banked[i].draft_chain(3, SamplingParams(), None)
+        assert draft_a.tolist() == draft_b.tolist()
+
+
+def test_bank_members_must_be_level_and_same_shape(tiny):
+    target, heads = tiny
+    ds = [Eagle3Drafter(h) for h in heads]
+    feats = features(target, list(range(12)))
+    ds[0].sync(DecodeState(tokens=list(range(8)), prompt_len=4, feats=feats[:7]))
+    bank = HeadBank(ds)
+    with pytest.raises(ValueError, match="same number of real pairs"):
+        bank.sync(DecodeState(tokens=list(range(12)), prompt_len=4, feats=feats[:11]), [0, 1])
+    other = Eagle3Drafter(make_head(target, 4, draft_vocab=32))
+    assert not same_shape([ds[0], other])
+    with pytest.raises(ValueError, match="one shape"):
+        HeadBank([ds[0], other])
+
+
+class Recorder:
+    full_information = True
+
+    def __init__(self):
+        self.t, self.seen = 0, []
+
+    def select(self):
+        self.t += 1
+        return self.t % 3
+
+    def update(self, losses):
+        self.seen.append(losses)
+
+
+@pytest.mark.parametrize("game", [GameConfig(), GameConfig(warmup_rounds=1, feedback_every=3)])
+def test_pool_decoder_batched_evaluation_feeds_the_same_losses(tiny, game):
+    target, heads = tiny
+    prompt = [5, 17, 33, 2]
+    runs = []
+    for batched in (True, False):
+        rec = Recorder()
+        dec = PoolDecoder(target, {f"h{i}": Eagle3Drafter(h) for i, h in enumerate(heads)}, Selector(rec, 3, 3, game),
+                          k=3, batched_eval=batched)
+        assert (dec.bank is not None) == batched
+        out, m = dec.generate(prompt, 24)
+        runs.append((out, m.choices, rec.seen))
+    (out_a, ch_a, seen_a), (out_b, ch_b, seen_b) = runs
+    assert out_a == out_b and ch_a == ch_b and len(seen_a) == len(seen_b) > 0
+    for a, b in zip(seen_a, seen_b):
+        torch.testing.assert_close(torch.as_tensor(a), torch.as_tensor(b))
+
+
+def test_bandit_pools_do_not_build_a_bank(tiny):
+    target, heads = tiny
+    dec = PoolDecoder(target, {f"h{i}": Eagle3Drafter(h) for i, h in enumerate(heads)},
+                      Selector(make_learner("ucb", 3), 3, 3), k=3)
+    assert dec.bank is None
