@@ -42,6 +42,12 @@ class Eagle3Drafter:
         if self.k is not None:
             self.k, self.v = self.k[:, :, :length], self.v[:, :, :length]
 
+    def rewind(self, n_real: int) -> None:
+        """Forget the pairs from `n_real` on (and any draft keys); the next sync prefills them again."""
+        if n_real < self.n_real:
+            self.n_real = n_real
+        self._truncate(self.n_real)
+
     def _step(self, hidden: torch.Tensor, tokens: torch.Tensor, positions: torch.Tensor,
               allowed: torch.Tensor | None) -> torch.Tensor:
         """hidden [1,T,h], tokens [1,T], positions [1,T], allowed [T,L+T] bool or None (= all) -> out [1,T,h].

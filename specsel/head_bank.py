@@ -43,7 +43,7 @@ def same_shape(drafters: list[Eagle3Drafter]) -> bool:
 
 
 class HeadBank:
-    """The stacked weights of N same-shape heads; `sync(state, members)` prefills the suffix every member misses."""
+    """The stacked weights of N same-shape heads; `sync(state)` prefills the suffix every head misses."""
 
     def __init__(self, drafters: list[Eagle3Drafter]):
         if not drafters or not same_shape(drafters):
@@ -77,33 +77,31 @@ class HeadBank:
         self.n_heads, self.n_kv, self.head_dim = attn[0].n_heads, attn[0].n_kv, attn[0].head_dim
 
     @torch.inference_mode()
-    def sync(self, state, members: list[int]) -> None:
-        """Prefill, for every member head (all holding the same number of real pairs), the pairs the target verified
-        since; the heads end up as if each had run `Eagle3Drafter.sync(state)`."""
-        ds = [self.drafters[i] for i in members]
-        start, end = ds[0].n_real, state.feats.shape[0]
-        if any(d.n_real != start for d in ds):
-            raise ValueError("bank members must hold the same number of real pairs")
+    def sync(self, state) -> None:
+        """Prefill into every head the pairs the target verified since it last synced; the heads end up as if each
+        had run `Eagle3Drafter.sync(state)`. Heads ahead of the others (the one that drafted, when feedback is
+        batched) are rewound to the common start and recompute those pairs: one pass over the whole stack costs
+        less than slicing the stacked weights."""
+        ds = self.drafters
+        start, end = min(d.n_real for d in ds), state.feats.shape[0]
         if end <= start:
             for d in ds:
                 d.sync(state)  # nothing new: each only drops its draft keys
             return
-        every = members == list(range(len(self.drafters)))
-
-        def w(t: torch.Tensor) -> torch.Tensor:  # the members' slice; no copy when every head is a member
-            return t if every else t[torch.tensor(members)]
+        for d in ds:
+            d.rewind(start)
+        m = len(ds)
         n, nh, hd = end - start, self.n_heads, self.head_dim
         dev = self.fc.device
         feats = state.feats[start:end].to(self.fc.dtype)  # [n,3H]
         tokens = torch.tensor(state.tokens[start + 1:end + 1], device=dev)  # [n]
-        hidden = _linear(feats, w(self.fc))  # [M,n,h]
-        m = len(members)
+        hidden = _linear(feats, self.fc)  # [M,n,h]
         emb = self.embed(tokens)[None].expand(m, n, -1)  # [M,n,h] the shared frozen embedding
-        x = torch.cat([_rms(emb, w(self.ln_in), self.eps), _rms(hidden, w(self.ln_hidden), self.eps)], -1)
+        x = torch.cat([_rms(emb, self.ln_in, self.eps), _rms(hidden, self.ln_hidden, self.eps)], -1)
         cos, sin = self.rotary(x, torch.arange(start, end, device=dev)[None])  # [1,n,d]
-        q = _linear(x, w(self.wq)).view(m, n, nh, hd).transpose(1, 2)  # [M,nh,n,d]
-        k = _linear(x, w(self.wk)).view(m, n, self.n_kv, hd).transpose(1, 2)  # [M,nkv,n,d]
-        v = _linear(x, w(self.wv)).view(m, n, self.n_kv, hd).transpose(1, 2)
+        q = _linear(x, self.wq).view(m, n, nh, hd).transpose(1, 2)  # [M,nh,n,d]
+        k = _linear(x, self.wk).view(m, n, self.n_kv, hd).transpose(1, 2)  # [M,nkv,n,d]
+        v = _linear(x, self.wv).view(m, n, self.n_kv, hd).transpose(1, 2)
         q, k = apply_rotary_pos_emb(q, k, cos, sin)
         rep = nh // self.n_kv
         k, v = k.repeat_interleave(rep, dim=1), v.repeat_interleave(rep, dim=1)
@@ -114,10 +112,10 @@ class HeadBank:
         allowed = torch.ones(n, end, dtype=torch.bool, device=dev)
         allowed[:, start:] = torch.ones(n, n, dtype=torch.bool, device=dev).tril()
         o = F.scaled_dot_product_attention(q, keys, values, attn_mask=allowed)  # [M,nh,n,d]
-        out = hidden + _linear(o.transpose(1, 2).reshape(m, n, nh * hd), w(self.wo))  # [M,n,h]
-        post = _rms(out, w(self.ln_post), self.eps)
-        out = out + _linear(F.silu(_linear(post, w(self.gate))) * _linear(post, w(self.up)), w(self.down))
-        logits = _linear(_rms(out, w(self.norm), self.eps), w(self.lm_head)).float()  # [M,n,Vd]
+        out = hidden + _linear(o.transpose(1, 2).reshape(m, n, nh * hd), self.wo)  # [M,n,h]
+        post = _rms(out, self.ln_post, self.eps)
+        out = out + _linear(F.silu(_linear(post, self.gate)) * _linear(post, self.up), self.down)
+        logits = _linear(_rms(out, self.norm, self.eps), self.lm_head).float()  # [M,n,Vd]
         for j, d in enumerate(ds):
             d.k, d.v = keys[j:j + 1], values[j:j + 1]
             d.commit(start, end, out[j:j + 1], logits[j])

@@ -124,6 +124,13 @@ class PoolDecoder:
         state = eng.state = DecodeState(tokens=list(prompt) + [eng.emit(out, -1, params, gen)],
                                         prompt_len=len(prompt), feats=out.feats)
         sel.start_request()
+        if self.bank is not None:  # every head will need the prompt for the first evaluation: one batched prefill
+            t0 = time.perf_counter()
+            self.bank.sync(state)
+            for j in self.in_bank:
+                synced[j] = len(state.tokens)
+            sync_device(dev)
+            m.eval_s += time.perf_counter() - t0
         eval_from, pending = len(state.tokens), []  # first unevaluated position; chunks since the last evaluation
         p_rows: dict[int, torch.Tensor] = {}  # position -> target distribution (sampling only)
         prev = None
@@ -194,11 +201,8 @@ class PoolDecoder:
         tokens = torch.tensor(state.tokens[start:end])
         p = None if params.greedy else torch.stack([p_rows.pop(s) for s in range(start, end)])  # [m, V]
         # prefill the verified chunk(s) into every drafter: its own prediction at every position
-        groups: dict[int, list[int]] = {}  # bank heads by the number of pairs they hold (equal unless feedback skips)
-        for b, j in enumerate(self.in_bank):
-            groups.setdefault(self.drafters[j].n_real, []).append(b)
-        for members in groups.values():
-            self.bank.sync(state, members)
+        if self.bank is not None:
+            self.bank.sync(state)
         rows = []
         for j, d in enumerate(self.drafters):
             if j not in self.in_bank:

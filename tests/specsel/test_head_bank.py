@@ -69,7 +69,7 @@ def test_bank_prefill_equals_each_head_alone(tiny):
         state = DecodeState(tokens=tokens[:end + 1], prompt_len=9, feats=feats[:end])
         for d in alone:
             d.sync(state)
-        bank.sync(state, [0, 1, 2])
+        bank.sync(state)
         for a, b in zip(alone, banked):
             assert_same_head_state(a, b)
         i = step % 3
@@ -78,18 +78,36 @@ def test_bank_prefill_equals_each_head_alone(tiny):
         assert draft_a.tolist() == draft_b.tolist()
 
 
-def test_bank_members_must_be_level_and_same_shape(tiny):
+def test_a_head_ahead_is_rewound_and_ends_as_if_synced_alone(tiny):
+    """With batched feedback the drafting head syncs ahead of the others; the bank still leaves all as per-head."""
     target, heads = tiny
-    ds = [Eagle3Drafter(h) for h in heads]
-    feats = features(target, list(range(12)))
-    ds[0].sync(DecodeState(tokens=list(range(8)), prompt_len=4, feats=feats[:7]))
-    bank = HeadBank(ds)
-    with pytest.raises(ValueError, match="same number of real pairs"):
-        bank.sync(DecodeState(tokens=list(range(12)), prompt_len=4, feats=feats[:11]), [0, 1])
+    tokens = list(range(3, 40))
+    feats = features(target, tokens)
+    alone = [Eagle3Drafter(h) for h in heads]
+    banked = [Eagle3Drafter(h) for h in heads]
+    for d in alone + banked:
+        d.track = True
+    bank = HeadBank(banked)
+    early, late = DecodeState(tokens=tokens[:11], prompt_len=6, feats=feats[:10]), None
+    bank.sync(early)
+    banked[1].sync(DecodeState(tokens=tokens[:17], prompt_len=6, feats=feats[:16]))  # head 1 drafts further on
+    banked[1].draft_chain(3, SamplingParams(), None)
+    late = DecodeState(tokens=tokens[:25], prompt_len=6, feats=feats[:24])
+    bank.sync(late)
+    for d in alone:
+        d.sync(early)
+        d.sync(late)
+    for a, b in zip(alone, banked):
+        assert_same_head_state(a, b)
+
+
+def test_heads_of_another_shape_are_refused(tiny):
+    target, heads = tiny
     other = Eagle3Drafter(make_head(target, 4, draft_vocab=32))
-    assert not same_shape([ds[0], other])
+    assert same_shape([Eagle3Drafter(h) for h in heads])
+    assert not same_shape([Eagle3Drafter(heads[0]), other])
     with pytest.raises(ValueError, match="one shape"):
-        HeadBank([ds[0], other])
+        HeadBank([Eagle3Drafter(heads[0]), other])
 
 
 class Recorder:
