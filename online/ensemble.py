@@ -1,0 +1,69 @@
+"""Hedge ensemble over learning rates (OnlineSpec Sec. 3.3, App. B.6): N base learners (OGD with geometrically spaced
+rates) all updated every round; meta weights p_i proportional to exp(-eps * cumulative loss of base i); the served
+weights are the p-weighted combination sum_i p_i w_i.
+
+Paper defaults for EAGLE-3 heads: rates 1e-4, 2e-4, 4e-4 (three learners, ratio 2), eps = 10, Adam (0.9, 0.95),
+gradient clipping 0.5.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from online.ogd import OGD, LossFn, Params
+
+
+def geometric_rates(base: float, n: int, ratio: float = 2.0) -> list[float]:
+    return [base * ratio**i for i in range(n)]
+
+
+def hedge_weights(cum_losses: list[float], eps: float) -> list[float]:
+    """p_i proportional to exp(-eps * L_i), computed shifted by the minimum for stability."""
+    low = min(cum_losses)
+    w = [math.exp(-eps * (x - low)) for x in cum_losses]
+    total = sum(w)
+    return [x / total for x in w]
+
+
+def combine(bases: list[Params], p: list[float]) -> Params:
+    """sum_i p_i w_i, tensor by tensor."""
+    return {k: sum(pi * b[k] for pi, b in zip(p, bases)) for k in bases[0]}
+
+
+class HedgeEnsemble:
+    def __init__(self, params: Params, rates: list[float] | None = None, eps: float = 10.0, optimizer: str = "adam",
+                 clip: float = 0.5):
+        rates = rates or geometric_rates(1e-4, 3)
+        if len(rates) < 2 or eps <= 0:
+            raise ValueError(f"an ensemble needs >= 2 rates and eps > 0, got {rates} and {eps}")
+        self.bases = [OGD(params, lr, optimizer, clip=clip) for lr in rates]
+        self.rates, self.eps = list(rates), eps
+        self.cum = [0.0] * len(rates)
+        self.rounds = 0
+
+    @property
+    def p(self) -> list[float]:
+        return hedge_weights(self.cum, self.eps)
+
+    def step(self, loss_fn: LossFn) -> float:
+        """Every base learner takes f_t at its own weights (its loss feeds the meta weights) and one OGD step.
+        Returns f_t at the served (combined) weights before the update."""
+        with torch.no_grad():
+            served = float(loss_fn(self.served()))
+        for i, b in enumerate(self.bases):
+            self.cum[i] += b.step(loss_fn)
+        self.rounds += 1
+        return served
+
+    def served(self) -> Params:
+        return combine([b.served() for b in self.bases], self.p)
+
+    def state(self) -> dict:
+        return {"bases": [b.state() for b in self.bases], "cum": list(self.cum), "rounds": self.rounds}
+
+    def load_state(self, state: dict) -> None:
+        for b, s in zip(self.bases, state["bases"]):
+            b.load_state(s)
+        self.cum, self.rounds = list(state["cum"]), state["rounds"]

@@ -1,0 +1,128 @@
+"""Verification feedback for online adaptation: the target's distributions kept as top-k + log normaliser, and a
+bounded drop-oldest queue that never blocks the server.
+
+A served request yields, at no extra target cost, the verified tokens, the target's logits at every verified position
+(from the verification passes) and, for EAGLE-3 heads, the target's aux hidden states of the same passes. Full logit
+rows are V floats per position (49152 here, 128k for Llama 3); `compress` keeps the k largest logits and the
+logsumexp of the whole row, which is enough to rebuild the target's probability of every kept token exactly and to
+train against the top-k part of the distribution (`sparse_teacher`).
+
+Shapes: T positions, V target vocabulary, k kept logits, Vs student vocabulary (the draft vocabulary of a head).
+"""
+
+from __future__ import annotations
+
+import queue
+from collections import deque
+from dataclasses import dataclass, field
+
+import torch
+
+
+@dataclass
+class TopK:
+    """The target's distribution at T positions: log p of the k most likely tokens per row."""
+
+    logp: torch.Tensor  # [T,k] float: log-probabilities (logit - logsumexp of the full row)
+    ids: torch.Tensor  # [T,k] int64: their token ids
+
+    @property
+    def mass(self) -> torch.Tensor:
+        """[T] probability mass the kept tokens carry (1 - the dropped tail)."""
+        return self.logp.exp().sum(-1)
+
+
+def compress(logits: torch.Tensor, k: int) -> TopK:
+    """logits [T,V] -> the top-k log-probabilities, normalised by the full row's logsumexp."""
+    if k < 1:
+        raise ValueError(f"top-k must be >= 1, got {k}")
+    logits = logits.float()
+    top = logits.topk(min(k, logits.shape[-1]), dim=-1)
+    return TopK(top.values - logits.logsumexp(-1, keepdim=True), top.indices)
+
+
+def sparse_teacher(t: TopK, to_student: torch.Tensor, width: int) -> torch.Tensor:
+    """Teacher logits on the student's vocabulary: log p at the kept tokens the student has, -inf elsewhere.
+
+    to_student [V] int64: the student id of each target token, -1 where the student has none (identity for a drafter
+    with the target's vocabulary). -> [T,width]; a softmax renormalises on what is kept (rows with no kept token
+    in the student vocabulary come back all -inf: mask them with `has_teacher`).
+    """
+    out = torch.full((t.ids.shape[0], width), float("-inf"), device=t.logp.device)
+    sid = to_student[t.ids]  # [T,k]
+    ok = sid >= 0
+    rows = torch.arange(t.ids.shape[0], device=t.ids.device)[:, None].expand_as(sid)
+    out[rows[ok], sid[ok]] = t.logp[ok].float()
+    return out
+
+
+def has_teacher(teacher: torch.Tensor) -> torch.Tensor:
+    """[T,width] -> [T] bool: rows with at least one finite entry."""
+    return torch.isfinite(teacher).any(-1)
+
+
+@dataclass
+class Feedback:
+    """One served request's training signal, on the CPU, ready to cross a process boundary."""
+
+    request_id: str
+    tokens: torch.Tensor  # [T] int64: prompt + generated
+    prompt_len: int
+    target: TopK  # rows r = 0..T-2: the target's distribution of token r+1 (rows from the prefill and verifications)
+    feats: torch.Tensor | None = None  # [T,3H] the target's aux hidden states (EAGLE-3 heads), None otherwise
+    version: int = 0  # the weights version that served the request
+    drafter: int = -1  # the drafter chosen most often (selection stacks), -1 when single
+    accepted: list[int] = field(default_factory=list)  # accepted drafts per cycle
+
+    def nbytes(self) -> int:
+        ts = [self.tokens, self.target.logp, self.target.ids] + ([self.feats] if self.feats is not None else [])
+        return sum(t.numel() * t.element_size() for t in ts)
+
+
+class DropOldestQueue:
+    """The producer's side of a bounded feedback channel that never blocks: records wait in a local deque of
+    `maxsize` (when it is full the oldest is dropped and counted) and move to the transport queue (queue.Queue in a
+    thread, a torch.multiprocessing queue across processes; keep it small, 1-2) whenever it has room: on every `put`
+    and on `flush`, which the server calls between decode cycles. The consumer reads the transport with `get_batch`.
+    """
+
+    def __init__(self, transport=None, maxsize: int = 64):
+        if maxsize < 1:
+            raise ValueError(f"feedback queue size must be >= 1, got {maxsize}")
+        self.q = transport if transport is not None else queue.Queue(maxsize=1)
+        self.local: deque = deque()
+        self.maxsize = maxsize
+        self.dropped = 0
+        self.sent = 0
+
+    def put(self, item) -> None:
+        if len(self.local) == self.maxsize:
+            self.local.popleft()  # rule: back-pressure drops the oldest record, never blocks the server
+            self.dropped += 1
+        self.local.append(item)
+        self.flush()
+
+    def flush(self) -> None:
+        while self.local:
+            try:
+                self.q.put_nowait(self.local[0])
+            except queue.Full:
+                return
+            self.local.popleft()
+            self.sent += 1
+
+    def get_batch(self, n: int, timeout: float | None = None) -> list:
+        """(consumer) up to n records from the transport: waits up to `timeout` for the first."""
+        return get_batch(self.q, n, timeout)
+
+
+def get_batch(q, n: int, timeout: float | None = None) -> list:
+    """Up to n records from a queue: waits up to `timeout` for the first, then takes what is there."""
+    out = []
+    try:
+        out.append(q.get(timeout=timeout))
+        while len(out) < n:
+            out.append(q.get_nowait())
+    except queue.Empty:
+        pass
+    return out

@@ -1,0 +1,105 @@
+"""OGD, optimistic OGD and the Hedge ensemble on seeded synthetic loss streams."""
+
+import pytest
+import torch
+
+from online.ensemble import HedgeEnsemble, combine, geometric_rates, hedge_weights
+from online.ogd import OGD, clipped_grads
+from online.optimistic import OptimisticOGD, optimistic_update
+
+
+def quad(c):
+    """f(w) = ||w - c||^2 / 2 over a dict {'w': [d]}."""
+    return lambda p: 0.5 * ((p["w"] - c) ** 2).sum()
+
+
+def test_sgd_step_is_the_textbook_update():
+    w0 = {"w": torch.tensor([1.0, -2.0])}
+    u = OGD(w0, lr=0.1, optimizer="sgd", clip=0)
+    c = torch.tensor([0.5, 0.5])
+    u.step(quad(c))
+    torch.testing.assert_close(u.served()["w"], w0["w"] - 0.1 * (w0["w"] - c))
+    assert w0["w"].tolist() == [1.0, -2.0]  # the caller's tensors are not touched
+
+
+def test_clipping_bounds_the_global_norm():
+    p = {"a": torch.ones(3, requires_grad=True), "b": torch.ones(2, requires_grad=True)}
+    grads = clipped_grads((p["a"] * 10).sum() + (p["b"] * 10).sum(), p, clip=0.5)
+    assert float(torch.sqrt(sum((g ** 2).sum() for g in grads))) == pytest.approx(0.5)
+
+
+def test_adam_state_persists_across_rounds():
+    u = OGD({"w": torch.zeros(4)}, lr=1e-2)
+    for t in range(5):
+        u.step(quad(torch.ones(4) * t))
+    state = u.opt.state_dict()["state"][0]
+    assert int(state["step"]) == 5 and float(state["exp_avg"].abs().sum()) > 0  # moments never reset
+
+
+def test_optimistic_plays_one_hint_ahead_on_a_constant_gradient():
+    g = torch.tensor([1.0, 2.0])
+    ogd = OGD({"w": torch.zeros(2)}, lr=0.1, optimizer="sgd", clip=0)
+    opt = OptimisticOGD({"w": torch.zeros(2)}, lr=0.1, clip=0)
+    loss = lambda p: (p["w"] * g).sum()  # noqa: E731  linear: the gradient is g everywhere
+    for _ in range(3):
+        ogd.step(loss)
+        opt.step(loss)
+    torch.testing.assert_close(ogd.served()["w"], -0.3 * g)
+    torch.testing.assert_close(opt.served()["w"], -0.4 * g)  # w_hat = -0.3 g, played = w_hat - 0.1 g
+    w_hat, played = optimistic_update(torch.zeros(2), g, 0.5)
+    torch.testing.assert_close(w_hat, -0.5 * g)
+    torch.testing.assert_close(played, -1.0 * g)
+
+
+@pytest.mark.parametrize("lr", [0.05, 0.1, 0.3])
+def test_optimistic_collects_less_loss_than_ogd_when_gradients_repeat(lr):
+    # a fixed far minimiser: consecutive gradients point the same way, so the hint moves the play ahead
+    c = torch.full((2,), 3.0)
+    ogd = OGD({"w": torch.zeros(2)}, lr, "sgd", clip=0)
+    opt = OptimisticOGD({"w": torch.zeros(2)}, lr, clip=0)
+    total_ogd = sum(ogd.step(quad(c)) for _ in range(100))
+    total_opt = sum(opt.step(quad(c)) for _ in range(100))
+    assert total_opt < 0.96 * total_ogd
+
+
+def test_hedge_weights_and_combination():
+    p = hedge_weights([1.0, 1.5, 3.0], eps=2.0)
+    ref = torch.tensor([1.0, 1.5, 3.0]).mul(-2.0).softmax(0).tolist()
+    assert p == pytest.approx(ref)
+    out = combine([{"w": torch.ones(2)}, {"w": torch.zeros(2)}], [0.25, 0.75])
+    torch.testing.assert_close(out["w"], torch.full((2,), 0.25))
+    assert geometric_rates(1e-4, 3) == pytest.approx([1e-4, 2e-4, 4e-4])
+
+
+def test_ensemble_updates_every_base_and_follows_the_best_rate():
+    # a far, fixed target: the largest rate gets there first and collects the least loss
+    ens = HedgeEnsemble({"w": torch.zeros(3)}, rates=[0.001, 0.01, 0.1], eps=1.0, optimizer="sgd", clip=0)
+    c = torch.full((3,), 4.0)
+    served = [ens.step(quad(c)) for _ in range(60)]
+    assert all(b.rounds == 60 for b in ens.bases)
+    assert ens.p[2] > 0.99
+    assert served[-1] < 0.01 * served[0]
+
+
+def test_state_round_trip_continues_identically():
+    cs = [torch.randn(3, generator=torch.Generator().manual_seed(i)) for i in range(10)]
+    for make in (lambda: OGD({"w": torch.zeros(3)}, 0.05),
+                 lambda: OptimisticOGD({"w": torch.zeros(3)}, 0.05),
+                 lambda: HedgeEnsemble({"w": torch.zeros(3)}, rates=[0.01, 0.05])):
+        a, b = make(), make()
+        for c in cs[:5]:
+            a.step(quad(c))
+        b.load_state(a.state())
+        for c in cs[5:]:
+            a.step(quad(c))
+            b.step(quad(c))
+        torch.testing.assert_close(a.served()["w"], b.served()["w"])
+
+
+def test_bad_rates():
+    with pytest.raises(ValueError, match="learning rate"):
+        OGD({"w": torch.zeros(1)}, 0.0)
+    with pytest.raises(ValueError, match="optimizer"):
+        OGD({"w": torch.zeros(1)}, 0.1, optimizer="lion")
+    with pytest.raises(ValueError, match=">= 2 rates"):
+        HedgeEnsemble({"w": torch.zeros(1)}, rates=[0.1])
