@@ -1,0 +1,69 @@
+"""Versioned drafter weights in shared memory: the trainer publishes, the server swaps them in between decode cycles.
+
+Two slots of one flat float buffer each (double buffering) and a small int64 header, all in shared memory
+(`share_memory_`, so they cross a torch.multiprocessing boundary by handle, never through disk). Each slot carries a
+sequence counter (seqlock): the writer makes it odd, copies, then makes it even again and only then points `active`
+at the slot. A reader copies the active slot out and keeps the copy only if the slot's counter was even and unchanged
+across the copy, so a torn (half-written) version can never be served: the reader keeps its current weights and
+tries again at the next cycle boundary.
+"""
+
+from __future__ import annotations
+
+import torch
+
+# header layout (int64): seq of slot 0, seq of slot 1, active slot, version of slot 0, version of slot 1
+SEQ, ACTIVE, VERSION = (0, 1), 2, (3, 4)
+
+
+class WeightBoard:
+    def __init__(self, template: dict[str, torch.Tensor]):
+        """template: name -> tensor giving the names, shapes and dtypes of the published weights."""
+        if not template:
+            raise ValueError("nothing to publish: the weight template is empty")
+        self.layout: list[tuple[str, tuple[int, ...], torch.dtype, int, int]] = []  # name, shape, dtype, start, end
+        start = 0
+        for name, t in template.items():
+            self.layout.append((name, tuple(t.shape), t.dtype, start, start + t.numel()))
+            start += t.numel()
+        self.slots = torch.zeros(2, start, dtype=torch.float32).share_memory_()  # [2, numel]
+        self.header = torch.zeros(5, dtype=torch.int64).share_memory_()
+        self.header[ACTIVE] = -1  # nothing published yet
+
+    def publish(self, params: dict[str, torch.Tensor], version: int) -> None:
+        """(single writer) write `params` as `version` into the inactive slot, then make it the active one."""
+        if set(params) != {name for name, *_ in self.layout}:
+            raise ValueError("published weights do not match the board's template")
+        if version <= self.latest():
+            raise ValueError(f"version {version} is not newer than the published {self.latest()}")
+        slot = 1 - int(self.header[ACTIVE]) if int(self.header[ACTIVE]) >= 0 else 0
+        buf = self.slots[slot]
+        self.header[SEQ[slot]] += 1  # rule: odd while writing
+        for name, shape, _, a, b in self.layout:
+            t = params[name]
+            if tuple(t.shape) != shape:
+                raise ValueError(f"{name}: shape {tuple(t.shape)} != template {shape}")
+            buf[a:b].copy_(t.detach().reshape(-1))
+        self.header[VERSION[slot]] = version
+        self.header[SEQ[slot]] += 1  # rule: even again once the copy is complete
+        self.header[ACTIVE] = slot  # rule: readers are pointed at a slot only after it is complete
+
+    def latest(self) -> int:
+        """The active version (0 when nothing is published)."""
+        slot = int(self.header[ACTIVE])
+        return int(self.header[VERSION[slot]]) if slot >= 0 else 0
+
+    def read(self, newer_than: int) -> tuple[int, dict[str, torch.Tensor]] | None:
+        """(any reader) a consistent copy of the active version if it is newer than `newer_than`, else None
+        (nothing new, or the slot changed during the copy: try again later)."""
+        slot = int(self.header[ACTIVE])
+        if slot < 0:
+            return None
+        seq = int(self.header[SEQ[slot]])
+        version = int(self.header[VERSION[slot]])
+        if seq % 2 or version <= newer_than:
+            return None
+        flat = self.slots[slot].clone()
+        if int(self.header[SEQ[slot]]) != seq or int(self.header[VERSION[slot]]) != version:
+            return None  # rule: a slot rewritten during the copy is torn: discard it
+        return version, {name: flat[a:b].view(shape).to(dtype) for name, shape, dtype, a, b in self.layout}
