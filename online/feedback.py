@@ -68,7 +68,7 @@ class Feedback:
     request_id: str
     tokens: torch.Tensor  # [T] int64: prompt + generated
     prompt_len: int
-    target: TopK  # rows r = 0..T-2: the target's distribution of token r+1 (rows from the prefill and verifications)
+    target: TopK  # row r: the target's distribution of token prompt_len + r (from the prefill and verifications)
     feats: torch.Tensor | None = None  # [T,3H] the target's aux hidden states (EAGLE-3 heads), None otherwise
     version: int = 0  # the weights version that served the request
     drafter: int = -1  # the drafter chosen most often (selection stacks), -1 when single
@@ -126,3 +126,31 @@ def get_batch(q, n: int, timeout: float | None = None) -> list:
     except queue.Empty:
         pass
     return out
+
+
+class FeedbackCollector:
+    """Set as `SpecDecoder.collector`: keeps, for every committed token, the target's distribution that chose it
+    (the rows the verification already projected, so no extra lm_head work under greedy verification), top-k
+    compressed as each pass arrives; `finish` packs the request into a `Feedback` on the CPU."""
+
+    def __init__(self, k: int = 64, keep_feats: bool = True):
+        self.k, self.keep_feats = k, keep_feats
+        self.parts: list[TopK] = []
+
+    def start(self) -> None:
+        self.parts = []
+
+    def add(self, out, rows: list[int]) -> None:
+        t = compress(out.logits_of(rows), self.k)
+        self.parts.append(TopK(t.logp.cpu(), t.ids.cpu()))
+
+    def finish(self, request_id: str, state, version: int = 0, drafter: int = -1,
+               accepted: list[int] | None = None) -> Feedback:
+        target = TopK(torch.cat([p.logp for p in self.parts]), torch.cat([p.ids for p in self.parts]))
+        if target.ids.shape[0] != len(state.tokens) - state.prompt_len:
+            raise RuntimeError(f"feedback holds {target.ids.shape[0]} rows for "
+                               f"{len(state.tokens) - state.prompt_len} committed tokens")
+        feats = state.feats.detach().cpu() if self.keep_feats and state.feats is not None else None
+        self.parts = []
+        return Feedback(request_id, torch.tensor(state.tokens), state.prompt_len, target, feats, version, drafter,
+                        list(accepted or []))

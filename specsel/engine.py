@@ -114,6 +114,7 @@ class SpecDecoder:
         self.target = TargetRunner(target_model, aux)
         self.stop_ids = set(stop_ids or [])
         self.state: DecodeState | None = None  # the last request's final state
+        self.collector = None  # online/feedback.FeedbackCollector: keeps the target rows of committed positions
         if self.drafter is not None:
             check_drafter(self.target, self.drafter)
         if mode == "tree":
@@ -160,12 +161,14 @@ class SpecDecoder:
         m.target_forwards += 1
         state = self.state = DecodeState(tokens=list(prompt) + [self.emit(out, -1, params, gen)],
                                          prompt_len=len(prompt), feats=out.feats)
+        self.record(out, [-1])
         # 2. cycles until a stop token or the length limit
         while not self.done(state, max_new_tokens):
             if self.mode == "plain":
                 out = self.target.forward(state.tokens[-1:])
                 m.target_forwards += 1
                 state.tokens.append(self.emit(out, -1, params, gen))
+                self.record(out, [-1])
                 continue
             t0 = time.perf_counter()
             self.drafter.sync(state)
@@ -205,6 +208,7 @@ class SpecDecoder:
         # keep the root and the n accepted drafts in the cache; their features are now committed
         self.target.truncate(base + 1 + n)
         self._commit(state, draft[:n].tolist() + [nxt], None if out.feats is None else out.feats[:1 + n])
+        self.record(out, list(range(n + 1)))
         return n, out
 
     def verify_tree(self, state: DecodeState, tree, m: RequestMetrics) -> tuple[int, TargetPass]:
@@ -220,7 +224,13 @@ class SpecDecoder:
         keep = [0] + [i + 1 for i in path]  # root + accepted nodes, in path order
         self.target.keep(base, keep)
         self._commit(state, [tree.tokens[i] for i in path] + [nxt], None if out.feats is None else out.feats[keep])
+        self.record(out, keep)
         return len(path), out
+
+    def record(self, out: TargetPass, rows: list[int]) -> None:
+        """Hand the target's distributions behind newly committed tokens to the feedback collector, if any."""
+        if self.collector is not None:
+            self.collector.add(out, rows)
 
     def _elapsed(self, t0: float) -> float:
         sync_device(self.target.device)

@@ -123,6 +123,7 @@ class PoolDecoder:
         m.target_forwards += 1
         state = eng.state = DecodeState(tokens=list(prompt) + [eng.emit(out, -1, params, gen)],
                                         prompt_len=len(prompt), feats=out.feats)
+        eng.record(out, [-1])
         sel.start_request()
         if self.bank is not None:  # every head will need the prompt for the first evaluation: one batched prefill
             t0 = time.perf_counter()

@@ -22,13 +22,23 @@ class TargetPass:
                  feats: torch.Tensor | None):
         self.runner, self.hidden, self.full, self.feats = runner, hidden, logits, feats  # hidden [T,H] final-normed
         self._choice: dict[int, int] = {}
+        self._rows: dict[int, torch.Tensor] = {}  # single rows already projected (verification walks them)
 
     @torch.inference_mode()
     def logits(self, rows) -> torch.Tensor:
         """rows: an int, slice or list of row indices -> [V] or [n,V] float logits."""
         if self.full is not None:
             return self.full[rows].float()
+        if isinstance(rows, int):
+            rows %= self.hidden.shape[0]
+            if rows not in self._rows:
+                self._rows[rows] = self.runner.lm_head(self.hidden[rows]).float()
+            return self._rows[rows]
         return self.runner.lm_head(self.hidden[rows]).float()
+
+    def logits_of(self, rows: list[int]) -> torch.Tensor:
+        """[n,V] logits of the given rows, projecting only those not already projected."""
+        return torch.stack([self.logits(r) for r in rows])
 
     def choice(self, row: int) -> int:
         if row not in self._choice:

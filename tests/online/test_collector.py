@@ -1,0 +1,46 @@
+"""Feedback collection during decoding: one target row per committed token, the row whose argmax chose it."""
+
+import pytest
+import torch
+
+from online.feedback import FeedbackCollector
+from specsel.engine import SpecDecoder
+from specsel.learners import make_learner
+from specsel.llama_drafter import LlamaDrafter
+from specsel.pool_decoder import PoolDecoder, Selector
+
+from ..specsel.stubs import BigramLM, successor_table
+
+V = 16
+
+
+def target():
+    return BigramLM(successor_table(V, lambda t: (t + 1) % V))
+
+
+def drafter(nxt):
+    return LlamaDrafter(BigramLM(successor_table(V, nxt)))
+
+
+@pytest.mark.parametrize("mode", ["plain", "chain"])
+def test_every_committed_token_has_the_row_that_chose_it(mode):
+    dec = SpecDecoder(target(), None if mode == "plain" else drafter(lambda t: (t + 1) % V if t % 3 else 0),
+                      mode=mode, k=3)
+    dec.collector = FeedbackCollector(k=4)
+    dec.collector.start()
+    out, m = dec.generate([2, 5], 20)
+    fb = dec.collector.finish("r0", dec.state, version=3, accepted=m.accepted)
+    committed = fb.tokens[fb.prompt_len:]
+    assert fb.target.ids.shape == (len(committed), 4)
+    assert fb.target.ids[:, 0].tolist() == committed.tolist()  # greedy: the top row token is the committed one
+    assert torch.all(fb.target.mass <= 1 + 1e-5) and fb.version == 3 and fb.feats is None
+
+
+def test_pool_decoder_feeds_the_collector_through_its_engine():
+    pool = {"a": drafter(lambda t: (t + 1) % V), "b": drafter(lambda t: (t + 2) % V)}
+    dec = PoolDecoder(target(), pool, Selector(make_learner("normal_hedge", 2), 2, 3), k=3)
+    dec.engine.collector = FeedbackCollector(k=2)
+    dec.engine.collector.start()
+    dec.generate([7], 25)
+    fb = dec.engine.collector.finish("r1", dec.engine.state)
+    assert fb.target.ids[:, 0].tolist() == fb.tokens[fb.prompt_len:].tolist()
