@@ -1,0 +1,91 @@
+"""Online losses on collected feedback against the offline reference computations (full rows kept: k = V)."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+from transformers import LlamaConfig, LlamaForCausalLM
+
+from online.feedback import FeedbackCollector
+from online.losses import draft_index, eagle3_loss, llama_loss
+from online.ogd import OGD
+from specsel.eagle3_drafter import Eagle3Drafter
+from specsel.engine import SpecDecoder
+from specsel.llama_drafter import LlamaDrafter
+from training.ttt import ttt_loss
+
+from ..specsel.test_head_bank import VOCAB, make_head
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    torch.manual_seed(0)
+    cfg = LlamaConfig(vocab_size=VOCAB, hidden_size=64, intermediate_size=128, num_hidden_layers=4,
+                      num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256)
+    target = LlamaForCausalLM(cfg).eval()
+    return target, make_head(target, 1)
+
+
+def served(target, drafter, k, keep_feats=True):
+    dec = SpecDecoder(target, drafter, mode="chain", k=3)
+    dec.collector = FeedbackCollector(k=k, keep_feats=keep_feats)
+    dec.collector.start()
+    dec.generate([3, 9, 27, 81, 1], 30)
+    return dec.collector.finish("r", dec.state)
+
+
+def trainable(module):
+    return {n: p.detach() for n, p in module.named_parameters() if p.requires_grad}
+
+
+def test_draft_index_inverts_the_draft_vocabulary():
+    t2d = torch.tensor([True, False, True, True, False])
+    assert draft_index(t2d).tolist() == [0, -1, 1, 2, -1]
+
+
+def test_eagle3_loss_with_full_rows_equals_the_offline_ttt_loss(tiny):
+    target, head = tiny
+    fb = served(target, Eagle3Drafter(head), k=VOCAB)
+    loss = eagle3_loss(head, trainable(head), fb, steps=3)
+    tokens = fb.tokens[None]
+    with torch.no_grad():
+        full = target(tokens).logits.float()  # [1,T,V] row t predicts t+1
+    aux = torch.cat([fb.feats, fb.feats.new_zeros(1, fb.feats.shape[1])])[None]
+    mask = (torch.arange(tokens.shape[1]) >= fb.prompt_len)[None].long()
+    with torch.no_grad():
+        _, steps = head(aux, tokens, torch.ones_like(tokens), 3, loss_mask=mask)
+    ref, _ = ttt_loss(steps, full, mask, head.draft_ids, with_metrics=False)
+    assert float(loss) == pytest.approx(float(ref), rel=1e-4)
+
+
+def test_an_ogd_step_lowers_the_loss_on_that_feedback(tiny):
+    target, head = tiny
+    fb = served(target, Eagle3Drafter(head), k=16)
+    u = OGD(trainable(head), lr=1e-2)
+    before = u.step(lambda p: eagle3_loss(head, p, fb))
+    after = float(eagle3_loss(head, u.served(), fb))
+    assert after < before
+    assert float(eagle3_loss(head, trainable(head), fb)) == pytest.approx(before)  # the served head is untouched
+
+
+def test_mismatch_positions_select_other_rows(tiny):
+    target, head = tiny
+    fb = served(target, Eagle3Drafter(head), k=16)
+    some = float(eagle3_loss(head, trainable(head), fb, positions="mismatch"))
+    assert some > 0 and some != pytest.approx(float(eagle3_loss(head, trainable(head), fb)))
+
+
+def test_llama_loss_with_full_rows_is_the_soft_cross_entropy(tiny):
+    target, _ = tiny
+    torch.manual_seed(3)
+    small = LlamaForCausalLM(LlamaConfig(vocab_size=VOCAB, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                                         num_attention_heads=2, num_key_value_heads=2,
+                                         max_position_embeddings=256)).eval()
+    fb = served(target, LlamaDrafter(small), k=VOCAB, keep_feats=False)
+    loss = llama_loss(small, trainable(small), fb)
+    with torch.no_grad():
+        p = target(fb.tokens[None]).logits[0, fb.prompt_len - 1:-1].softmax(-1)
+        logq = F.log_softmax(small(fb.tokens[None]).logits[0, fb.prompt_len - 1:-1], -1)
+    assert float(loss) == pytest.approx(float(-(p * logq).sum(-1).mean()), rel=1e-4)
+    # the target as its own drafter never mismatches: nothing to learn there
+    same = llama_loss(target, trainable(target), fb, positions="mismatch")
+    assert float(same) == 0.0
