@@ -1,0 +1,151 @@
+"""The online trainer: served feedback in, updated drafter weights out.
+
+`OnlineTrainer` is the in-process core (tested directly): one updater per drafter (OGD, optimistic OGD or the Hedge
+ensemble, whose state lives as long as the trainer), a round = one step of each drafter's updater on the mean loss of
+a feedback batch, and a guard that only lets a version out if its acceptance on held-out feedback (records set aside,
+never trained on) has not dropped by more than `guard_margin` below the last published version's.
+
+Which drafters learn from a request: the one that served it (`full_information=False`, what OSD / OnlineSpec do), or
+every drafter of the pool (`full_information=True`): the verified tokens and the target's distributions do not
+depend on who drafted, so each drafter's loss on them is computed from its own forward, exactly the counterfactual
+information the selection stack uses.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+import torch
+from torch.func import functional_call
+
+from online.ensemble import HedgeEnsemble
+from online.feedback import Feedback
+from online.losses import check_positions, eagle3_loss, llama_loss
+from online.ogd import OGD
+from online.optimistic import OptimisticOGD
+
+UPDATERS = ("ogd", "optimistic", "ensemble")
+
+
+@dataclass
+class TrainerConfig:
+    updater: str = field(default="ogd", metadata={"help": "ogd | optimistic | ensemble"})
+    lr: float = field(default=1e-4, metadata={"help": "OGD / optimistic rate (ensemble: the smallest rate)"})
+    optimizer: str = field(default="adam", metadata={"help": "OGD direction: sgd or adam (betas 0.9, 0.95)"})
+    ensemble_size: int = field(default=3, metadata={"help": "base learners, rates lr * 2^i"})
+    eps: float = field(default=10.0, metadata={"help": "Hedge meta rate over cumulative losses"})
+    clip: float = field(default=0.5, metadata={"help": "global gradient-norm clip (<= 0: off)"})
+    steps: int = field(default=3, metadata={"help": "training-time-test steps of EAGLE-3 heads"})
+    positions: str = field(default="all", metadata={"help": "all | mismatch (OSD): positions that give loss"})
+    batch: int = field(default=4, metadata={"help": "feedback records per round"})
+    full_information: bool = field(default=False, metadata={"help": "every drafter learns from every request"})
+    holdout_every: int = field(default=10, metadata={"help": "every n-th record is held out for the guard (0: off)"})
+    holdout_size: int = field(default=16, metadata={"help": "held-out records kept (most recent)"})
+    guard_margin: float = field(default=0.02, metadata={"help": "reject a version whose held-out acceptance is this "
+                                                                "much below the last published one"})
+
+    def validate(self) -> None:
+        if self.updater not in UPDATERS:
+            raise ValueError(f"updater must be one of {', '.join(UPDATERS)}, got {self.updater!r}")
+        check_positions(self.positions)
+        if self.batch < 1 or self.steps < 1:
+            raise ValueError("batch and steps must be >= 1")
+
+
+def trainable(module: torch.nn.Module) -> dict[str, torch.Tensor]:
+    return {n: p.detach() for n, p in module.named_parameters() if p.requires_grad}
+
+
+def make_updater(cfg: TrainerConfig, params: dict[str, torch.Tensor]):
+    if cfg.updater == "ogd":
+        return OGD(params, cfg.lr, cfg.optimizer, clip=cfg.clip)
+    if cfg.updater == "optimistic":
+        return OptimisticOGD(params, cfg.lr, clip=cfg.clip)
+    return HedgeEnsemble(params, [cfg.lr * 2**i for i in range(cfg.ensemble_size)], cfg.eps, cfg.optimizer,
+                         cfg.clip)
+
+
+@torch.no_grad()
+def held_out_acceptance(kind: str, model: torch.nn.Module, params: dict[str, torch.Tensor],
+                        records: list[Feedback]) -> float:
+    """Greedy step-0 acceptance (drafter top-1 == target top-1) over the response positions of held-out records."""
+    hits = total = 0
+    for fb in records:
+        P = fb.prompt_len
+        if kind == "eagle3":
+            tokens = fb.tokens[None]
+            dtype = next(iter(params.values())).dtype
+            aux = torch.cat([fb.feats, fb.feats.new_zeros(1, fb.feats.shape[1])])[None].to(dtype)
+            _, steps = functional_call(model, params, (aux, tokens, torch.ones_like(tokens), 1), strict=False)
+            t = torch.arange(max(P - 2, 0), tokens.shape[1] - 2)  # index t predicts token t+2
+            pred = model.draft_ids[steps[0][0, t].argmax(-1)]
+            want = fb.target.ids[t + 2 - P, 0]
+        else:
+            logits = functional_call(model, params, (), {"input_ids": fb.tokens[None]}, strict=False).logits
+            pred, want = logits[0, P - 1:-1].argmax(-1), fb.target.ids[:, 0]
+        hits += int((pred == want).sum())
+        total += len(want)
+    return hits / max(1, total)
+
+
+class OnlineTrainer:
+    def __init__(self, models: dict[str, tuple[str, torch.nn.Module]], cfg: TrainerConfig):
+        cfg.validate()
+        self.cfg, self.models = cfg, models
+        self.names = list(models)
+        self.updaters = {n: make_updater(cfg, trainable(m)) for n, (_, m) in models.items()}
+        self.holdout: deque[Feedback] = deque(maxlen=cfg.holdout_size)
+        self.published = {n: {k: v.clone() for k, v in trainable(m).items()} for n, (_, m) in models.items()}
+        self.seen = 0
+        self.rounds = 0
+        self.rejected = 0
+
+    def loss(self, name: str, params: dict[str, torch.Tensor], batch: list[Feedback]) -> torch.Tensor:
+        kind, model = self.models[name]
+        if kind == "eagle3":
+            losses = [eagle3_loss(model, params, fb, self.cfg.steps, self.cfg.positions) for fb in batch]
+        else:
+            losses = [llama_loss(model, params, fb, self.cfg.positions) for fb in batch]
+        return torch.stack(losses).mean()
+
+    def round(self, batch: list[Feedback]) -> dict:
+        """One update round on a feedback batch; returns the drafters updated and their losses. Every
+        `holdout_every`-th record goes to the guard's held-out set instead of training."""
+        train = []
+        for fb in batch:
+            self.seen += 1
+            if self.cfg.holdout_every and self.seen % self.cfg.holdout_every == 0:
+                self.holdout.append(fb)
+            else:
+                train.append(fb)
+        losses = {}
+        for name in self.names:
+            mine = train if self.cfg.full_information else [fb for fb in train if self._served_by(fb) == name]
+            if mine:
+                losses[name] = self.updaters[name].step(lambda p, n=name, b=mine: self.loss(n, p, b))
+        self.rounds += 1
+        return losses
+
+    def _served_by(self, fb: Feedback) -> str | None:
+        return self.names[fb.drafter] if 0 <= fb.drafter < len(self.names) else (
+            self.names[0] if len(self.names) == 1 else None)
+
+    def candidate(self, name: str) -> dict[str, torch.Tensor]:
+        return self.updaters[name].served()
+
+    def guard(self, name: str) -> tuple[bool, float | None, float | None]:
+        """Whether the candidate weights of `name` may be published: their held-out acceptance against the last
+        published version's, both measured on the current held-out records. -> (ok, candidate acc, published acc).
+        A published candidate becomes the reference for the next check."""
+        if not self.holdout:
+            return True, None, None
+        kind, model = self.models[name]
+        cand = self.candidate(name)
+        acc = held_out_acceptance(kind, model, cand, list(self.holdout))
+        last = held_out_acceptance(kind, model, self.published[name], list(self.holdout))
+        if acc < last - self.cfg.guard_margin:
+            self.rejected += 1
+            return False, acc, last
+        self.published[name] = {k: v.clone() for k, v in cand.items()}
+        return True, acc, last

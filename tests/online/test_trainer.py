@@ -1,0 +1,81 @@
+"""The in-process online trainer: who learns from a request, held-out records, and the acceptance guard."""
+
+import copy
+
+import pytest
+import torch
+from transformers import LlamaConfig, LlamaForCausalLM
+
+from online.feedback import FeedbackCollector
+from online.trainer import OnlineTrainer, TrainerConfig, trainable
+from specsel.eagle3_drafter import Eagle3Drafter
+from specsel.engine import SpecDecoder
+from specsel.llama_drafter import LlamaDrafter
+
+from ..specsel.test_head_bank import VOCAB, make_head
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    torch.manual_seed(0)
+    cfg = LlamaConfig(vocab_size=VOCAB, hidden_size=64, intermediate_size=128, num_hidden_layers=4,
+                      num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256)
+    target = LlamaForCausalLM(cfg).eval()
+    return target, [make_head(target, 1), make_head(target, 2)]
+
+
+def serve(target, drafter, prompts, served_by, k=16):
+    dec = SpecDecoder(target, drafter, mode="chain", k=3)
+    dec.collector = FeedbackCollector(k=k)
+    out = []
+    for i, p in enumerate(prompts):
+        dec.collector.start()
+        dec.generate(p, 16)
+        out.append(dec.collector.finish(f"r{i}", dec.state, drafter=served_by))
+    return out
+
+
+def changed(before, after):
+    return any(not torch.equal(before[k], after[k]) for k in before)
+
+
+@pytest.mark.parametrize("full_information", [False, True])
+def test_served_drafter_or_whole_pool_learns(tiny, full_information):
+    target, heads = tiny
+    models = {"a": ("eagle3", heads[0]), "b": ("eagle3", heads[1])}
+    tr = OnlineTrainer(models, TrainerConfig(lr=1e-2, full_information=full_information, holdout_every=0))
+    batch = serve(target, Eagle3Drafter(heads[0]), [[1, 2, 3], [4, 5, 6, 7]], served_by=0)
+    losses = tr.round(batch)
+    assert set(losses) == ({"a", "b"} if full_information else {"a"})
+    assert changed(trainable(heads[0]), tr.candidate("a"))
+    assert changed(trainable(heads[1]), tr.candidate("b")) == full_information
+    assert not changed(trainable(heads[0]), trainable(heads[0]))  # the modules themselves are never written
+
+
+def test_held_out_records_are_not_trained_on(tiny):
+    target, heads = tiny
+    tr = OnlineTrainer({"a": ("eagle3", heads[0])}, TrainerConfig(holdout_every=2))
+    batch = serve(target, Eagle3Drafter(heads[0]), [[1, 2], [3, 4], [5, 6]], served_by=0)
+    tr.round(batch[:2])  # the second record is held out
+    assert len(tr.holdout) == 1 and tr.holdout[0].request_id == "r1"
+
+
+def test_guard_rejects_a_version_that_loses_acceptance(tiny):
+    target, _ = tiny
+    twin = copy.deepcopy(target)  # drafts exactly what the target says: acceptance 1 on held-out records
+    tr = OnlineTrainer({"twin": ("llama", twin)}, TrainerConfig(holdout_every=1, guard_margin=0.05))
+    tr.round(serve(target, LlamaDrafter(twin), [[1, 2, 3], [9, 8]], served_by=0))
+    ok, acc, last = tr.guard("twin")
+    assert last == 1.0 and ok  # nothing trained yet (all held out): the candidate equals the published weights
+    with torch.no_grad():
+        for v in tr.updaters["twin"].params.values():
+            v.add_(torch.randn_like(v) * 5)  # a broken update
+    ok, acc, last = tr.guard("twin")
+    assert not ok and acc < 0.95 and last == 1.0 and tr.rejected == 1
+
+
+def test_bad_config():
+    with pytest.raises(ValueError, match="updater"):
+        TrainerConfig(updater="adamw").validate()
+    with pytest.raises(ValueError, match="positions"):
+        TrainerConfig(positions="some").validate()
