@@ -13,15 +13,12 @@ from specsel.engine import SpecDecoder
 from specsel.llama_drafter import LlamaDrafter
 from training.ttt import ttt_loss
 
-from ..specsel.test_head_bank import VOCAB, make_head
+from ..specsel.test_head_bank import VOCAB, make_head, tiny_target
 
 
 @pytest.fixture(scope="module")
 def tiny():
-    torch.manual_seed(0)
-    cfg = LlamaConfig(vocab_size=VOCAB, hidden_size=64, intermediate_size=128, num_hidden_layers=4,
-                      num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256)
-    target = LlamaForCausalLM(cfg).eval()
+    target = tiny_target()
     return target, make_head(target, 1)
 
 

@@ -4,7 +4,6 @@ import copy
 
 import pytest
 import torch
-from transformers import LlamaConfig, LlamaForCausalLM
 
 from online.feedback import FeedbackCollector
 from online.trainer import OnlineTrainer, TrainerConfig, trainable
@@ -12,15 +11,12 @@ from specsel.eagle3_drafter import Eagle3Drafter
 from specsel.engine import SpecDecoder
 from specsel.llama_drafter import LlamaDrafter
 
-from ..specsel.test_head_bank import VOCAB, make_head
+from ..specsel.test_head_bank import make_head, tiny_target
 
 
 @pytest.fixture(scope="module")
 def tiny():
-    torch.manual_seed(0)
-    cfg = LlamaConfig(vocab_size=VOCAB, hidden_size=64, intermediate_size=128, num_hidden_layers=4,
-                      num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256)
-    target = LlamaForCausalLM(cfg).eval()
+    target = tiny_target()
     return target, [make_head(target, 1), make_head(target, 2)]
 
 

@@ -29,12 +29,17 @@ def make_head(target, seed: int, draft_vocab: int = DRAFT_VOCAB) -> Eagle3Head:
     return head.eval()
 
 
-@pytest.fixture(scope="module")
-def tiny():
+def tiny_target() -> LlamaForCausalLM:
+    """A 4-layer random Llama over VOCAB tokens (seeded): the target of the head-level tests."""
     torch.manual_seed(0)
     cfg = LlamaConfig(vocab_size=VOCAB, hidden_size=64, intermediate_size=128, num_hidden_layers=4,
                       num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256)
-    target = LlamaForCausalLM(cfg).eval()
+    return LlamaForCausalLM(cfg).eval()
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    target = tiny_target()
     return target, [make_head(target, s) for s in (1, 2, 3)]
 
 
