@@ -60,15 +60,20 @@ def assert_same_head_state(a: Eagle3Drafter, b: Eagle3Drafter) -> None:
         torch.testing.assert_close(a.pred_rows[pos], b.pred_rows[pos], atol=1e-3, rtol=1e-4)
 
 
-def test_bank_prefill_equals_each_head_alone(tiny):
-    target, heads = tiny
-    tokens = torch.randint(0, VOCAB, (40,), generator=torch.Generator().manual_seed(5)).tolist()
-    feats = features(target, tokens)
+def tracked_pair(heads):
+    """The same heads twice, tracking predictions: one set synced alone, one through a bank."""
     alone = [Eagle3Drafter(h) for h in heads]
     banked = [Eagle3Drafter(h) for h in heads]
     for d in alone + banked:
         d.track = True
-    bank = HeadBank(banked)
+    return alone, banked, HeadBank(banked)
+
+
+def test_bank_prefill_equals_each_head_alone(tiny):
+    target, heads = tiny
+    tokens = torch.randint(0, VOCAB, (40,), generator=torch.Generator().manual_seed(5)).tolist()
+    feats = features(target, tokens)
+    alone, banked, bank = tracked_pair(heads)
     # uneven chunks as decoding makes them; a head drafts in between (its draft keys must be dropped)
     for step, end in enumerate((9, 10, 14, 15, 21, 30)):
         state = DecodeState(tokens=tokens[:end + 1], prompt_len=9, feats=feats[:end])
@@ -88,12 +93,8 @@ def test_a_head_ahead_is_rewound_and_ends_as_if_synced_alone(tiny):
     target, heads = tiny
     tokens = list(range(3, 40))
     feats = features(target, tokens)
-    alone = [Eagle3Drafter(h) for h in heads]
-    banked = [Eagle3Drafter(h) for h in heads]
-    for d in alone + banked:
-        d.track = True
-    bank = HeadBank(banked)
-    early, late = DecodeState(tokens=tokens[:11], prompt_len=6, feats=feats[:10]), None
+    alone, banked, bank = tracked_pair(heads)
+    early = DecodeState(tokens=tokens[:11], prompt_len=6, feats=feats[:10])
     bank.sync(early)
     banked[1].sync(DecodeState(tokens=tokens[:17], prompt_len=6, feats=feats[:16]))  # head 1 drafts further on
     banked[1].draft_chain(3, SamplingParams(), None)
