@@ -74,6 +74,12 @@ class Feedback:
     drafter: int = -1  # the drafter chosen most often (selection stacks), -1 when single
     accepted: list[int] = field(default_factory=list)  # accepted drafts per cycle
 
+    def to(self, device) -> Feedback:
+        t = TopK(self.target.logp.to(device), self.target.ids.to(device))
+        feats = self.feats.to(device) if self.feats is not None else None
+        return Feedback(self.request_id, self.tokens.to(device), self.prompt_len, t, feats, self.version,
+                        self.drafter, list(self.accepted))
+
     def nbytes(self) -> int:
         ts = [self.tokens, self.target.logp, self.target.ids] + ([self.feats] if self.feats is not None else [])
         return sum(t.numel() * t.element_size() for t in ts)

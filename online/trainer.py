@@ -149,3 +149,18 @@ class OnlineTrainer:
             return False, acc, last
         self.published[name] = {k: v.clone() for k, v in cand.items()}
         return True, acc, last
+
+    def state(self) -> dict:
+        """Everything a restarted trainer needs to go on where this one stopped (updater weights, optimizer
+        moments, ensemble losses, the guard's reference weights and counters); held-out records are not kept."""
+        return {"updaters": {n: u.state() for n, u in self.updaters.items()}, "published": self.published,
+                "seen": self.seen, "rounds": self.rounds, "rejected": self.rejected}
+
+    def load_state(self, state: dict) -> None:
+        if set(state["updaters"]) != set(self.updaters):
+            raise ValueError(f"trainer state for drafters {sorted(state['updaters'])}, this pool has "
+                             f"{sorted(self.updaters)}")
+        for n, u in self.updaters.items():
+            u.load_state(state["updaters"][n])
+        self.published = {n: {k: v.clone() for k, v in p.items()} for n, p in state["published"].items()}
+        self.seen, self.rounds, self.rejected = state["seen"], state["rounds"], state["rejected"]

@@ -37,10 +37,12 @@ class PoolMetrics(RequestMetrics):
     switches: int = 0  # cycles whose drafter differs from the previous cycle's
     switch_s: float = 0.0  # catch-up prefill time of a drafter on a switch (part of draft_s)
     catchup_tokens: int = 0  # tokens prefilled into the chosen drafter beyond the last chunk, on switches
+    weight_swaps: int = 0  # drafter weight versions swapped in during the request (online adaptation)
 
     def to_dict(self) -> dict:
         return {**super().to_dict(), "choices": self.choices, "select_s": self.select_s, "eval_s": self.eval_s,
-                "switches": self.switches, "switch_s": self.switch_s, "catchup_tokens": self.catchup_tokens}
+                "switches": self.switches, "switch_s": self.switch_s, "catchup_tokens": self.catchup_tokens,
+                "weight_swaps": self.weight_swaps}
 
 
 class Selector:
@@ -105,6 +107,21 @@ class PoolDecoder:
             self.bank = HeadBank(heads)
         else:
             self.in_bank = []
+        self.heads = heads
+        # called at every cycle boundary (online/hotswap.HotSwap.poll): -> indices of drafters whose weights changed
+        self.on_cycle = None
+        self.swaps = 0
+
+    def weights_changed(self, changed: list[int], synced: list[int]) -> None:
+        """Drafters `changed` got new weights between two cycles: their caches were computed by the old weights, so
+        they start over (the next sync prefills the committed tokens again), and the bank restacks its weights."""
+        for j in changed:
+            d = self.drafters[j]
+            d.rewind(0) if d.kind == "eagle3" else d.reset()
+            synced[j] = 0
+        if self.bank is not None and any(j in self.in_bank for j in changed):
+            self.bank = HeadBank(self.heads)
+        self.swaps += len(changed)
 
     def generate(self, prompt: list[int], max_new_tokens: int, params: SamplingParams = GREEDY,
                  seed: int = 0) -> tuple[list[int], PoolMetrics]:
@@ -138,6 +155,11 @@ class PoolDecoder:
         # 2. cycles: select -> catch up -> draft -> verify -> feedback
         while not eng.done(state, max_new_tokens):
             t0 = time.perf_counter()
+            if self.on_cycle is not None:  # rule: weights change only here, between two cycles
+                changed = self.on_cycle()
+                if changed:
+                    self.weights_changed(changed, synced)
+                    m.weight_swaps += len(changed)
             i = sel.select()
             t1 = time.perf_counter()
             d = self.drafters[i]

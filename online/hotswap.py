@@ -1,0 +1,48 @@
+"""The server's side of the weight board: swap published drafter versions in between decode cycles.
+
+`HotSwap.poll()` runs at a cycle boundary (never inside one): for every drafter whose board holds a newer complete
+version it copies the weights into the served module in place and returns that drafter's index. The decoder then
+forgets the drafter's cache (its keys were computed by the old weights; the next sync prefills the committed tokens
+again) and rebuilds the head bank's stacked weights. The target's cache is untouched, so the output cannot change:
+at temperature 0 it is the target's greedy continuation whichever weights draft.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from online.weights import WeightBoard
+
+
+class HotSwap:
+    def __init__(self, boards: dict[str, WeightBoard], modules: dict[str, torch.nn.Module]):
+        """boards and modules keyed by drafter name, in the decoder's drafter order."""
+        if set(boards) - set(modules):
+            raise ValueError(f"boards for unknown drafters: {sorted(set(boards) - set(modules))}")
+        self.boards, self.modules = boards, modules
+        self.names = list(modules)
+        self.version = {n: 0 for n in self.names}  # version served now (0: the weights loaded at start)
+        self.swaps = 0
+        self.seconds = 0.0
+
+    @torch.no_grad()
+    def poll(self) -> list[int]:
+        """Swap in every newer complete version; -> indices (in `names`) of the drafters that changed."""
+        changed = []
+        for i, name in enumerate(self.names):
+            board = self.boards.get(name)
+            got = board.read(self.version[name]) if board is not None else None
+            if got is None:
+                continue  # nothing newer, or a slot rewritten during the copy (retry at the next boundary)
+            version, params = got
+            module = self.modules[name]
+            for key, value in params.items():
+                p = module.get_parameter(key)
+                p.copy_(value.to(device=p.device, dtype=p.dtype))
+            self.version[name] = version
+            self.swaps += 1
+            changed.append(i)
+        return changed
+
+    def versions(self) -> dict[str, int]:
+        return dict(self.version)

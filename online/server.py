@@ -1,0 +1,80 @@
+"""Serving with online adaptation: a PoolDecoder whose verified tokens feed the trainer process and whose drafters
+take the trainer's published versions between decode cycles.
+
+Per request: poll the trainer (status, crash / hang detection) -> swap in new versions -> decode (with
+`swap="cycle"` newer versions are also taken at every cycle boundary) -> pack the feedback the verification passes
+left behind -> hand it to the trainer without waiting. The answer record names the versions that served it.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections import Counter
+from dataclasses import dataclass
+
+import torch
+
+from online.feedback import FeedbackCollector
+from online.hotswap import HotSwap
+from online.process import TrainerHandle
+from specsel.pool_decoder import PoolDecoder
+from specsel.sampling import SamplingParams
+
+SWAPS = ("cycle", "request")
+
+
+@dataclass
+class Request:
+    id: str
+    prompt_ids: list[int]
+    max_new_tokens: int
+
+
+class AdaptiveServer:
+    def __init__(self, decoder: PoolDecoder, modules: dict[str, torch.nn.Module], handle: TrainerHandle | None,
+                 params: SamplingParams, top_k: int = 64, swap: str = "cycle"):
+        """modules: the served drafter modules by name, in the decoder's order (the swap writes into them)."""
+        if swap not in SWAPS:
+            raise ValueError(f"swap must be one of {', '.join(SWAPS)}, got {swap!r}")
+        if list(modules) != decoder.names:
+            raise ValueError("modules must follow the decoder's drafter order")
+        self.dec, self.handle, self.params = decoder, handle, params
+        self.collector = FeedbackCollector(top_k, keep_feats=any(d.kind == "eagle3" for d in decoder.drafters))
+        decoder.engine.collector = self.collector if handle is not None else None
+        self.swap = HotSwap(handle.boards, modules) if handle is not None else None
+        if self.swap is not None and swap == "cycle":
+            decoder.on_cycle = self.swap.poll
+        self.served = self.failed = 0
+
+    def between_requests(self) -> list[dict]:
+        """Trainer status + any newer weights (a free swap: every drafter cache starts empty anyway)."""
+        if self.handle is None:
+            return []
+        events = self.handle.poll()
+        changed = self.swap.poll()
+        if changed:
+            self.dec.weights_changed(changed, [0] * len(self.dec.drafters))
+        return events
+
+    def serve(self, req: Request, seed: int = 0) -> dict:
+        """Decode one request; -> its record (tokens, metrics, versions). A failure is recorded, not raised."""
+        self.between_requests()
+        before = self.swap.versions() if self.swap is not None else {}
+        t0 = time.perf_counter()
+        try:
+            self.collector.start()
+            tokens, m = self.dec.generate(req.prompt_ids, req.max_new_tokens, self.params, seed)
+        except Exception as e:  # noqa: BLE001 - a request's failure is reported with its record
+            self.failed += 1
+            return {"id": req.id, "error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()}
+        record = {"id": req.id, "tokens": tokens, "metrics": m.to_dict(), "versions_at_start": before,
+                  "seconds": time.perf_counter() - t0}
+        if self.handle is not None:
+            record["versions_at_end"] = self.swap.versions()
+            drafter = Counter(m.choices).most_common(1)[0][0] if m.choices else -1
+            fb = self.collector.finish(req.id, self.dec.engine.state, version=max(before.values(), default=0),
+                                       drafter=drafter, accepted=m.accepted)
+            self.handle.submit(fb)
+        self.served += 1
+        return record
