@@ -138,10 +138,11 @@ class OnlineTrainer:
         """Whether the candidate weights of `name` may be published: their held-out acceptance against the last
         published version's, both measured on the current held-out records. -> (ok, candidate acc, published acc).
         A published candidate becomes the reference for the next check."""
+        cand = self.candidate(name)
         if not self.holdout:
+            self.published[name] = {k: v.clone() for k, v in cand.items()}
             return True, None, None
         kind, model = self.models[name]
-        cand = self.candidate(name)
         acc = held_out_acceptance(kind, model, cand, list(self.holdout))
         last = held_out_acceptance(kind, model, self.published[name], list(self.holdout))
         if acc < last - self.cfg.guard_margin:

@@ -1,0 +1,122 @@
+"""The trainer process on a tiny random target: it learns from served feedback, publishes versions the server swaps in,
+exports pool versions; a killed, crashing or hung trainer is restarted (up to a limit) and no request fails."""
+
+import time
+
+import pytest
+import torch
+
+from draftpool.target import TargetInfo
+from online.process import ExportSpec, ProcessConfig, TrainerHandle, latest_version
+from online.server import AdaptiveServer, Request
+from online.trainer import OnlineTrainer, TrainerConfig, trainable
+from specsel.eagle3_drafter import Eagle3Drafter
+from specsel.engine import GREEDY, SpecDecoder
+from specsel.learners import make_learner
+from specsel.pool_decoder import PoolDecoder, Selector
+from training.export import load_eagle3, update_pool_manifest, write_eagle3
+
+from ..specsel.test_head_bank import make_head, tiny_target
+
+PROMPTS = [[5, 17, 33, 2], [9, 9, 40, 41, 7, 100], [3, 8], [60, 61, 62]]
+
+
+@pytest.fixture(scope="module")
+def target():
+    return tiny_target()
+
+
+@pytest.fixture(scope="module")
+def plain_out(target):
+    return [SpecDecoder(target, None, mode="plain").generate(p, 16)[0] for p in PROMPTS]
+
+
+def tiny_pool(tmp_path, target):
+    info = TargetInfo("tiny", "tiny", str(tmp_path), "0" * 64, 4, 64, 128, 256)
+    pool = tmp_path / "pool"
+    heads = {f"h{i}": make_head(target, s) for i, s in enumerate((1, 2))}
+    for name, head in heads.items():
+        write_eagle3(head, pool / name, info, {"kind": "eagle3", "target_weights_sha256": info.weights_sha256})
+        update_pool_manifest(pool, info, name, {"kind": "eagle3", "path": name, "domain": "x"})
+    return pool, info, heads
+
+
+def start(tmp_path, target, tcfg=None, **pcfg):
+    pool, info, heads = tiny_pool(tmp_path, target)
+    tcfg = tcfg or TrainerConfig(lr=1e-2, batch=1, holdout_every=0, full_information=True)
+    handle = TrainerHandle({n: ("eagle3", h) for n, h in heads.items()}, tcfg, ProcessConfig(**pcfg),
+                           ExportSpec(str(tmp_path / "online"), str(pool), info))
+    dec = PoolDecoder(target, {n: Eagle3Drafter(h) for n, h in heads.items()},
+                      Selector(make_learner("normal_hedge", 2), 2, 3), k=3)
+    server = AdaptiveServer(dec, heads, handle, GREEDY, top_k=16)
+    handle.start()
+    return server, handle, heads, info
+
+
+def serve_until(server, plain_out, cond, timeout=180.0, at_least=1):
+    """Serve the prompts round-robin until cond() holds (and at least `at_least` requests); check every output."""
+    t0, n = time.time(), 0
+    while n < at_least or not cond():
+        assert time.time() - t0 < timeout, "timed out waiting for the trainer"
+        rec = server.serve(Request(f"r{n}", PROMPTS[n % len(PROMPTS)], 16))
+        assert "error" not in rec, rec.get("traceback")
+        assert rec["tokens"] == plain_out[n % len(PROMPTS)]
+        n += 1
+        if n > len(PROMPTS):
+            time.sleep(0.05)  # the tiny target serves faster than a trainer round: let rounds finish
+    return n
+
+
+def test_trainer_learns_publishes_and_exports(tmp_path, target, plain_out):
+    server, handle, heads, info = start(tmp_path, target, export_every=2)
+    before = {n: {k: v.clone() for k, v in trainable(h).items()} for n, h in heads.items()}
+    try:
+        serve_until(server, plain_out, lambda: min(server.swap.versions().values()) >= 3)
+    finally:
+        handle.stop()
+    assert server.failed == 0 and handle.faults == []
+    for n, h in heads.items():  # the served modules hold trained weights, as published
+        assert any(not torch.equal(before[n][k], v) for k, v in trainable(h).items())
+    version, folder = latest_version(tmp_path / "online")
+    assert version >= 3 and (folder / "pool.json").is_file()
+    exported = load_eagle3(folder / "h0", info, heads["h0"].embed_tokens.weight)
+    published = handle.boards["h0"].read(0)
+    assert published[0] == version  # the stop exported the last published version
+    diffs = {k: float((published[1][k] - v).abs().max()) for k, v in trainable(exported).items()}
+    assert max(diffs.values()) == 0, diffs
+    state = torch.load(folder / "trainer_state.pt", weights_only=False)
+    fresh = OnlineTrainer({n: ("eagle3", h) for n, h in heads.items()}, TrainerConfig(full_information=True))
+    fresh.load_state(state)  # a restarted online_adapt.py resumes the optimizer moments
+    assert fresh.rounds == state["rounds"] >= 3
+
+
+def test_killed_trainer_is_restarted_and_no_request_fails(tmp_path, target, plain_out):
+    server, handle, heads, _ = start(tmp_path, target, max_restarts=2)
+    try:
+        serve_until(server, plain_out, lambda: handle.rounds_seen >= 2)
+        handle.proc.kill()  # SIGKILL mid-run, from outside
+        handle.proc.join(10)
+        seen = handle.rounds_seen
+        serve_until(server, plain_out, lambda: handle.rounds_seen >= seen + 2)  # the restarted trainer works
+    finally:
+        handle.stop()
+    assert server.failed == 0
+    assert [f["kind"] for f in handle.faults] == ["crash"] and handle.restarts == 1
+
+
+def test_crash_limit_and_hang(tmp_path, target, plain_out):
+    server, handle, _, _ = start(tmp_path / "crash", target, fault="crash_after:1", max_restarts=1)
+    try:
+        serve_until(server, plain_out, lambda: not handle.enabled)  # crash, restart, crash again: limit reached
+        n = serve_until(server, plain_out, lambda: True, at_least=3)  # serving goes on with the last good weights
+    finally:
+        handle.stop()
+    assert server.failed == 0 and n == 3 and [f["kind"] for f in handle.faults] == ["crash", "crash"]
+
+    server, handle, _, _ = start(tmp_path / "hang", target, fault="hang_after:1", heartbeat_timeout=2.0,
+                                 max_restarts=1)
+    try:
+        serve_until(server, plain_out, lambda: len(handle.faults) >= 1)
+    finally:
+        handle.stop()
+    assert server.failed == 0 and handle.faults[0]["kind"] == "hang" and handle.restarts == 1
