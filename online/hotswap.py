@@ -15,13 +15,14 @@ from online.weights import WeightBoard
 
 
 class HotSwap:
-    def __init__(self, boards: dict[str, WeightBoard], modules: dict[str, torch.nn.Module]):
-        """boards and modules keyed by drafter name, in the decoder's drafter order."""
+    def __init__(self, boards: dict[str, WeightBoard], modules: dict[str, torch.nn.Module], start: int = 0):
+        """boards and modules keyed by drafter name, in the decoder's drafter order; `start`: the version the modules
+        hold now (0: the offline pool; a restarted server: the exported version it loaded)."""
         if set(boards) - set(modules):
             raise ValueError(f"boards for unknown drafters: {sorted(set(boards) - set(modules))}")
         self.boards, self.modules = boards, modules
         self.names = list(modules)
-        self.version = {n: 0 for n in self.names}  # version served now (0: the weights loaded at start)
+        self.version = {n: start for n in self.names}  # version served now
         self.swaps = 0
         self.seconds = 0.0
 

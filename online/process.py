@@ -138,12 +138,8 @@ def trainer_main(models: dict[str, tuple[str, torch.nn.Module]], tcfg: TrainerCo
         exported_at = trainer.rounds
         status.put({"event": "export", "version": version, "path": str(path)})
 
-    status.put({"event": "started", "version": version})
-    while not stop.is_set():
-        heartbeat[0] = time.time()
-        batch = get_batch(transport, tcfg.batch, timeout=0.2)
-        if not batch:
-            continue
+    def train_on(batch: list[Feedback]) -> None:
+        nonlocal version, records
         t0 = time.perf_counter()
         losses = trainer.round([fb.to(dev) for fb in batch])
         records += len(batch)
@@ -159,6 +155,14 @@ def trainer_main(models: dict[str, tuple[str, torch.nn.Module]], tcfg: TrainerCo
         status.put({"event": "round", "round": trainer.rounds, "version": version, "records": records,
                     "losses": losses, "published": published, "rejected": rejected,
                     "seconds": time.perf_counter() - t0})
+
+    status.put({"event": "started", "version": version})
+    while not stop.is_set():
+        heartbeat[0] = time.time()
+        batch = get_batch(transport, tcfg.batch, timeout=0.2)
+        if not batch:
+            continue
+        train_on(batch)
         if trainer.rounds == crash_at:
             raise RuntimeError(f"injected crash after {crash_at} rounds")
         if trainer.rounds == hang_at:
@@ -166,6 +170,10 @@ def trainer_main(models: dict[str, tuple[str, torch.nn.Module]], tcfg: TrainerCo
                 time.sleep(1)
         if export is not None and pcfg.export_every and trainer.rounds - exported_at >= pcfg.export_every:
             do_export()
+    # at stop: the records already handed over (the transport holds at most 2) get their round
+    heartbeat[0] = time.time()
+    if batch := get_batch(transport, tcfg.batch, timeout=0.5):
+        train_on(batch)
     if export is not None and trainer.rounds > exported_at:
         do_export()
     status.put({"event": "stopped", "version": version, "rounds": trainer.rounds})
@@ -177,7 +185,10 @@ class TrainerHandle:
     (re)started trainer begins from their current weights, i.e. the last good version served."""
 
     def __init__(self, models: dict[str, tuple[str, torch.nn.Module]], tcfg: TrainerConfig, pcfg: ProcessConfig,
-                 export: ExportSpec | None = None, state: dict | None = None, log=sys.stderr):
+                 export: ExportSpec | None = None, state: dict | None = None, start_version: int = 0,
+                 log=sys.stderr):
+        """start_version: the version the served modules hold (a restarted server: the exported version it loaded);
+        the trainer numbers its versions after it."""
         tcfg.validate()
         pcfg.validate()
         self.ctx = mp.get_context("spawn")
@@ -187,6 +198,7 @@ class TrainerHandle:
         self.status = self.ctx.Queue()
         self.heartbeat = torch.zeros(1, dtype=torch.float64).share_memory_()
         self.proc = None
+        self.start_version = start_version
         self.enabled = True
         self.restarts = 0
         self.faults: list[dict] = []  # crashes and hangs, as reported
@@ -203,7 +215,7 @@ class TrainerHandle:
         self.feedback.q.cancel_join_thread()
         self.heartbeat[0] = 0.0
         self.started_at = time.time()
-        start_version = max(b.latest() for b in self.boards.values())
+        start_version = max([self.start_version] + [b.latest() for b in self.boards.values()])
         models = {n: (k, copy.deepcopy(m).cpu()) for n, (k, m) in self.models.items()}
         self.proc = self.ctx.Process(
             target=trainer_main, name="draftpool-trainer", daemon=True,

@@ -42,7 +42,7 @@ class AdaptiveServer:
         self.dec, self.handle, self.params = decoder, handle, params
         self.collector = FeedbackCollector(top_k, keep_feats=any(d.kind == "eagle3" for d in decoder.drafters))
         decoder.engine.collector = self.collector if handle is not None else None
-        self.swap = HotSwap(handle.boards, modules) if handle is not None else None
+        self.swap = HotSwap(handle.boards, modules, handle.start_version) if handle is not None else None
         if self.swap is not None and swap == "cycle":
             decoder.on_cycle = self.swap.poll
         self.served = self.failed = 0

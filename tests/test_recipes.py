@@ -15,8 +15,8 @@ from train_drafter import TrainConfig
 ROOT = Path(__file__).resolve().parents[1]
 RECIPES = ROOT / "recipes"
 ALL_YAML = sorted(RECIPES.glob("**/*.yaml"))
-DOMAIN_DIRS = sorted(p for p in RECIPES.iterdir() if p.is_dir() and p.name != "accelerate_configs")
-COMMANDS = ("data_gen.generate", "train_drafter.py", "accelerate launch")
+DOMAIN_DIRS = sorted(p for p in RECIPES.iterdir() if p.is_dir() and p.name not in ("accelerate_configs", "online"))
+COMMANDS = ("data_gen.generate", "train_drafter.py", "accelerate launch", "online_adapt.py")
 
 
 def _ids(paths):
@@ -39,6 +39,8 @@ def test_first_line_is_the_command(path):
     assert any(c in first for c in COMMANDS), f"{path}: first line {first!r} names no command"
     if path.parent.name == "accelerate_configs":
         assert f"--config_file recipes/accelerate_configs/{path.name}" in first
+    elif path.parent.name == "online":
+        assert f"online_adapt.py --config recipes/online/{path.name}" in first
     else:
         assert f"--domain {path.parent.name}" in first
         if path.stem != "data_gen":
@@ -79,3 +81,10 @@ def test_every_domain_has_three_recipes(domain):
 
 def test_no_recipe_folder_for_unknown_domain():
     assert {p.name for p in DOMAIN_DIRS} == set(ALL_DOMAINS)
+
+
+def test_online_recipe_builds():
+    from online_adapt import AdaptConfig
+
+    cfg = load_config(AdaptConfig, RECIPES / "online" / "adapt.yaml", ["serve.requests=x.jsonl"])
+    assert cfg.serve.requests == "x.jsonl" and cfg.trainer.updater in ("ogd", "optimistic", "ensemble")

@@ -37,8 +37,9 @@ class Publisher:
 
     def __call__(self):
         self.version += 1
-        for name, board in self.boards.items():
-            params = {k: v + 0.05 * torch.randn(v.shape, generator=self.gen) for k, v in trainable(self.heads[0]).items()}
+        base = trainable(self.heads[0])  # same-shape heads: one template for every board
+        for board in self.boards.values():
+            params = {k: v + 0.05 * torch.randn(v.shape, generator=self.gen) for k, v in base.items()}
             board.publish(params, self.version)
         return self.swap.poll()
 

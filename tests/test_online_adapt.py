@@ -1,0 +1,96 @@
+"""online_adapt.py end to end on the real embedded target with a two-head pool: answers equal plain greedy decoding,
+a malformed request line gets an error record and serving goes on, the trainer exports the adapted pool at stop, a
+second run resumes from that version and skips answered requests; bad configuration fails with one message and
+writes nothing."""
+
+import json
+
+import pytest
+import torch
+
+import online_adapt
+from data_gen.domains import domain_prompts
+from data_gen.generate import render_prompt, stop_token_ids
+from specsel.engine import SpecDecoder
+from training.eagle3 import Eagle3Head, default_aux_layers, head_config, select_draft_vocab
+from training.export import update_pool_manifest, write_eagle3
+
+NEW = 10
+
+
+@pytest.fixture(scope="module")
+def pool(tmp_path_factory, target, target_info):
+    model, _ = target
+    root = tmp_path_factory.mktemp("adapt") / "pool"
+    for seed, name in enumerate(("sql-eagle3", "python-eagle3")):
+        torch.manual_seed(seed)
+        head = Eagle3Head(head_config(model.config, 1024, default_aux_layers(target_info.num_layers)))
+        d2t, t2d = select_draft_vocab(torch.arange(target_info.vocab_size, 0, -1).float(), 1024)
+        head.d2t.copy_(d2t)
+        head.t2d.copy_(t2d)
+        head.embed_tokens.weight.data.copy_(model.get_input_embeddings().weight)
+        meta = {"kind": "eagle3", "target_weights_sha256": target_info.weights_sha256}
+        write_eagle3(head, root / name, target_info, meta)
+        update_pool_manifest(root, target_info, name, {"kind": "eagle3", "path": name, "domain": name[:-7]})
+    return root
+
+
+def requests(path, rows):
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows))
+    return path
+
+
+def args(tmp_path, pool, reqs, *extra):
+    return [f"serve.pool={pool}", f"serve.out_dir={tmp_path}/online", f"serve.requests={reqs}",
+            f"serve.max_new_tokens={NEW}", "trainer.batch=1", "trainer.holdout_every=0", "trainer.lr=0.001",
+            "process.export_every=0", *extra]
+
+
+def test_serve_adapt_export_resume(tmp_path, pool, target, capsys):
+    model, tok = target
+    prompts = [p["prompt"] for p in domain_prompts("sql")["held_out"][:3]]
+    plain = SpecDecoder(model, mode="plain", stop_ids=stop_token_ids(tok, model))
+    want = [tok.decode(plain.generate(render_prompt(tok, p), NEW)[0], skip_special_tokens=True) for p in prompts]
+    rows = [{"id": "a", "prompt": prompts[0]}, "{not json", {"id": "b", "prompt": prompts[1]}]
+    assert online_adapt.main(args(tmp_path, pool, requests(tmp_path / "r1.jsonl", rows))) == 0
+    out = capsys.readouterr()
+    summary = json.loads(out.out)
+    assert summary["served"] == 2 and summary["failed"] == 0 and summary["errors"] == 1
+    assert summary["rounds"] >= 1 and len(summary["exports"]) == 1 and summary["trainer_faults"] == []
+    assert "request line 2" in out.err
+    answers = [json.loads(line) for line in (tmp_path / "online" / "answers.jsonl").read_text().splitlines()]
+    assert [a["id"] for a in answers] == ["a", "line-2", "b"]
+    assert [answers[0]["text"], answers[2]["text"]] == want[:2]  # lossless at temperature 0
+    assert "error" in answers[1]
+    latest = json.loads((tmp_path / "online" / "latest.json").read_text())
+    exported = tmp_path / "online" / latest["path"]
+    assert (exported / "trainer_state.pt").is_file() and set(json.loads((exported / "pool.json").read_text())
+                                                              ["drafters"]) == {"sql-eagle3", "python-eagle3"}
+
+    # a second run (e.g. after a kill) starts from the exported version and skips what was answered
+    rows = [{"id": "a", "prompt": prompts[0]}, {"id": "c", "prompt": prompts[2]}]
+    assert online_adapt.main(args(tmp_path, pool, requests(tmp_path / "r2.jsonl", rows))) == 0
+    out = capsys.readouterr()
+    summary = json.loads(out.out)
+    assert f"resuming from exported pool version {latest['version']}" in out.err
+    assert summary["served"] == 1 and summary["skipped_answered"] == 3 and summary["failed"] == 0
+    answers = [json.loads(line) for line in (tmp_path / "online" / "answers.jsonl").read_text().splitlines()]
+    assert answers[-1]["id"] == "c" and answers[-1]["text"] == want[2]
+    assert min(answers[-1]["versions_at_start"].values()) >= latest["version"]
+
+
+@pytest.mark.parametrize("extra,msg", [
+    (["serve.selection=fixed:nope"], "nope"), (["serve.selection=ucb"], "selection"),
+    (["trainer.updater=adagrad"], "updater"), (["serve.oops=1"], "serve.oops"), (["process.fault=explode"], "fault")])
+def test_bad_config(tmp_path, pool, extra, msg, capsys):
+    reqs = requests(tmp_path / "r.jsonl", [{"id": "a", "prompt": "hi"}])
+    assert online_adapt.main(args(tmp_path, pool, reqs, *extra)) == 2
+    err = capsys.readouterr().err
+    assert msg in err and err.count("error:") == 1
+    assert not (tmp_path / "online").exists()  # nothing written
+
+
+def test_missing_pool(tmp_path, capsys):
+    reqs = requests(tmp_path / "r.jsonl", [{"id": "a", "prompt": "hi"}])
+    assert online_adapt.main(args(tmp_path, tmp_path / "nopool", reqs)) == 2
+    assert "no pool" in capsys.readouterr().err and not (tmp_path / "online").exists()
