@@ -93,42 +93,62 @@ def acceptance_tables(target, drafters: list[tuple[str, torch.nn.Module]], promp
     bd = torch.zeros(n, t_len)
     starts = torch.arange(p0 + 1, t_len, device=device)  # [S] where a chain can start
     for i, (kind, model) in enumerate(drafters):
+        aux = None
         if kind == "eagle3":
             aux = torch.cat([out.hidden_states[j][:, :t_len] for j in model.config.eagle_aux_hidden_state_layer_ids],
                             -1)
-            _, steps = model(aux, ids[:, :t_len], torch.ones_like(ids[:, :t_len]), k, own_tokens=True)
-            dids = model.draft_ids
-            q_all = [lg[0].float() for lg in steps]  # per step [T,Vd]; index t = s-2 holds the chain from s
-        else:
-            dcache = DynamicCache(config=model.config)
-            d_first = model(input_ids=ids, past_key_values=dcache, use_cache=True).logits[0].float()  # [T,V]
-            dids = torch.arange(d_first.shape[-1], device=device)
-        for c in range(0, len(starts), chunk):
-            s = starts[c:c + chunk]  # [S]
-            if kind == "eagle3":
-                qs = [q[s - 2] for q in q_all]  # K x [S,Vd]
-                drafts = torch.stack([dids[q.argmax(-1)] for q in qs], dim=1)  # [S,K]
-            else:
-                qs = [d_first[s - 1]]
-                drafts = dids[qs[0].argmax(-1)][:, None]
-                for _ in range(1, k):  # rule: step j reads the drafter's own draft of step j-1
-                    qs.append(branch_logits(model, dcache, past, s, drafts)[:, -1])
-                    drafts = torch.cat([drafts, dids[qs[-1].argmax(-1)][:, None]], dim=1)
+        for s, drafts, qs, dids in greedy_chains(kind, model, x, aux, k, starts, chunk):
+            acc[i, s.cpu()], gamma[i, s.cpu()] = (v.cpu() for v in chain_acceptance(drafts, x, s))
             # the target's distribution at each drafted position, on the drafted chain (what verification sees)
             ps = [logits[s - 1]]
             if k > 1:
                 ps += list(branch_logits(target, cache, past, s, drafts[:, :k - 1]).unbind(1))
-            pos = s[:, None] + torch.arange(k, device=device)  # [S,K] the drafted positions
-            inside = pos < t_len
-            # rule: a chain accepts its leading run of matching drafts, and leaves the last token as its bonus
-            match = (drafts == x[pos.clamp(max=t_len - 1)]) & (pos < t_len - 1)
-            acc[i, s.cpu()] = match.long().cumprod(1).sum(1).cpu()
-            gamma[i, s.cpu()] = (drafts[:, 0] == x[s]).float().cpu()  # step 0 reads the verified prefix only
+            inside = (s[:, None] + torch.arange(k, device=device)) < t_len  # [S,K] drafted positions that exist
             # rule: BD averages 1 - TV (temperature 1) over the K drafted positions that exist
             agree = torch.stack([torch.minimum(p.softmax(-1)[:, dids], q.softmax(-1)).sum(-1)
                                  for p, q in zip(ps, qs)], dim=1)  # [S,K]
             bd[i, s.cpu()] = ((agree * inside).sum(1) / inside.sum(1)).cpu()
     return acc, gamma, bd, t_len
+
+
+@torch.inference_mode()
+def greedy_chains(kind: str, model, x: torch.Tensor, aux: torch.Tensor | None, k: int, starts: torch.Tensor,
+                  chunk: int = 128):
+    """Each drafter's free-running greedy chain of depth k from every start position (its own tokens after a miss,
+    as at decode time). x [T] the verified sequence, aux [1,T,3H] the target's aux features (EAGLE-3 heads, None
+    for an independent drafter), starts [S]. Yields per chunk of starts: (s [S'], drafts [S',K] target ids,
+    qs K x [S',Vd] the drafter's logits, dids [Vd] target id of each drafter id)."""
+    ids = x[None]
+    if kind == "eagle3":
+        _, steps = model(aux, ids, torch.ones_like(ids), k, own_tokens=True)
+        dids = model.draft_ids
+        q_all = [lg[0].float() for lg in steps]  # per step [T,Vd]; index t = s-2 holds the chain from s
+    else:
+        dcache = DynamicCache(config=model.config)
+        d_first = model(input_ids=ids, past_key_values=dcache, use_cache=True).logits[0].float()  # [T,V]
+        dids = torch.arange(d_first.shape[-1], device=x.device)
+    for c in range(0, len(starts), chunk):
+        s = starts[c:c + chunk]  # [S]
+        if kind == "eagle3":
+            qs = [q[s - 2] for q in q_all]  # K x [S,Vd]
+            drafts = torch.stack([dids[q.argmax(-1)] for q in qs], dim=1)  # [S,K]
+        else:
+            qs = [d_first[s - 1]]
+            drafts = dids[qs[0].argmax(-1)][:, None]
+            for _ in range(1, k):  # rule: step j reads the drafter's own draft of step j-1
+                qs.append(branch_logits(model, dcache, len(x), s, drafts)[:, -1])
+                drafts = torch.cat([drafts, dids[qs[-1].argmax(-1)][:, None]], dim=1)
+        yield s, drafts, qs, dids
+
+
+def chain_acceptance(drafts: torch.Tensor, x: torch.Tensor, s: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """drafts [S,K] chains started at positions s [S] of the verified sequence x [T] -> (accepted drafts [S],
+    step-0 acceptance [S] float)."""
+    t_len = len(x)
+    pos = s[:, None] + torch.arange(drafts.shape[1], device=drafts.device)  # [S,K] the drafted positions
+    # rule: a chain accepts its leading run of matching drafts, and leaves the last token as its bonus
+    match = (drafts == x[pos.clamp(max=t_len - 1)]) & (pos < t_len - 1)
+    return match.long().cumprod(1).sum(1), (drafts[:, 0] == x[s]).float()  # step 0 reads the verified prefix only
 
 
 # ---------------------------------------------------------------------------------------------------------------------
