@@ -411,6 +411,17 @@ def format_table(report: dict[str, Any]) -> str:
 def run(args: argparse.Namespace) -> dict[str, Any]:
     t_start = time.time()
     parts = set(args.parts.split(","))
+    if not parts <= {"replay", "live", "soak"}:
+        raise ConfigError(f"--parts takes replay, live, soak; got {args.parts!r}")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    prev = json.loads((out / "results.json").read_text()) if (out / "results.json").is_file() else {}
+    report: dict[str, Any] = {k: v for k, v in prev.items() if k in ("target", "pool", "drafters", "replay", "live",
+                                                                      "soak")}
+    if parts == {"soak"}:  # no target needed
+        report["soak"] = soak(args.soak)
+        atomic_write_json(out / "results.json", report)
+        return report
     # 1. target, pool, stream, feedback
     from specsel.select_bench import load_pool_models
 
@@ -425,10 +436,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     model, tok = load_target(info)
     names, models = load_pool_models(pool_dir, info, model, ["eagle3"])
     aux_layers = list(models[names[0]][1].config.eagle_aux_hidden_state_layer_ids)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    prev = json.loads((out / "results.json").read_text()) if (out / "results.json").is_file() else {}
-    report: dict[str, Any] = {k: v for k, v in prev.items() if k in ("replay", "live", "soak")}
     report.update(target=info.name, pool=str(pool_dir), drafters=names)
     s = args.shift_requests
     rows = stream_prompts(args.shift, s, args.then, args.then_requests)

@@ -100,6 +100,8 @@ class OnlineTrainer:
         self.seen = 0
         self.rounds = 0
         self.rejected = 0
+        self.holdout_changes = 0  # bumped whenever the held-out set changes
+        self._published_acc: dict[str, tuple[int, float]] = {}  # name -> (holdout_changes, acc of published)
 
     def loss(self, name: str, params: dict[str, torch.Tensor], batch: list[Feedback]) -> torch.Tensor:
         kind, model = self.models[name]
@@ -117,6 +119,7 @@ class OnlineTrainer:
             self.seen += 1
             if self.cfg.holdout_every and self.seen % self.cfg.holdout_every == 0:
                 self.holdout.append(fb)
+                self.holdout_changes += 1
             else:
                 train.append(fb)
         losses = {}
@@ -144,11 +147,17 @@ class OnlineTrainer:
             return True, None, None
         kind, model = self.models[name]
         acc = held_out_acceptance(kind, model, cand, list(self.holdout))
-        last = held_out_acceptance(kind, model, self.published[name], list(self.holdout))
+        cached = self._published_acc.get(name)
+        if cached is not None and cached[0] == self.holdout_changes:
+            last = cached[1]  # the published weights were measured on this same held-out set
+        else:
+            last = held_out_acceptance(kind, model, self.published[name], list(self.holdout))
+            self._published_acc[name] = (self.holdout_changes, last)
         if acc < last - self.cfg.guard_margin:
             self.rejected += 1
             return False, acc, last
         self.published[name] = {k: v.clone() for k, v in cand.items()}
+        self._published_acc[name] = (self.holdout_changes, acc)
         return True, acc, last
 
     def state(self) -> dict:

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from online.feedback import FeedbackCollector
-from online.trainer import OnlineTrainer, TrainerConfig, trainable
+from online.trainer import OnlineTrainer, TrainerConfig, held_out_acceptance, trainable
 from specsel.eagle3_drafter import Eagle3Drafter
 from specsel.engine import SpecDecoder
 from specsel.llama_drafter import LlamaDrafter
@@ -68,6 +68,13 @@ def test_guard_rejects_a_version_that_loses_acceptance(tiny):
             v.add_(torch.randn_like(v) * 5)  # a broken update
     ok, acc, last = tr.guard("twin")
     assert not ok and acc < 0.95 and last == 1.0 and tr.rejected == 1
+    # the published weights' acceptance is cached per held-out set: it equals a fresh measurement
+    assert last == held_out_acceptance("llama", twin, tr.published["twin"], list(tr.holdout))
+    tr.round(serve(target, LlamaDrafter(twin), [[4, 4, 5]], served_by=0))  # a new held-out record: re-measured
+    assert tr._published_acc["twin"][0] == tr.holdout_changes - 1
+    tr.guard("twin")
+    assert tr._published_acc["twin"] == (tr.holdout_changes,
+                                         held_out_acceptance("llama", twin, tr.published["twin"], list(tr.holdout)))
 
 
 def test_bad_config():
