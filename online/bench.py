@@ -450,21 +450,24 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     # 2. replay: the static pool first (it names the fixed drafter), then every updater x selection
     adapted = None
     if "replay" in parts:
-        static = run_method("static-nh", models, feedback, None, None, args.k)
-        per_arm = [run_method(f"static-{n}", models, feedback[:s], None, i, args.k) for i, n in enumerate(names)]
-        fixed = max(range(len(names)), key=lambda i: mat(per_arm[i], 0, s))
         jobs = {}
         with ProcessPoolExecutor(args.jobs, mp_context=mproc.get_context("spawn")) as ex:
+
+            def submit(up: str, sel: str, cfg: TrainerConfig | None, arm: int | None, paths_: list[str]) -> None:
+                keep = s - 1 if (up, sel) == (args.live_weights, "nh") else -1
+                jobs[f"{up}-{sel}"] = (up, sel, ex.submit(_job, f"{up}-{sel}", models, paths_, cfg, arm, args.k, keep))
+
+            # the static pool and each drafter alone first (the best one on the shift segment is the fixed drafter),
+            # the selection runs meanwhile, the fixed-drafter runs once the fixed drafter is known
+            per_arm_f = [ex.submit(_job, f"static-{n}", models, paths[:s], None, i, args.k, -1)
+                         for i, n in enumerate(names)]
             for up, spec in UPDATER_RUNS.items():
-                for sel in ("nh", "fixed"):
-                    if spec is None and sel == "nh":
-                        continue
-                    keep = s - 1 if (up, sel) == (args.live_weights, "nh") else -1
-                    jobs[f"{up}-{sel}"] = (up, sel, ex.submit(
-                        _job, f"{up}-{sel}", models, paths, tcfg(*spec) if spec is not None else None,
-                        fixed if sel == "fixed" else None, args.k, keep))
-            results = {"static-nh": ("static", "nh", static)}
-            results.update({n: (u, sel, f.result()) for n, (u, sel, f) in jobs.items()})
+                submit(up, "nh", tcfg(*spec) if spec is not None else None, None, paths)
+            per_arm = [f.result() for f in per_arm_f]
+            fixed = max(range(len(names)), key=lambda i: mat(per_arm[i], 0, s))
+            for up, spec in UPDATER_RUNS.items():
+                submit(up, "fixed", tcfg(*spec) if spec is not None else None, fixed, paths)
+            results = {n: (u, sel, f.result()) for n, (u, sel, f) in jobs.items()}
         base = {sel: results[f"static-{sel}"][2] for sel in ("nh", "fixed")}
         w, n_all = args.window, len(stream)
         rep: dict[str, Any] = {
@@ -526,7 +529,7 @@ def make_parser() -> argparse.ArgumentParser:
     ap.add_argument("--max-new-tokens", type=int, default=96)
     ap.add_argument("--k", type=int, default=4)
     ap.add_argument("--top-k", type=int, default=64, help="target logits kept per position (feedback)")
-    ap.add_argument("--lr", type=float, default=3e-4)
+    ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--batch", type=int, default=4, help="feedback records per trainer round")
     ap.add_argument("--positions", default="all", choices=["all", "mismatch"])
     ap.add_argument("--window", type=int, default=25)

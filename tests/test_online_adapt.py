@@ -6,14 +6,14 @@ writes nothing."""
 import json
 
 import pytest
-import torch
 
 import online_adapt
 from data_gen.domains import domain_prompts
 from data_gen.generate import render_prompt, stop_token_ids
 from specsel.engine import SpecDecoder
-from training.eagle3 import Eagle3Head, default_aux_layers, head_config, select_draft_vocab
 from training.export import update_pool_manifest, write_eagle3
+
+from .specsel.test_pool_real_target import random_head
 
 NEW = 10
 
@@ -23,12 +23,7 @@ def pool(tmp_path_factory, target, target_info):
     model, _ = target
     root = tmp_path_factory.mktemp("adapt") / "pool"
     for seed, name in enumerate(("sql-eagle3", "python-eagle3")):
-        torch.manual_seed(seed)
-        head = Eagle3Head(head_config(model.config, 1024, default_aux_layers(target_info.num_layers)))
-        d2t, t2d = select_draft_vocab(torch.arange(target_info.vocab_size, 0, -1).float(), 1024)
-        head.d2t.copy_(d2t)
-        head.t2d.copy_(t2d)
-        head.embed_tokens.weight.data.copy_(model.get_input_embeddings().weight)
+        head = random_head(model, target_info, seed, 1024)
         meta = {"kind": "eagle3", "target_weights_sha256": target_info.weights_sha256}
         write_eagle3(head, root / name, target_info, meta)
         update_pool_manifest(root, target_info, name, {"kind": "eagle3", "path": name, "domain": name[:-7]})

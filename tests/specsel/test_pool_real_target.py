@@ -20,18 +20,21 @@ from .stubs import OracleChainDrafter
 NEW, K = 32, 4
 
 
+def random_head(model, target_info, seed: int, draft_vocab: int) -> Eagle3Head:
+    """A seeded random EAGLE-3 head for the real target (draft vocabulary = the first ids)."""
+    torch.manual_seed(seed)
+    head = Eagle3Head(head_config(model.config, draft_vocab, default_aux_layers(target_info.num_layers)))
+    d2t, t2d = select_draft_vocab(torch.arange(target_info.vocab_size, 0, -1).float(), draft_vocab)
+    head.d2t.copy_(d2t)
+    head.t2d.copy_(t2d)
+    head.embed_tokens.weight.data.copy_(model.get_input_embeddings().weight)
+    return head.eval()
+
+
 @pytest.fixture(scope="module")
 def setup(target, target_info):
     model, tok = target
-    heads = []
-    for seed in (0, 1):
-        torch.manual_seed(seed)
-        head = Eagle3Head(head_config(model.config, 2048, default_aux_layers(target_info.num_layers)))
-        d2t, t2d = select_draft_vocab(torch.arange(target_info.vocab_size, 0, -1).float(), 2048)
-        head.d2t.copy_(d2t)
-        head.t2d.copy_(t2d)
-        head.embed_tokens.weight.data.copy_(model.get_input_embeddings().weight)
-        heads.append(head.eval())
+    heads = [random_head(model, target_info, seed, 2048) for seed in (0, 1)]
     llama = build_drafter("llama-tiny", model.config).eval()
     prompt = render_prompt(tok, domain_prompts("sql")["held_out"][1]["prompt"])
     stops = stop_token_ids(tok, model)
