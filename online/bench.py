@@ -324,6 +324,7 @@ def soak(n_requests: int, every: int = 500) -> dict[str, Any]:
     from training.eagle3 import Eagle3Head, head_config, select_draft_vocab
     from training.export import update_pool_manifest, write_eagle3
 
+    torch.set_num_threads(1)  # the server's core; the trainer process takes the other
     torch.manual_seed(0)
     target = LlamaForCausalLM(LlamaConfig(vocab_size=128, hidden_size=64, intermediate_size=128, num_hidden_layers=4,
                                           num_attention_heads=4, num_key_value_heads=2)).eval()
