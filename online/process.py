@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import queue
 import shutil
 import sys
@@ -156,8 +157,11 @@ def trainer_main(models: dict[str, tuple[str, torch.nn.Module]], tcfg: TrainerCo
                     "losses": losses, "published": published, "rejected": rejected,
                     "seconds": time.perf_counter() - t0})
 
+    parent = os.getppid()
     status.put({"event": "started", "version": version})
     while not stop.is_set():
+        if os.getppid() != parent:  # rule: the server is gone (killed): do not outlive it
+            return
         heartbeat[0] = time.time()
         batch = get_batch(transport, tcfg.batch, timeout=0.2)
         if not batch:

@@ -120,3 +120,57 @@ def test_crash_limit_and_hang(tmp_path, target, plain_out):
     finally:
         handle.stop()
     assert server.failed == 0 and handle.faults[0]["kind"] == "hang" and handle.restarts == 1
+
+
+ORPHAN = """
+import sys, time
+import torch
+from online.process import ProcessConfig, TrainerHandle
+from online.trainer import TrainerConfig
+from tests.specsel.test_head_bank import make_head, tiny_target
+
+if __name__ == "__main__":
+    target = tiny_target()
+    handle = TrainerHandle({"h": ("eagle3", make_head(target, 1))}, TrainerConfig(), ProcessConfig())
+    handle.start()
+    while not any(e["event"] == "started" for e in handle.poll()):
+        time.sleep(0.1)
+    print(handle.proc.pid, flush=True)
+    time.sleep(600)
+"""
+
+
+def test_trainer_does_not_outlive_a_killed_server(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import psutil
+
+    script = tmp_path / "server.py"
+    script.write_text(ORPHAN)
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, cwd=root,
+                            env={**os.environ, "PYTHONPATH": str(root)})
+    trainer_pid = None
+    try:
+        trainer_pid = int(proc.stdout.readline())
+        assert psutil.pid_exists(trainer_pid)
+        os.kill(proc.pid, signal.SIGKILL)  # no cleanup runs in the server
+        proc.wait(30)
+        t0 = time.time()
+        while time.time() - t0 < 30:
+            try:
+                if psutil.Process(trainer_pid).status() == psutil.STATUS_ZOMBIE:
+                    break
+            except psutil.NoSuchProcess:
+                break
+            time.sleep(0.2)
+        else:
+            raise AssertionError("the trainer process outlived the killed server by 30 s")
+    finally:
+        proc.kill()
+        if trainer_pid is not None and psutil.pid_exists(trainer_pid):
+            psutil.Process(trainer_pid).kill()
