@@ -37,6 +37,7 @@ from specsel.delayed_feedback import GameConfig
 from specsel.learners import make_learner
 from specsel.pool_decoder import PoolDecoder, Selector
 from specsel.sampling import SamplingParams
+from specsel.select_bench import load_pool_models
 
 RECIPE = "recipes/online/adapt.yaml"
 
@@ -119,28 +120,6 @@ def answered_ids(path: Path) -> set[str]:
     return {json.loads(line)["id"] for line in data.decode().splitlines() if line.strip()}
 
 
-def load_drafters(pool_dir: Path, info, target, kinds: list[str]) -> dict[str, tuple[str, torch.nn.Module]]:
-    from training.export import DrafterLoadError, load_eagle3, load_llama
-
-    manifest_path = pool_dir / "pool.json"
-    if not manifest_path.is_file():
-        raise ConfigError(f"no pool at {pool_dir} (pool.json missing): run build_pool.py first")
-    out = {}
-    for name, e in sorted(json.loads(manifest_path.read_text())["drafters"].items()):
-        if e["kind"] not in kinds:
-            continue
-        try:
-            if e["kind"] == "eagle3":
-                out[name] = ("eagle3", load_eagle3(pool_dir / e["path"], info, target.get_input_embeddings().weight))
-            else:
-                out[name] = ("llama", load_llama(pool_dir / e["path"], info))
-        except DrafterLoadError as err:
-            raise ConfigError(f"{pool_dir / e['path']}: {err}") from None
-    if not out:
-        raise ConfigError(f"{pool_dir} has no drafter of kind {', '.join(kinds)}")
-    return {n: (k, m.eval()) for n, (k, m) in out.items()}
-
-
 def make_selector(cfg: ServeConfig, names: list[str]) -> Selector:
     if cfg.selection == "normal_hedge":
         return Selector(make_learner("normal_hedge", len(names)), len(names), cfg.k, GameConfig())
@@ -190,9 +169,8 @@ def main_cfg(cfg: AdaptConfig) -> dict[str, Any]:
         state_path = serve_dir / "trainer_state.pt"
         state = torch.load(state_path, weights_only=False) if state_path.is_file() else None
         print(f"[online] resuming from exported pool version {start_version} ({serve_dir})", file=sys.stderr)
-    models = load_drafters(serve_dir, info, target, s.kinds)
+    names, models = load_pool_models(serve_dir, info, target, s.kinds, at_least=1)
     models = {n: (k, m.to(s.device)) for n, (k, m) in models.items()}
-    names = list(models)
 
     # 2. decoder, selection, trainer process
     from specsel.eagle3_drafter import Eagle3Drafter

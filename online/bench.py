@@ -36,6 +36,7 @@ import copy
 import json
 import multiprocessing as mproc
 import os
+import shutil
 import signal
 import sys
 import time
@@ -57,7 +58,7 @@ from online.feedback import Feedback, compress
 from online.trainer import OnlineTrainer, TrainerConfig, trainable
 from specsel.delayed_feedback import GameConfig
 from specsel.learners import make_learner
-from specsel.replay import Method, ReplayRequest, chain_acceptance, greedy_chains, replay
+from specsel.replay import Method, ReplayRequest, chain_acceptance, greedy_chains, greedy_prefix_len, replay
 
 UPDATER_RUNS = {"static": None, "ogd": ("ogd", False), "optimistic": ("optimistic", False),
                 "ensemble": ("ensemble", False), "full-info-ogd": ("ogd", True)}
@@ -113,8 +114,7 @@ def served_feedback(model, item: Item, aux_layers: list[int], top_k: int) -> Fee
     out = model(input_ids=ids, output_hidden_states=True)
     logits = out.logits[0].float()  # [T,V]; row u-1 predicts token u
     p0 = len(item.prompt_ids)
-    wrong = (logits[p0 - 1:-1].argmax(-1) != ids[0, p0:]).nonzero()
-    t_len = ids.shape[1] if len(wrong) == 0 else p0 + int(wrong[0])
+    t_len = greedy_prefix_len(logits, ids[0], p0)
     feats = torch.cat([out.hidden_states[j][0, :t_len - 1] for j in aux_layers], -1)  # [T-1,3H]
     return Feedback(item.id, ids[0, :t_len].clone(), p0, compress(logits[p0 - 1:t_len - 1], top_k), feats.clone())
 
@@ -146,7 +146,7 @@ def request_tables(models: list[tuple[str, torch.nn.Module]], fb: Feedback, k: i
     t_len = len(x)
     n = len(models)
     acc, gamma = torch.zeros(n, t_len, dtype=torch.long), torch.zeros(n, t_len)
-    aux = torch.cat([fb.feats, fb.feats.new_zeros(1, fb.feats.shape[1])])[None]  # [1,T,3H]
+    aux = fb.aux()  # [1,T,3H]
     starts = torch.arange(p0 + 1, t_len)
     for i in arms if arms is not None else range(n):
         kind, model = models[i]
@@ -496,7 +496,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
     # 3. live (shift-domain prompts the replay did not serve) and soak
     if "live" in parts and args.live:
-        more = [r["prompt"] for r in (domain_prompts(args.shift)["train"] + domain_prompts(args.shift)["held_out"])]
+        sp = domain_prompts(args.shift)
+        more = [r["prompt"] for r in sp["train"] + sp["held_out"]]
         prompts = [render_prompt(tok, p) for p in more[s:s + args.live]]
         if len(prompts) < args.live:
             raise ConfigError(f"{args.shift} has {len(more)} prompts: {args.live} live requests after {s} replayed "
@@ -512,8 +513,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         plot({**report["replay"], "target": report["target"]}, out / "online_mat.png")
         if args.docs:
             Path(args.docs).mkdir(parents=True, exist_ok=True)
-            import shutil
-
             shutil.copyfile(out / "online_mat.png", Path(args.docs) / "online_mat.png")
     return report
 

@@ -74,6 +74,12 @@ class Feedback:
     drafter: int = -1  # the drafter chosen most often (selection stacks), -1 when single
     accepted: list[int] = field(default_factory=list)  # accepted drafts per cycle
 
+    def aux(self) -> torch.Tensor:
+        """[1,T,3H] the aux features of every token, a zero row for the last (no target pass has read it yet)."""
+        if self.feats is None:
+            raise ValueError("EAGLE-3 feedback needs the target's aux hidden states (collect with keep_feats=True)")
+        return torch.cat([self.feats, self.feats.new_zeros(1, self.feats.shape[1])])[None]
+
     def to(self, device) -> Feedback:
         t = TopK(self.target.logp.to(device), self.target.ids.to(device))
         feats = self.feats.to(device) if self.feats is not None else None

@@ -44,12 +44,10 @@ def eagle3_loss(head: torch.nn.Module, params: dict[str, torch.Tensor], fb: Feed
     """Training-time-test loss of an EAGLE-3 head on one served request (needs fb.feats).
 
     Step j at index t reads x_{t+1+j} and predicts x_{t+2+j}; its teacher is feedback row t+2+j-P."""
-    if fb.feats is None:
-        raise ValueError("EAGLE-3 feedback needs the target's aux hidden states (collect with keep_feats=True)")
     tokens = fb.tokens[None]  # [1,T]
     T, P = tokens.shape[1], fb.prompt_len
     dtype = next(iter(params.values())).dtype
-    aux = torch.cat([fb.feats, fb.feats.new_zeros(1, fb.feats.shape[1])])[None].to(dtype)  # [1,T,3H]; last is pad
+    aux = fb.aux().to(dtype)  # [1,T,3H]; last is pad
     response = (torch.arange(T) >= P)[None].long()  # [1,T]
     _, step_logits = functional_call(head, params, (aux, tokens, torch.ones_like(tokens), steps),
                                      {"loss_mask": response}, strict=False)

@@ -76,7 +76,7 @@ def held_out_acceptance(kind: str, model: torch.nn.Module, params: dict[str, tor
         if kind == "eagle3":
             tokens = fb.tokens[None]
             dtype = next(iter(params.values())).dtype
-            aux = torch.cat([fb.feats, fb.feats.new_zeros(1, fb.feats.shape[1])])[None].to(dtype)
+            aux = fb.aux().to(dtype)
             _, steps = functional_call(model, params, (aux, tokens, torch.ones_like(tokens), 1), strict=False)
             t = torch.arange(max(P - 2, 0), tokens.shape[1] - 2)  # index t predicts token t+2
             pred = model.draft_ids[steps[0][0, t].argmax(-1)]

@@ -63,6 +63,13 @@ def branch_logits(model, cache, past: int, starts: torch.Tensor, tokens: torch.T
     return out.logits[0].float().reshape(b, j, -1)
 
 
+def greedy_prefix_len(logits: torch.Tensor, ids: torch.Tensor, p0: int) -> int:
+    """logits [T,V] of the target over ids [T] (row u-1 predicts token u), prompt length p0 -> the length up to the
+    first answer token that is not the target's greedy choice (batched generation can differ in the last bits)."""
+    wrong = (logits[p0 - 1:-1].argmax(-1) != ids[p0:]).nonzero()
+    return len(ids) if len(wrong) == 0 else p0 + int(wrong[0])
+
+
 @torch.inference_mode()
 def acceptance_tables(target, drafters: list[tuple[str, torch.nn.Module]], prompt_ids: list[int],
                       answer_ids: list[int], k: int, chunk: int = 128
@@ -82,10 +89,8 @@ def acceptance_tables(target, drafters: list[tuple[str, torch.nn.Module]], promp
     out = target(input_ids=ids, output_hidden_states=heads, past_key_values=cache, use_cache=True)
     past = ids.shape[1]
     logits = out.logits[0].float()  # [T,V]; row u-1 predicts token u
-    argmax = logits.argmax(-1)
     p0 = len(prompt_ids)
-    wrong = (argmax[p0 - 1:-1] != ids[0, p0:]).nonzero()
-    t_len = ids.shape[1] if len(wrong) == 0 else p0 + int(wrong[0])
+    t_len = greedy_prefix_len(logits, ids[0], p0)
     x = ids[0, :t_len]
     n = len(drafters)
     acc = torch.zeros(n, t_len, dtype=torch.long)

@@ -320,7 +320,7 @@ def format_table(report: dict[str, Any]) -> str:
 
 
 # ---------------------------------------------------------------------------------------------------- main
-def load_pool_models(pool_dir: Path, info: TargetInfo, model, kinds: list[str]
+def load_pool_models(pool_dir: Path, info: TargetInfo, model, kinds: list[str], at_least: int = 2
                      ) -> tuple[list[str], dict[str, tuple[str, Any]]]:
     from training.export import load_eagle3, load_llama
 
@@ -337,8 +337,8 @@ def load_pool_models(pool_dir: Path, info: TargetInfo, model, kinds: list[str]
                             .eval())
         else:
             models[name] = ("llama", load_llama(pool_dir / e["path"], info).eval())
-    if len(models) < 2:
-        raise ConfigError(f"{pool_dir} has {len(models)} drafter(s) of kind {kinds}: selection needs >= 2")
+    if len(models) < at_least:
+        raise ConfigError(f"{pool_dir} has {len(models)} drafter(s) of kind {kinds}: this needs >= {at_least}")
     return list(models), models
 
 
