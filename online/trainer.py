@@ -32,7 +32,7 @@ UPDATERS = ("ogd", "optimistic", "ensemble")
 class TrainerConfig:
     updater: str = field(default="ogd", metadata={"help": "ogd | optimistic | ensemble"})
     lr: float = field(default=1e-4, metadata={"help": "OGD / optimistic rate (ensemble: the smallest rate)"})
-    optimizer: str = field(default="adam", metadata={"help": "OGD direction: sgd or adam (betas 0.9, 0.95)"})
+    optimizer: str = field(default="adam", metadata={"help": "OGD / optimistic direction: sgd or adam (0.9, 0.95)"})
     ensemble_size: int = field(default=3, metadata={"help": "base learners, rates lr * 2^i"})
     eps: float = field(default=10.0, metadata={"help": "Hedge meta rate over cumulative losses"})
     clip: float = field(default=0.5, metadata={"help": "global gradient-norm clip (<= 0: off)"})
@@ -61,7 +61,7 @@ def make_updater(cfg: TrainerConfig, params: dict[str, torch.Tensor]):
     if cfg.updater == "ogd":
         return OGD(params, cfg.lr, cfg.optimizer, clip=cfg.clip)
     if cfg.updater == "optimistic":
-        return OptimisticOGD(params, cfg.lr, clip=cfg.clip)
+        return OptimisticOGD(params, cfg.lr, cfg.optimizer, clip=cfg.clip)
     return HedgeEnsemble(params, [cfg.lr * 2**i for i in range(cfg.ensemble_size)], cfg.eps, cfg.optimizer,
                          cfg.clip)
 
