@@ -47,13 +47,13 @@ class HedgeEnsemble:
     def p(self) -> list[float]:
         return hedge_weights(self.cum, self.eps)
 
-    def step(self, loss_fn: LossFn) -> float:
-        """Every base learner takes f_t at its own weights (its loss feeds the meta weights) and one OGD step.
-        Returns f_t at the served (combined) weights before the update."""
+    def step(self, loss_fn: LossFn, epochs: int = 1) -> float:
+        """Every base learner takes f_t at its own weights (that first loss feeds the meta weights) and `epochs` OGD
+        updates on it. Returns f_t at the served (combined) weights before the update."""
         with torch.no_grad():
             served = float(loss_fn(self.served()))
         for i, b in enumerate(self.bases):
-            self.cum[i] += b.step(loss_fn)
+            self.cum[i] += b.step(loss_fn, epochs)
         self.rounds += 1
         return served
 

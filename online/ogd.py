@@ -48,15 +48,19 @@ class OGD:
                     else torch.optim.SGD(self.params.values(), lr=lr))
         self.rounds = 0
 
-    def step(self, loss_fn: LossFn) -> float:
-        """f_t(w_t) -> one update; returns f_t at the weights it was evaluated on."""
-        loss = loss_fn(self.params)
-        grads = clipped_grads(loss, self.params, self.clip)
-        for p, g in zip(self.params.values(), grads):
-            p.grad = g
-        self.opt.step()
+    def step(self, loss_fn: LossFn, epochs: int = 1) -> float:
+        """f_t -> `epochs` updates on it (passes over the round's records; OnlineSpec's EAGLE-3 setting is 2);
+        returns f_t at the weights the round started from, w_t."""
+        first = None
+        for _ in range(epochs):
+            loss = loss_fn(self.params)
+            grads = clipped_grads(loss, self.params, self.clip)
+            for p, g in zip(self.params.values(), grads):
+                p.grad = g
+            self.opt.step()
+            first = float(loss.detach()) if first is None else first
         self.rounds += 1
-        return float(loss.detach())
+        return first
 
     def served(self) -> Params:
         return {k: v.detach() for k, v in self.params.items()}

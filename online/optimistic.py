@@ -48,19 +48,25 @@ class OptimisticOGD:
         self.m = {k: torch.zeros_like(v) for k, v in self.w_hat.items()} if optimizer == "adam" else {}
         self.v = {k: torch.zeros_like(v) for k, v in self.w_hat.items()} if optimizer == "adam" else {}
         self.rounds = 0
+        self.t = 0  # updates taken (Adam's bias correction); rounds * epochs
 
-    def step(self, loss_fn: LossFn) -> float:
-        loss = loss_fn(self.params)
-        grads = clipped_grads(loss, self.params, self.clip)
+    def step(self, loss_fn: LossFn, epochs: int = 1) -> float:
+        """f_t -> `epochs` optimistic updates on it (each pass one play and one hint); returns f_t(w_t)."""
+        first = None
+        for _ in range(epochs):
+            loss = loss_fn(self.params)
+            grads = clipped_grads(loss, self.params, self.clip)
+            self.t += 1
+            with torch.no_grad():
+                for (k, p), g in zip(self.params.items(), grads):
+                    d = g
+                    if self.optimizer == "adam":
+                        self.m[k], self.v[k], d = adam_direction(self.m[k], self.v[k], g, self.t, self.betas)
+                    self.w_hat[k], played = optimistic_update(self.w_hat[k], d, self.lr)
+                    p.copy_(played)
+            first = float(loss.detach()) if first is None else first
         self.rounds += 1
-        with torch.no_grad():
-            for (k, p), g in zip(self.params.items(), grads):
-                d = g
-                if self.optimizer == "adam":
-                    self.m[k], self.v[k], d = adam_direction(self.m[k], self.v[k], g, self.rounds, self.betas)
-                self.w_hat[k], played = optimistic_update(self.w_hat[k], d, self.lr)
-                p.copy_(played)
-        return float(loss.detach())
+        return first
 
     def served(self) -> Params:
         return {k: v.detach() for k, v in self.params.items()}
@@ -68,7 +74,7 @@ class OptimisticOGD:
     def state(self) -> dict:
         clone = lambda d: {k: v.clone() for k, v in d.items()}  # noqa: E731
         return {"params": clone(self.served()), "w_hat": clone(self.w_hat), "m": clone(self.m), "v": clone(self.v),
-                "rounds": self.rounds}
+                "rounds": self.rounds, "t": self.t}
 
     def load_state(self, state: dict) -> None:
         with torch.no_grad():
@@ -77,4 +83,4 @@ class OptimisticOGD:
         self.w_hat = {k: v.clone() for k, v in state["w_hat"].items()}
         self.m = {k: v.clone() for k, v in state["m"].items()}
         self.v = {k: v.clone() for k, v in state["v"].items()}
-        self.rounds = state["rounds"]
+        self.rounds, self.t = state["rounds"], state["t"]

@@ -1,9 +1,9 @@
 """The online trainer: served feedback in, updated drafter weights out.
 
 `OnlineTrainer` is the in-process core (tested directly): one updater per drafter (OGD, optimistic OGD or the Hedge
-ensemble, whose state lives as long as the trainer), a round = one step of each drafter's updater on the mean loss of
-a feedback batch, and a guard that only lets a version out if its acceptance on held-out feedback (records set aside,
-never trained on) has not dropped by more than `guard_margin` below the last published version's.
+ensemble, whose state lives as long as the trainer), a round = `epochs` steps of each drafter's updater on the mean
+loss of a feedback batch, and a guard that only lets a version out if its acceptance on held-out feedback (records
+set aside, never trained on) has not dropped by more than `guard_margin` below the last published version's.
 
 Which drafters learn from a request: the one that served it (`full_information=False`, what OSD / OnlineSpec do), or
 every drafter of the pool (`full_information=True`): the verified tokens and the target's distributions do not
@@ -39,6 +39,7 @@ class TrainerConfig:
     steps: int = field(default=3, metadata={"help": "training-time-test steps of EAGLE-3 heads"})
     positions: str = field(default="all", metadata={"help": "all | mismatch (OSD): positions that give loss"})
     batch: int = field(default=4, metadata={"help": "feedback records per round"})
+    epochs: int = field(default=1, metadata={"help": "updates per round on its records (OnlineSpec EAGLE-3: 2)"})
     full_information: bool = field(default=False, metadata={"help": "every drafter learns from every request"})
     holdout_every: int = field(default=10, metadata={"help": "every n-th record is held out for the guard (0: off)"})
     holdout_size: int = field(default=16, metadata={"help": "held-out records kept (most recent)"})
@@ -49,8 +50,8 @@ class TrainerConfig:
         if self.updater not in UPDATERS:
             raise ValueError(f"updater must be one of {', '.join(UPDATERS)}, got {self.updater!r}")
         check_positions(self.positions)
-        if self.batch < 1 or self.steps < 1:
-            raise ValueError("batch and steps must be >= 1")
+        if self.batch < 1 or self.steps < 1 or self.epochs < 1:
+            raise ValueError("batch, steps and epochs must be >= 1")
 
 
 def trainable(module: torch.nn.Module) -> dict[str, torch.Tensor]:
@@ -126,7 +127,8 @@ class OnlineTrainer:
         for name in self.names:
             mine = train if self.cfg.full_information else [fb for fb in train if self._served_by(fb) == name]
             if mine:
-                losses[name] = self.updaters[name].step(lambda p, n=name, b=mine: self.loss(n, p, b))
+                fn = lambda p, n=name, b=mine: self.loss(n, p, b)  # noqa: E731
+                losses[name] = self.updaters[name].step(fn, self.cfg.epochs)
         self.rounds += 1
         return losses
 

@@ -99,6 +99,30 @@ def test_optimistic_adam_collects_less_loss_than_adam_when_gradients_repeat():
     assert total_opt < 0.95 * total_ogd  # measured 0.913
 
 
+@pytest.mark.parametrize("make", [lambda: OGD({"w": torch.zeros(2)}, 0.1, "sgd", clip=0),
+                                  lambda: OGD({"w": torch.zeros(2)}, 0.1, clip=0),
+                                  lambda: OptimisticOGD({"w": torch.zeros(2)}, 0.1, clip=0)])
+def test_epochs_are_repeated_updates_on_one_round_loss(make):
+    c = torch.tensor([2.0, -1.0])
+    a, b = make(), make()
+    first = a.step(quad(c), epochs=3)
+    seen = [b.step(quad(c)) for _ in range(3)]
+    torch.testing.assert_close(a.served()["w"], b.served()["w"])
+    assert first == seen[0] and a.rounds == 1  # f_t at the round's starting weights; one round
+
+
+def test_ensemble_meta_weights_see_only_the_rounds_first_loss():
+    c = torch.full((2,), 2.0)
+    ens = HedgeEnsemble({"w": torch.zeros(2)}, rates=[0.01, 0.1], eps=1.0, optimizer="sgd", clip=0)
+    ens.step(quad(c), epochs=4)
+    assert ens.cum == pytest.approx([quad(c)({"w": torch.zeros(2)}).item()] * 2)  # both bases started at 0
+    assert all(b.rounds == 1 for b in ens.bases)
+    ref = OGD({"w": torch.zeros(2)}, 0.1, "sgd", clip=0)
+    for _ in range(4):
+        ref.step(quad(c))
+    torch.testing.assert_close(ens.bases[1].served()["w"], ref.served()["w"])
+
+
 def test_hedge_weights_and_combination():
     p = hedge_weights([1.0, 1.5, 3.0], eps=2.0)
     ref = torch.tensor([1.0, 1.5, 3.0]).mul(-2.0).softmax(0).tolist()
