@@ -3,6 +3,7 @@
     python online_adapt.py [--config recipes/online/adapt.yaml] [key=value ...]
     python online_adapt.py serve.requests=prompts.jsonl trainer.updater=optimistic process.device=cuda:1
     cat prompts.jsonl | python online_adapt.py serve.requests=-
+    python online_adapt.py serve.http=127.0.0.1:8000              (OpenAI-compatible completions endpoint)
     python online_adapt.py --bench [online/bench.py options]      (the domain-shift benchmark)
 
 Requests are JSON lines {"id": ..., "prompt": ..., "max_new_tokens": optional}; each prompt is chat-templated for the
@@ -30,6 +31,7 @@ import torch
 from data_gen.generate import render_prompt, stop_token_ids
 from draftpool.config import ConfigError, field, help_text, load_config
 from draftpool.target import DEFAULT_TARGET, load_target, resolve_target
+from online.http_api import HttpFrontend, Job, openai_reply, parse_address
 from online.process import ExportSpec, ProcessConfig, TrainerHandle, latest_version
 from online.server import SWAPS, AdaptiveServer, Request
 from online.trainer import TrainerConfig
@@ -49,6 +51,8 @@ class ServeConfig:
     kinds: list[str] = field(default_factory=lambda: ["eagle3", "llama"], help="drafter kinds of the pool to serve")
     out_dir: str = field("runs/online/{target_slug}", help="exported pool versions, answers, trainer state")
     requests: str = field("-", help="JSONL file of requests, or - for stdin")
+    http: str = field("", help="host:port: serve an OpenAI-compatible /v1/completions and /v1/chat/completions "
+                               "there instead of reading serve.requests (e.g. 127.0.0.1:8000)")
     answers: str = field("", help="answers JSONL (default <out_dir>/answers.jsonl), appended as requests finish")
     selection: str = field("normal_hedge", help="normal_hedge (HedgeSpec) or fixed:<drafter name>")
     selection_state: str = field("reset", help="reset: a fresh selector per request; persistent: one for the run")
@@ -80,6 +84,11 @@ class AdaptConfig:
             raise ConfigError(f"serve.swap must be one of {', '.join(SWAPS)}, got {s.swap!r}")
         if s.k < 1 or s.max_new_tokens < 1 or s.top_k < 1 or s.threads < 1:
             raise ConfigError("serve.k, max_new_tokens, top_k and threads must be >= 1")
+        if s.http:
+            try:
+                parse_address(s.http)
+            except ValueError as e:
+                raise ConfigError(str(e)) from None
         try:
             self.trainer.validate()
             self.process.validate()
@@ -142,6 +151,31 @@ def answer_record(rec: dict[str, Any], tok) -> dict[str, Any]:
     return out
 
 
+def http_rows(front: HttpFrontend, tok):
+    """Jobs of the HTTP front end as request rows (prompt ids ready: chat template for chat jobs only)."""
+    for job in front.jobs():
+        b = job.body
+        if job.kind == "chat":
+            ids = tok.apply_chat_template(b["messages"], add_generation_prompt=True, tokenize=True)
+            ids = list(ids["input_ids"] if hasattr(ids, "keys") else ids)
+        else:
+            ids = tok(b["prompt"], add_special_tokens=True)["input_ids"]
+        yield {"id": job.id, "prompt_ids": ids, "max_new_tokens": job.max_new, "job": job}
+
+
+def http_answer(front: HttpFrontend, job: Job, row: dict[str, Any], rec: dict[str, Any], answer: dict[str, Any],
+                stops: list[int]) -> None:
+    if "error" in rec:
+        front.finish(job, 500, {"error": {"message": rec["error"], "type": "server_error", "param": None,
+                                          "code": None}})
+        return
+    toks = rec["tokens"]
+    finish = "stop" if (toks and toks[-1] in stops) or len(toks) < row["max_new_tokens"] else "length"
+    extra = {k: answer.get(k) for k in ("mat", "tok_s", "seconds", "versions_at_start", "versions_at_end")}
+    front.finish(job, 200, openai_reply(job, front.model, answer["text"], len(row["prompt_ids"]), len(toks), finish,
+                                        extra))
+
+
 class _Stop(Exception):
     pass
 
@@ -186,39 +220,55 @@ def main_cfg(cfg: AdaptConfig) -> dict[str, Any]:
     server = AdaptiveServer(dec, {n: m for n, (_, m) in models.items()}, handle,
                             SamplingParams(temperature=s.temperature), s.top_k, s.swap)
 
-    # 3. serve: answers appended as they finish
+    # 3. serve: answers appended as they finish (JSONL / stdin, or the HTTP front end)
+    front = source = None
+    if s.http:  # binds now: a port in use fails before anything is written
+        front = HttpFrontend(s.http, info.name, names, s.temperature, s.max_new_tokens)
     answers = Path(s.answers) if s.answers else out_dir / "answers.jsonl"
     answers.parent.mkdir(parents=True, exist_ok=True)
     done = answered_ids(answers)
-    source = sys.stdin if s.requests == "-" else open(s.requests)  # noqa: SIM115 - closed below
+    if front is not None:
+        rows = http_rows(front, tok)
+    else:
+        source = sys.stdin if s.requests == "-" else open(s.requests)  # noqa: SIM115 - closed below
+        rows = read_requests(source, s.max_new_tokens, done)
     old = {sig: signal.signal(sig, _on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     served = errors = 0
     stopped_by = "end of requests"
     t0 = time.time()
     if handle is not None:
         handle.start()
+    if front is not None:
+        front.start()
+        print(f"[online] serving {front.address}/v1/completions and /v1/chat/completions", file=sys.stderr,
+              flush=True)
     try:
         with open(answers, "a") as out:
-            for row in read_requests(source, s.max_new_tokens, done):
+            for row in rows:
                 if "error" in row:
                     print(f"[online] {row['error']}", file=sys.stderr)
                     rec = row
                 else:
                     if s.selection_state == "reset":
                         dec.selector = make_selector(s, names)
-                    ids = render_prompt(tok, row["prompt"])
+                    ids = row.get("prompt_ids") or render_prompt(tok, row["prompt"])
                     rec = server.serve(Request(row["id"], ids, row["max_new_tokens"]))
                     served += 1
                 errors += int("error" in rec)
-                out.write(json.dumps(answer_record(rec, tok)) + "\n")
+                answer = answer_record(rec, tok)
+                out.write(json.dumps(answer) + "\n")
                 out.flush()
+                if "job" in row:
+                    http_answer(front, row["job"], row, rec, answer, stops)
     except _Stop as e:
         stopped_by = str(e)
     finally:
         for sig, h in old.items():
             signal.signal(sig, h)
-        if source is not sys.stdin:
+        if source is not None and source is not sys.stdin:
             source.close()
+        if front is not None:
+            front.close()
         # 4. stop: the trainer finishes its round and exports the adapted pool
         events = handle.stop() if handle is not None else []
     summary = {"served": served, "errors": errors, "failed": server.failed, "skipped_answered": len(done),

@@ -4,6 +4,13 @@ second run resumes from that version and skips answered requests; bad configurat
 writes nothing."""
 
 import json
+import os
+import signal
+import socket
+import threading
+import time
+import urllib.error
+import urllib.request
 
 import pytest
 
@@ -89,3 +96,82 @@ def test_missing_pool(tmp_path, capsys):
     reqs = requests(tmp_path / "r.jsonl", [{"id": "a", "prompt": "hi"}])
     assert online_adapt.main(args(tmp_path, tmp_path / "nopool", reqs)) == 2
     assert "no pool" in capsys.readouterr().err and not (tmp_path / "online").exists()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _call(url, body=None):
+    req = urllib.request.Request(url, data=None if body is None else json.dumps(body).encode(),
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=600) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
+
+
+def test_http_endpoint(tmp_path, pool, target, capsys):
+    """OpenAI-compatible completions and chat completions through the real server (trainer on): greedy answers equal
+    plain decoding, refusals are 400s with one message, SIGTERM stops server and trainer cleanly."""
+    model, tok = target
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    chat_prompt = domain_prompts("sql")["held_out"][0]["prompt"]
+    raw_prompt = "SELECT name FROM users WHERE"
+    plain = SpecDecoder(model, mode="plain", stop_ids=stop_token_ids(tok, model))
+    want_chat = tok.decode(plain.generate(render_prompt(tok, chat_prompt), NEW)[0], skip_special_tokens=True)
+    want_raw = tok.decode(plain.generate(tok(raw_prompt)["input_ids"], NEW)[0], skip_special_tokens=True)
+    got = {}
+
+    def client():
+        try:
+            for _ in range(1200):  # the server loads the target first
+                try:
+                    if _call(base + "/health")[0] == 200:
+                        break
+                except OSError:
+                    time.sleep(0.25)
+            got["models"] = _call(base + "/v1/models")
+            got["chat"] = _call(base + "/v1/chat/completions",
+                                {"model": "x", "messages": [{"role": "user", "content": chat_prompt}]})
+            got["raw"] = _call(base + "/v1/completions", {"prompt": raw_prompt, "max_tokens": NEW, "temperature": 0})
+            got["hot"] = _call(base + "/v1/completions", {"prompt": raw_prompt, "temperature": 0.7})
+            got["zero"] = _call(base + "/v1/completions", {"prompt": raw_prompt, "max_tokens": 0})
+            got["stream"] = _call(base + "/v1/chat/completions",
+                                  {"messages": [{"role": "user", "content": "hi"}], "stream": True})
+            got["route"] = _call(base + "/v1/embeddings", {"input": "x"})
+        finally:
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    th = threading.Thread(target=client)
+    th.start()
+    code = online_adapt.main(args(tmp_path, pool, "unused.jsonl", f"serve.http=127.0.0.1:{port}"))
+    th.join()
+    summary = json.loads(capsys.readouterr().out)
+    assert code == 0 and summary["stopped_by"] == "SIGTERM" and summary["served"] == 2 and summary["failed"] == 0
+    assert summary["rounds"] >= 1 and len(summary["exports"]) == 1
+    status, chat = got["chat"]
+    assert status == 200 and chat["object"] == "chat.completion"
+    assert chat["choices"][0]["message"]["content"] == want_chat  # lossless at temperature 0
+    status, raw = got["raw"]
+    assert status == 200 and raw["choices"][0]["text"] == want_raw
+    assert raw["usage"]["prompt_tokens"] == len(tok(raw_prompt)["input_ids"])
+    assert raw["usage"]["completion_tokens"] <= NEW and raw["choices"][0]["finish_reason"] in ("stop", "length")
+    assert raw["draftpool"]["mat"] >= 1.0 and raw["draftpool"]["versions_at_start"]
+    assert got["models"][0] == 200
+    assert sorted(got["models"][1]["data"][0]["draftpool"]["drafters"]) == ["python-eagle3", "sql-eagle3"]
+    assert got["hot"][0] == 400 and "temperature" in got["hot"][1]["error"]["message"]
+    assert got["zero"][0] == 400 and "max_tokens" in got["zero"][1]["error"]["message"]
+    assert got["stream"][0] == 400 and "stream" in got["stream"][1]["error"]["message"]
+    assert got["route"][0] == 404
+    answers = [json.loads(line) for line in (tmp_path / "online" / "answers.jsonl").read_text().splitlines()]
+    assert [a["id"] for a in answers] == [chat["id"], raw["id"]]
+
+
+def test_http_bad_address(tmp_path, pool, capsys):
+    assert online_adapt.main(args(tmp_path, pool, "unused.jsonl", "serve.http=localhost")) == 2
+    assert "host:port" in capsys.readouterr().err and not (tmp_path / "online").exists()
