@@ -445,8 +445,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     feedback, paths = cached_feedback(model, stream, aux_layers, args.top_k, out / f"feedback-{info.slug}")
 
     def tcfg(updater: str, full: bool) -> TrainerConfig:
-        return TrainerConfig(updater=updater, lr=args.lr, batch=args.batch, full_information=full,
-                             positions=args.positions)
+        return TrainerConfig(updater=updater, lr=args.lr, batch=args.batch, epochs=args.epochs,
+                             full_information=full, positions=args.positions)
 
     # 2. replay: the static pool first (it names the fixed drafter), then every updater x selection
     adapted = None
@@ -474,6 +474,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         rep: dict[str, Any] = {
             "fixed": names[fixed], "shift": args.shift, "then": args.then, "shift_requests": s,
             "then_requests": n_all - s, "window": w, "k": args.k, "lr": args.lr, "batch": args.batch,
+            "epochs": args.epochs,
             "positions": args.positions, "max_new_tokens": args.max_new_tokens, "top_k": args.top_k,
             "static_single_mat_shift": {n: mat(per_arm[i], 0, s) for i, n in enumerate(names)}, "methods": {}}
         for name, (up, sel, r) in results.items():
@@ -531,6 +532,7 @@ def make_parser() -> argparse.ArgumentParser:
     ap.add_argument("--top-k", type=int, default=64, help="target logits kept per position (feedback)")
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--batch", type=int, default=4, help="feedback records per trainer round")
+    ap.add_argument("--epochs", type=int, default=1, help="updates per round on its records")
     ap.add_argument("--positions", default="all", choices=["all", "mismatch"])
     ap.add_argument("--window", type=int, default=25)
     ap.add_argument("--jobs", type=int, default=2, help="methods replayed in parallel (1 thread each)")

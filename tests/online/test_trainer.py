@@ -82,3 +82,5 @@ def test_bad_config():
         TrainerConfig(updater="adamw").validate()
     with pytest.raises(ValueError, match="positions"):
         TrainerConfig(positions="some").validate()
+    with pytest.raises(ValueError, match="epochs"):
+        TrainerConfig(epochs=0).validate()
