@@ -210,6 +210,21 @@ def mat(res: dict[str, Any], lo: int, hi: int) -> float:
     return sum(res["tokens"][lo:hi]) / max(1, sum(res["forwards"][lo:hi]))
 
 
+def method_row(updater: str, sel: str, r: dict[str, Any], s: int, n_all: int, w: int, names: list[str]
+               ) -> dict[str, Any]:
+    """One method's figures from its per-request replay (s = shift requests, w = window)."""
+    return {"updater": updater, "selection": sel, "rounds": r["rounds"], "rejected": r["rejected"],
+            "train_s": r["train_s"], "table_s": r["table_s"],
+            "mat_windows": [mat(r, i, i + w) for i in range(0, n_all, w)],
+            "mat_shift": mat(r, 0, s), "mat_shift_last100": mat(r, s - 100, s), "mat_then": mat(r, s, n_all),
+            "arm_share_shift": {n: r["arm"][:s].count(i) / s for i, n in enumerate(names)}}
+
+
+def add_gains(row: dict[str, Any], static: dict[str, Any]) -> None:
+    for part in ("shift", "shift_last100", "then"):
+        row[f"gain_{part}"] = row[f"mat_{part}"] / max(1e-9, static[f"mat_{part}"]) - 1
+
+
 # ---------------------------------------------------------------------------------------------------- 2. live
 def live_part(model, tok, info, pool_dir: Path, pool_models, names: list[str], prompts: list[list[int]],
               max_new: int, feedback: list[Feedback], adapted: dict[str, dict[str, torch.Tensor]] | None, k: int,
@@ -448,51 +463,66 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         return TrainerConfig(updater=updater, lr=args.lr, batch=args.batch, epochs=args.epochs,
                              full_information=full, positions=args.positions)
 
-    # 2. replay: the static pool first (it names the fixed drafter), then every updater x selection
+    # 2. replay: the static pool first (it names the fixed drafter), then every updater x selection; with --methods
+    # a subset is re-run and merged into the previous run's rows (same settings required)
     adapted = None
     if "replay" in parts:
+        settings = {"pool": str(pool_dir), "drafters": names, "shift": args.shift, "then": args.then,
+                    "shift_requests": s, "then_requests": len(stream) - s, "window": args.window, "k": args.k,
+                    "lr": args.lr, "batch": args.batch, "epochs": args.epochs, "positions": args.positions,
+                    "max_new_tokens": args.max_new_tokens, "top_k": args.top_k}
+        wanted = list(UPDATER_RUNS) if args.methods == "all" else args.methods.split(",")
+        if not set(wanted) <= set(UPDATER_RUNS):
+            raise ConfigError(f"--methods takes all or some of {', '.join(UPDATER_RUNS)}; got {args.methods!r}")
+        prev_rep = None
+        if args.methods != "all":
+            prev_rep = prev.get("replay")
+            old = {**(prev_rep or {}), "pool": prev.get("pool"), "drafters": prev.get("drafters")}
+            old.setdefault("epochs", 1)
+            diff = [key for key in settings if old.get(key) != settings[key]]
+            if prev_rep is None or diff:
+                raise ConfigError(f"--methods {args.methods} re-runs part of a previous replay with the same "
+                                  f"settings; {out / 'results.json'} " + (f"differs in {', '.join(diff)}" if prev_rep
+                                                                           else "has no replay") + ": run all first")
         jobs = {}
+        per_arm = None
         with ProcessPoolExecutor(args.jobs, mp_context=mproc.get_context("spawn")) as ex:
 
-            def submit(up: str, sel: str, cfg: TrainerConfig | None, arm: int | None, paths_: list[str]) -> None:
+            def submit(up: str, sel: str, arm: int | None) -> None:
+                spec = UPDATER_RUNS[up]
                 keep = s - 1 if (up, sel) == (args.live_weights, "nh") else -1
-                jobs[f"{up}-{sel}"] = (up, sel, ex.submit(_job, f"{up}-{sel}", models, paths_, cfg, arm, args.k, keep))
+                jobs[f"{up}-{sel}"] = (up, sel, ex.submit(_job, f"{up}-{sel}", models, paths,
+                                                          tcfg(*spec) if spec else None, arm, args.k, keep))
 
             # the static pool and each drafter alone first (the best one on the shift segment is the fixed drafter),
             # the selection runs meanwhile, the fixed-drafter runs once the fixed drafter is known
-            per_arm_f = [ex.submit(_job, f"static-{n}", models, paths[:s], None, i, args.k, -1)
-                         for i, n in enumerate(names)]
-            for up, spec in UPDATER_RUNS.items():
-                submit(up, "nh", tcfg(*spec) if spec is not None else None, None, paths)
-            per_arm = [f.result() for f in per_arm_f]
-            fixed = max(range(len(names)), key=lambda i: mat(per_arm[i], 0, s))
-            for up, spec in UPDATER_RUNS.items():
-                submit(up, "fixed", tcfg(*spec) if spec is not None else None, fixed, paths)
+            per_arm_f = [] if prev_rep else [ex.submit(_job, f"static-{n}", models, paths[:s], None, i, args.k, -1)
+                                             for i, n in enumerate(names)]
+            for up in wanted:
+                submit(up, "nh", None)
+            if prev_rep:
+                fixed = names.index(prev_rep["fixed"])
+            else:
+                per_arm = [f.result() for f in per_arm_f]
+                fixed = max(range(len(names)), key=lambda i: mat(per_arm[i], 0, s))
+            for up in wanted:
+                submit(up, "fixed", fixed)
             results = {n: (u, sel, f.result()) for n, (u, sel, f) in jobs.items()}
-        base = {sel: results[f"static-{sel}"][2] for sel in ("nh", "fixed")}
-        w, n_all = args.window, len(stream)
-        rep: dict[str, Any] = {
-            "fixed": names[fixed], "shift": args.shift, "then": args.then, "shift_requests": s,
-            "then_requests": n_all - s, "window": w, "k": args.k, "lr": args.lr, "batch": args.batch,
-            "epochs": args.epochs,
-            "positions": args.positions, "max_new_tokens": args.max_new_tokens, "top_k": args.top_k,
-            "static_single_mat_shift": {n: mat(per_arm[i], 0, s) for i, n in enumerate(names)}, "methods": {}}
+        rep = dict(prev_rep) if prev_rep else {
+            **{k: v for k, v in settings.items() if k not in ("pool", "drafters")}, "fixed": names[fixed],
+            "static_single_mat_shift": {n: mat(per_arm[i], 0, s) for i, n in enumerate(names)}}
+        rep["methods"] = dict(rep.get("methods", {}))
         for name, (up, sel, r) in results.items():
-            b = base[sel]
-            rep["methods"][name] = {
-                "updater": up, "selection": sel, "rounds": r["rounds"], "rejected": r["rejected"],
-                "train_s": r["train_s"], "table_s": r["table_s"],
-                "mat_windows": [mat(r, i, i + w) for i in range(0, n_all, w)],
-                "mat_shift": mat(r, 0, s), "mat_shift_last100": mat(r, s - 100, s), "mat_then": mat(r, s, n_all),
-                "gain_shift": mat(r, 0, s) / mat(b, 0, s) - 1,
-                "gain_shift_last100": mat(r, s - 100, s) / mat(b, s - 100, s) - 1,
-                "gain_then": mat(r, s, n_all) / max(1e-9, mat(b, s, n_all)) - 1,
-                "arm_share_shift": {n: r["arm"][:s].count(i) / s for i, n in enumerate(names)}}
+            rep["methods"][name] = method_row(up, sel, r, s, len(stream), args.window, names)
+            if prev_rep:
+                rep.setdefault("rerun", {})[name] = time.strftime("%Y-%m-%d")
+        for row in rep["methods"].values():  # gains over the static pool with the same selection
+            add_gains(row, rep["methods"][f"static-{row['selection']}"])
         report["replay"] = rep
-        adapted = results[f"{args.live_weights}-nh"][2].get("weights")
-        if adapted is not None:
+        if f"{args.live_weights}-nh" in results:
+            adapted = results[f"{args.live_weights}-nh"][2].get("weights")
             torch.save(adapted, out / "adapted_weights.pt")
-    elif (out / "adapted_weights.pt").is_file():
+    if adapted is None and (out / "adapted_weights.pt").is_file():
         adapted = torch.load(out / "adapted_weights.pt")
 
     # 3. live (shift-domain prompts the replay did not serve) and soak
@@ -535,6 +565,9 @@ def make_parser() -> argparse.ArgumentParser:
     ap.add_argument("--epochs", type=int, default=1, help="updates per round on its records")
     ap.add_argument("--positions", default="all", choices=["all", "mismatch"])
     ap.add_argument("--window", type=int, default=25)
+    ap.add_argument("--methods", default="all",
+                    help="updaters to replay (comma list of " + ", ".join(UPDATER_RUNS) + "); a subset re-runs "
+                         "those and keeps the other rows of <out>/results.json (same settings required)")
     ap.add_argument("--jobs", type=int, default=2, help="methods replayed in parallel (1 thread each)")
     ap.add_argument("--live", type=int, default=16, help="live requests (0: skip the live part)")
     ap.add_argument("--live-weights", default="full-info-ogd", choices=[u for u in UPDATER_RUNS if u != "static"],
