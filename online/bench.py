@@ -511,6 +511,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         rep = dict(prev_rep) if prev_rep else {
             **{k: v for k, v in settings.items() if k not in ("pool", "drafters")}, "fixed": names[fixed],
             "static_single_mat_shift": {n: mat(per_arm[i], 0, s) for i, n in enumerate(names)}}
+        rep.setdefault("epochs", 1)  # runs before --epochs existed took one update per round
         rep["methods"] = dict(rep.get("methods", {}))
         for name, (up, sel, r) in results.items():
             rep["methods"][name] = method_row(up, sel, r, s, len(stream), args.window, names)

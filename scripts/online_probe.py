@@ -1,0 +1,67 @@
+"""Quick settings probe for online adaptation: one updater on one fixed drafter over the first N requests of the
+online benchmark's cached domain-shift stream (run `python online_adapt.py --bench --parts replay` once first).
+
+    python scripts/online_probe.py --drafter python-eagle3 --requests 300 --updater ogd --lr 1e-3 --batch 4 --epochs 2
+    python scripts/online_probe.py --drafter python-eagle3 --requests 300 --lr 0     (static: no updates)
+
+Prints MAT per window of 20 requests and over the last 100 (the same replay as online/bench.py, one torch thread).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+from draftpool.target import DEFAULT_TARGET, load_target, resolve_target
+from online.bench import mat, run_method
+from online.trainer import TrainerConfig
+from training.export import load_eagle3
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--target", default=DEFAULT_TARGET)
+    ap.add_argument("--pool", default="runs/shift/pools/{target_slug}")
+    ap.add_argument("--bench-out", default="runs/bench/online", help="the online benchmark's --out")
+    ap.add_argument("--drafter", default="python-eagle3")
+    ap.add_argument("--requests", type=int, default=300)
+    ap.add_argument("--updater", default="ogd", choices=["ogd", "optimistic", "ensemble"])
+    ap.add_argument("--lr", type=float, default=1e-3, help="0: the static drafter")
+    ap.add_argument("--batch", type=int, default=4)
+    ap.add_argument("--epochs", type=int, default=1)
+    ap.add_argument("--k", type=int, default=4)
+    args = ap.parse_args(argv)
+    torch.set_num_threads(1)
+    info = resolve_target(args.target)
+    out = Path(args.bench_out)
+    streams = sorted(out.glob(f"stream-{info.slug}-*.jsonl"))
+    fb_dir = out / f"feedback-{info.slug}"
+    if not streams or not fb_dir.is_dir():
+        print(f"error: no cached stream / feedback under {out}: run the online benchmark first", file=sys.stderr)
+        return 2
+    ids = [json.loads(line)["id"] for line in streams[0].read_text().splitlines()][:args.requests]
+    missing = [i for i in ids if not (fb_dir / f"{i}.pt").is_file()]
+    if missing:
+        print(f"error: {len(missing)} of {len(ids)} requests have no cached feedback in {fb_dir}", file=sys.stderr)
+        return 2
+    model, _ = load_target(info)
+    head = load_eagle3(Path(args.pool.format(target_slug=info.slug)) / args.drafter, info,
+                       model.get_input_embeddings().weight).eval()
+    feedback = [torch.load(fb_dir / f"{i}.pt", weights_only=False) for i in ids]
+    cfg = (TrainerConfig(updater=args.updater, lr=args.lr, batch=args.batch, epochs=args.epochs)
+           if args.lr > 0 else None)
+    t0 = time.time()
+    r = run_method(args.updater, {args.drafter: ("eagle3", head)}, feedback, cfg, 0, args.k)
+    n = len(feedback)
+    print(json.dumps({**vars(args), "mat_per_20": [round(mat(r, i, i + 20), 3) for i in range(0, n, 20)],
+                      "mat_last100": round(mat(r, max(0, n - 100), n), 4), "seconds": round(time.time() - t0)}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
