@@ -31,7 +31,7 @@ import torch
 from data_gen.generate import render_prompt, stop_token_ids
 from draftpool.config import ConfigError, field, help_text, load_config
 from draftpool.target import DEFAULT_TARGET, load_target, resolve_target
-from online.http_api import HttpFrontend, Job, openai_reply, parse_address
+from online.http_api import HttpFrontend, Job, error_body, openai_reply, parse_address
 from online.process import ExportSpec, ProcessConfig, TrainerHandle, latest_version
 from online.server import SWAPS, AdaptiveServer, Request
 from online.trainer import TrainerConfig
@@ -155,19 +155,24 @@ def http_rows(front: HttpFrontend, tok):
     """Jobs of the HTTP front end as request rows (prompt ids ready: chat template for chat jobs only)."""
     for job in front.jobs():
         b = job.body
-        if job.kind == "chat":
-            ids = tok.apply_chat_template(b["messages"], add_generation_prompt=True, tokenize=True)
-            ids = list(ids["input_ids"] if hasattr(ids, "keys") else ids)
-        else:
-            ids = tok(b["prompt"], add_special_tokens=True)["input_ids"]
+        try:
+            if job.kind == "chat":
+                ids = tok.apply_chat_template(b["messages"], add_generation_prompt=True, tokenize=True)
+                ids = list(ids["input_ids"] if hasattr(ids, "keys") else ids)
+            else:
+                ids = list(tok(b["prompt"], add_special_tokens=True)["input_ids"])
+            if not ids:
+                raise ValueError("the prompt tokenizes to nothing")
+        except Exception as e:  # noqa: BLE001 - e.g. a chat template that rejects these roles: this request's 400
+            front.finish(job, 400, error_body(f"cannot build the prompt: {type(e).__name__}: {e}"))
+            continue
         yield {"id": job.id, "prompt_ids": ids, "max_new_tokens": job.max_new, "job": job}
 
 
 def http_answer(front: HttpFrontend, job: Job, row: dict[str, Any], rec: dict[str, Any], answer: dict[str, Any],
                 stops: list[int]) -> None:
     if "error" in rec:
-        front.finish(job, 500, {"error": {"message": rec["error"], "type": "server_error", "param": None,
-                                          "code": None}})
+        front.finish(job, 500, error_body(rec["error"], "server_error"))
         return
     toks = rec["tokens"]
     finish = "stop" if (toks and toks[-1] in stops) or len(toks) < row["max_new_tokens"] else "length"
