@@ -480,10 +480,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             old = {**(prev_rep or {}), "pool": prev.get("pool"), "drafters": prev.get("drafters")}
             old.setdefault("epochs", 1)
             diff = [key for key in settings if old.get(key) != settings[key]]
+            if (prev_rep is None or diff) and "static" not in wanted:
+                raise ConfigError(f"--methods {args.methods} without static re-runs part of a previous replay with "
+                                  f"the same settings; {out / 'results.json'} " + (f"differs in {', '.join(diff)}"
+                                                                               if prev_rep else "has no replay"))
             if prev_rep is None or diff:
-                raise ConfigError(f"--methods {args.methods} re-runs part of a previous replay with the same "
-                                  f"settings; {out / 'results.json'} " + (f"differs in {', '.join(diff)}" if prev_rep
-                                                                           else "has no replay") + ": run all first")
+                prev_rep = None  # a fresh run of the subset (static included: the gains' reference)
         jobs = {}
         per_arm = None
         with ProcessPoolExecutor(args.jobs, mp_context=mproc.get_context("spawn")) as ex:
@@ -568,7 +570,8 @@ def make_parser() -> argparse.ArgumentParser:
     ap.add_argument("--window", type=int, default=25)
     ap.add_argument("--methods", default="all",
                     help="updaters to replay (comma list of " + ", ".join(UPDATER_RUNS) + "); a subset re-runs "
-                         "those and keeps the other rows of <out>/results.json (same settings required)")
+                         "those and keeps the other rows of <out>/results.json (same settings required), or, "
+                         "with static in it, is a fresh run of those alone")
     ap.add_argument("--jobs", type=int, default=2, help="methods replayed in parallel (1 thread each)")
     ap.add_argument("--live", type=int, default=16, help="live requests (0: skip the live part)")
     ap.add_argument("--live-weights", default="full-info-ogd", choices=[u for u in UPDATER_RUNS if u != "static"],
