@@ -126,15 +126,18 @@ def test_http_endpoint(tmp_path, pool, target, capsys):
     want_chat = tok.decode(plain.generate(render_prompt(tok, chat_prompt), NEW)[0], skip_special_tokens=True)
     want_raw = tok.decode(plain.generate(tok(raw_prompt)["input_ids"], NEW)[0], skip_special_tokens=True)
     got = {}
+    returned = threading.Event()
 
     def client():
+        while not returned.is_set():  # the server loads the target first
+            try:
+                if _call(base + "/health")[0] == 200:
+                    break
+            except OSError:
+                time.sleep(0.25)
+        else:
+            return  # main returned without serving (its failure is asserted below): no signal to send
         try:
-            for _ in range(1200):  # the server loads the target first
-                try:
-                    if _call(base + "/health")[0] == 200:
-                        break
-                except OSError:
-                    time.sleep(0.25)
             got["models"] = _call(base + "/v1/models")
             got["chat"] = _call(base + "/v1/chat/completions",
                                 {"model": "x", "messages": [{"role": "user", "content": chat_prompt}]})
@@ -149,8 +152,11 @@ def test_http_endpoint(tmp_path, pool, target, capsys):
 
     th = threading.Thread(target=client)
     th.start()
-    code = online_adapt.main(args(tmp_path, pool, "unused.jsonl", f"serve.http=127.0.0.1:{port}"))
-    th.join()
+    try:
+        code = online_adapt.main(args(tmp_path, pool, "unused.jsonl", f"serve.http=127.0.0.1:{port}"))
+    finally:
+        returned.set()
+        th.join()
     summary = json.loads(capsys.readouterr().out)
     assert code == 0 and summary["stopped_by"] == "SIGTERM" and summary["served"] == 2 and summary["failed"] == 0
     assert summary["rounds"] >= 1 and len(summary["exports"]) == 1
