@@ -20,7 +20,7 @@ import torch
 from draftpool.target import DEFAULT_TARGET, load_target, resolve_target
 from online.bench import mat, run_method
 from online.trainer import TrainerConfig
-from training.export import load_eagle3
+from specsel.select_bench import load_pool_models
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -50,13 +50,20 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {len(missing)} of {len(ids)} requests have no cached feedback in {fb_dir}", file=sys.stderr)
         return 2
     model, _ = load_target(info)
-    head = load_eagle3(Path(args.pool.format(target_slug=info.slug)) / args.drafter, info,
-                       model.get_input_embeddings().weight).eval()
+    try:
+        names, models = load_pool_models(Path(args.pool.format(target_slug=info.slug)), info, model,
+                                         ["eagle3", "llama"], at_least=1)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    if args.drafter not in models:
+        print(f"error: no drafter {args.drafter!r} in the pool ({', '.join(names)})", file=sys.stderr)
+        return 2
     feedback = [torch.load(fb_dir / f"{i}.pt", weights_only=False) for i in ids]
     cfg = (TrainerConfig(updater=args.updater, lr=args.lr, batch=args.batch, epochs=args.epochs)
            if args.lr > 0 else None)
     t0 = time.time()
-    r = run_method(args.updater, {args.drafter: ("eagle3", head)}, feedback, cfg, 0, args.k)
+    r = run_method(args.updater, {args.drafter: models[args.drafter]}, feedback, cfg, 0, args.k)
     n = len(feedback)
     print(json.dumps({**vars(args), "mat_per_20": [round(mat(r, i, i + 20), 3) for i in range(0, n, 20)],
                       "mat_last100": round(mat(r, max(0, n - 100), n), 4), "seconds": round(time.time() - t0)}))
