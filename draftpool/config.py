@@ -65,8 +65,20 @@ def deep_merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def read_yaml(path: str | Path) -> dict[str, Any]:
+SOURCE_ROOT = Path(__file__).resolve().parents[1]  # the checkout draftpool runs from (an editable install's too)
+
+
+def find_recipe(path: str | Path) -> Path:
+    """A recipe path as given, or, when relative and absent from the working directory, the same path in the
+    draftpool checkout (so the installed `train_drafter` finds `recipes/...` from any directory)."""
     path = Path(path)
+    if path.is_file() or path.is_absolute() or not (SOURCE_ROOT / path).is_file():
+        return path
+    return SOURCE_ROOT / path
+
+
+def read_yaml(path: str | Path) -> dict[str, Any]:
+    path = find_recipe(path)
     if not path.is_file():
         raise ConfigError(f"recipe {path} does not exist")
     try:

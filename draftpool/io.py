@@ -42,6 +42,7 @@ def atomic_dir(path: str | Path) -> Iterator[Path]:
     tmp.mkdir()
     try:
         yield tmp
+        _default_modes(tmp)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -52,6 +53,15 @@ def atomic_dir(path: str | Path) -> Iterator[Path]:
     os.replace(tmp, path)
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
+
+
+def _default_modes(root: Path) -> None:
+    """Give every file the mode a plain `open` would (0644 under umask 022): some writers (safetensors) create their
+    files 0600, which a server running as another user could not read."""
+    mask = os.umask(0)
+    os.umask(mask)
+    for path in root.rglob("*"):
+        path.chmod((0o777 if path.is_dir() else 0o666) & ~mask)
 
 
 def sha256_file(path: str | Path, chunk: int = 1 << 22) -> str:

@@ -82,7 +82,7 @@ def export_pool(spec: ExportSpec, version: int, models: dict[str, tuple[str, tor
     """Write the pool with `params` as `<out>/versions/v{version}` (atomic), then point latest.json at it."""
     from transformers import AutoTokenizer
 
-    from training.export import write_eagle3, write_llama
+    from draftpool.pool import write_eagle3, write_llama
 
     src = Path(spec.source_pool)
     manifest = json.loads((src / "pool.json").read_text())

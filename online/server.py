@@ -1,4 +1,4 @@
-"""Serving with online adaptation: a PoolDecoder whose verified tokens feed the trainer process and whose drafters
+"""Serving with online adaptation: a pool decoder whose verified tokens feed the trainer process and whose drafters
 take the trainer's published versions between decode cycles.
 
 Per request: poll the trainer (status, crash / hang detection) -> swap in new versions -> decode (with
@@ -18,8 +18,8 @@ import torch
 from online.feedback import FeedbackCollector
 from online.hotswap import HotSwap
 from online.process import TrainerHandle
-from specsel.pool_decoder import PoolDecoder
-from specsel.sampling import SamplingParams
+from specsel.decoding.loop import SpecDecoder
+from specsel.decoding.sampling import SamplingParams
 
 SWAPS = ("cycle", "request")
 
@@ -32,7 +32,7 @@ class Request:
 
 
 class AdaptiveServer:
-    def __init__(self, decoder: PoolDecoder, modules: dict[str, torch.nn.Module], handle: TrainerHandle | None,
+    def __init__(self, decoder: SpecDecoder, modules: dict[str, torch.nn.Module], handle: TrainerHandle | None,
                  params: SamplingParams, top_k: int = 64, swap: str = "cycle"):
         """modules: the served drafter modules by name, in the decoder's order (the swap writes into them)."""
         if swap not in SWAPS:
@@ -41,7 +41,7 @@ class AdaptiveServer:
             raise ValueError("modules must follow the decoder's drafter order")
         self.dec, self.handle, self.params = decoder, handle, params
         self.collector = FeedbackCollector(top_k, keep_feats=any(d.kind == "eagle3" for d in decoder.drafters))
-        decoder.engine.collector = self.collector if handle is not None else None
+        decoder.collector = self.collector if handle is not None else None
         self.swap = HotSwap(handle.boards, modules, handle.start_version) if handle is not None else None
         if self.swap is not None and swap == "cycle":
             decoder.on_cycle = self.swap.poll
@@ -54,7 +54,7 @@ class AdaptiveServer:
         events = self.handle.poll()
         changed = self.swap.poll()
         if changed:
-            self.dec.weights_changed(changed, [0] * len(self.dec.drafters))
+            self.dec.weights_changed(changed)
         return events
 
     def serve(self, req: Request, seed: int = 0) -> dict:
@@ -73,7 +73,7 @@ class AdaptiveServer:
         if self.handle is not None:
             record["versions_at_end"] = self.swap.versions()
             drafter = Counter(m.choices).most_common(1)[0][0] if m.choices else -1
-            fb = self.collector.finish(req.id, self.dec.engine.state, version=max(before.values(), default=0),
+            fb = self.collector.finish(req.id, self.dec.state, version=max(before.values(), default=0),
                                        drafter=drafter, accepted=m.accepted)
             self.handle.submit(fb)
         self.served += 1

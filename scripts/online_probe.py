@@ -17,10 +17,10 @@ from pathlib import Path
 
 import torch
 
+from benchmarks.online import mat, run_method
+from draftpool.pool import load_pool
 from draftpool.target import DEFAULT_TARGET, load_target, resolve_target
-from online.bench import mat, run_method
 from online.trainer import TrainerConfig
-from specsel.select_bench import load_pool_models
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     model, _ = load_target(info)
     try:
-        names, models = load_pool_models(Path(args.pool.format(target_slug=info.slug)), info, model,
+        names, models = load_pool(Path(args.pool.format(target_slug=info.slug)), info, model,
                                          ["eagle3", "llama"], at_least=1)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -1,1 +1,1 @@
-"""Speculative decoding and online drafter selection over a pool (filled by the next issues)."""
+"""Speculative decoding (`specsel.decoding`) and online drafter selection over a pool (`specsel.selection`)."""

@@ -10,7 +10,7 @@ import yaml
 from data_gen.domains import ALL_DOMAINS
 from data_gen.generate import DataGenConfig
 from draftpool.config import load_config
-from train_drafter import TrainConfig
+from training.train_drafter import TrainConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 RECIPES = ROOT / "recipes"
@@ -84,7 +84,7 @@ def test_no_recipe_folder_for_unknown_domain():
 
 
 def test_online_recipe_builds():
-    from online_adapt import AdaptConfig
+    from online.adapt import AdaptConfig
 
     cfg = load_config(AdaptConfig, RECIPES / "online" / "adapt.yaml", ["serve.requests=x.jsonl"])
     assert cfg.serve.requests == "x.jsonl" and cfg.trainer.updater in ("ogd", "optimistic", "ensemble")

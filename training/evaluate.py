@@ -158,8 +158,8 @@ def main(argv: list[str] | None = None) -> int:
     from data_gen.generate import run as run_data_gen
     from draftpool.config import ConfigError, load_config
     from draftpool.io import atomic_write_json
+    from draftpool.pool import DrafterLoadError, load_eagle3, load_llama
     from draftpool.target import DEFAULT_TARGET, load_target, resolve_target
-    from training.export import DrafterLoadError, load_eagle3, load_llama
 
     ap = argparse.ArgumentParser(description=main.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--drafter", required=True, help="an exported drafter folder")

@@ -72,3 +72,27 @@ def acceptance_on_draft_vocab(draft_logits: torch.Tensor, target_logits_on_draft
     p_on_draft = (target_logits_on_draft.float() - target_lse.float().unsqueeze(-1)).exp()  # [..., Vd]
     q = F.softmax(draft_logits.float(), dim=-1)
     return torch.minimum(p_on_draft, q).sum(-1)
+
+
+def drafter_loss(logits: torch.Tensor, target_logits: torch.Tensor | None, input_ids: torch.Tensor,
+                 loss_mask: torch.Tensor, kind: str, with_metrics: bool = True):
+    """Next-token loss on response tokens. logits/target_logits [B,T,V] predict x_{t+1}; input_ids, loss_mask [B,T].
+
+    kind: "ce" (hard cross-entropy on the self-distilled tokens) or a distillation loss against the target logits
+    ("fkl", "rkl", "jsd", "tvd"). Metrics: top-1 agreement with the target and acceptance 1 - TV.
+    """
+    logits, labels, mask = logits[:, :-1], input_ids[:, 1:], loss_mask[:, 1:]  # position t predicts x_{t+1}
+    if kind == "ce":
+        per_pos = hard_cross_entropy(logits, labels)
+    else:
+        per_pos = DISTILL_LOSSES[kind](logits, target_logits[:, :-1])
+    loss = masked_mean(per_pos, mask)
+    metrics: dict[str, float] = {}
+    if with_metrics and target_logits is not None:
+        with torch.no_grad():
+            n = mask.sum().clamp_min(1)
+            tl = target_logits[:, :-1]
+            metrics["top1_0"] = (((logits.argmax(-1) == tl.argmax(-1)).float() * mask).sum() / n).item()
+            metrics["accept_0"] = (((1 - tvd(logits, tl)) * mask).sum() / n).item()
+            metrics["n_0"] = mask.sum().item()
+    return loss, metrics

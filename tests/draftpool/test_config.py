@@ -132,7 +132,7 @@ def test_missing_recipe_path(tmp_path):
 
 
 def test_train_config_overrides_and_validation():
-    from train_drafter import TrainConfig
+    from training.train_drafter import TrainConfig
 
     cfg = load_config(TrainConfig, None, ["domain=sql", "train.lr=0.002", "eagle3.aux_layers=[1, 2, 3]",
                                           "llama.loss=jsd", "export.speculators=true", "data.gen.batch_size=4"])

@@ -4,12 +4,11 @@ import pytest
 import torch
 
 from online.feedback import FeedbackCollector
-from specsel.engine import SpecDecoder
-from specsel.learners import make_learner
-from specsel.llama_drafter import LlamaDrafter
-from specsel.pool_decoder import PoolDecoder, Selector
-
-from ..specsel.stubs import BigramLM, successor_table
+from specsel.decoding.llama import LlamaDrafter
+from specsel.decoding.loop import SpecDecoder
+from specsel.selection.learners import make_learner
+from specsel.selection.selector import Selector
+from tests.stubs import BigramLM, successor_table
 
 V = 16
 
@@ -38,9 +37,9 @@ def test_every_committed_token_has_the_row_that_chose_it(mode):
 
 def test_pool_decoder_feeds_the_collector_through_its_engine():
     pool = {"a": drafter(lambda t: (t + 1) % V), "b": drafter(lambda t: (t + 2) % V)}
-    dec = PoolDecoder(target(), pool, Selector(make_learner("normal_hedge", 2), 2, 3), k=3)
-    dec.engine.collector = FeedbackCollector(k=2)
-    dec.engine.collector.start()
+    dec = SpecDecoder(target(), pool, selector=Selector(make_learner("normal_hedge", 2), 2, 3), k=3)
+    dec.collector = FeedbackCollector(k=2)
+    dec.collector.start()
     dec.generate([7], 25)
-    fb = dec.engine.collector.finish("r1", dec.engine.state)
+    fb = dec.collector.finish("r1", dec.state)
     assert fb.target.ids[:, 0].tolist() == fb.tokens[fb.prompt_len:].tolist()

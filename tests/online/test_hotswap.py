@@ -7,13 +7,12 @@ import torch
 from online.hotswap import HotSwap
 from online.trainer import trainable
 from online.weights import WeightBoard
-from specsel.eagle3_drafter import Eagle3Drafter
-from specsel.engine import SpecDecoder
-from specsel.learners import make_learner
-from specsel.pool_decoder import PoolDecoder, Selector
-from specsel.tree import TreeSpec
-
-from ..specsel.test_head_bank import make_head, tiny_target
+from specsel.decoding.eagle3 import Eagle3Drafter
+from specsel.decoding.loop import SpecDecoder
+from specsel.decoding.tree import TreeSpec
+from specsel.selection.learners import make_learner
+from specsel.selection.selector import Selector
+from tests.stubs import make_head, tiny_target
 
 PROMPTS = [[5, 17, 33, 2], [9, 9, 40, 41, 7, 100], [3]]
 
@@ -50,8 +49,8 @@ def test_output_is_lossless_through_swaps_at_every_cycle(target, learner, mode):
     names = [f"h{i}" for i in range(3)]
     boards = {n: WeightBoard(trainable(h)) for n, h in zip(names, heads)}
     swap = HotSwap(boards, dict(zip(names, heads)))
-    dec = PoolDecoder(target, {n: Eagle3Drafter(h) for n, h in zip(names, heads)},
-                      Selector(make_learner(learner, 3), 3, 3), mode=mode, k=3, tree=TreeSpec(3, 4, 10))
+    dec = SpecDecoder(target, {n: Eagle3Drafter(h) for n, h in zip(names, heads)},
+                      selector=Selector(make_learner(learner, 3), 3, 3), mode=mode, k=3, tree=TreeSpec(3, 4, 10))
     pub = Publisher(heads, boards, swap)
     dec.on_cycle = pub
     for prompt in PROMPTS:
@@ -62,15 +61,16 @@ def test_output_is_lossless_through_swaps_at_every_cycle(target, learner, mode):
     last = boards["h0"].read(0)[1]
     assert all(torch.equal(trainable(heads[0])[k], last[k]) for k in last)  # the served module holds the version
     # the drafters' caches were recomputed with the weights they hold now
-    state = dec.engine.state
+    state = dec.state
     for d in dec.drafters:
         if d.n_real:
             fresh = Eagle3Drafter(d.head)
             fresh.sync(type(state)(tokens=state.tokens, prompt_len=state.prompt_len, feats=state.feats[:d.n_real]))
             torch.testing.assert_close(d.k[:, :, :d.n_real], fresh.k, atol=1e-5, rtol=1e-5)
-    assert (dec.bank is not None) == (learner == "normal_hedge")
-    if dec.bank is not None:  # the bank restacked the new weights
-        torch.testing.assert_close(dec.bank.fc[0], heads[0].fc.weight.detach().t())
+    bank = dec.selector.bank
+    assert (bank is not None) == (learner == "normal_hedge")
+    if bank is not None:  # the bank restacked the new weights
+        torch.testing.assert_close(bank.params["fc.weight"][0], heads[0].fc.weight.detach())
 
 
 def test_a_torn_slot_is_never_swapped_in(target):

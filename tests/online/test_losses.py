@@ -8,12 +8,11 @@ from transformers import LlamaConfig, LlamaForCausalLM
 from online.feedback import FeedbackCollector
 from online.losses import draft_index, eagle3_loss, llama_loss
 from online.ogd import OGD
-from specsel.eagle3_drafter import Eagle3Drafter
-from specsel.engine import SpecDecoder
-from specsel.llama_drafter import LlamaDrafter
+from specsel.decoding.eagle3 import Eagle3Drafter
+from specsel.decoding.llama import LlamaDrafter
+from specsel.decoding.loop import SpecDecoder
+from tests.stubs import VOCAB, make_head, tiny_target
 from training.ttt import ttt_loss
-
-from ..specsel.test_head_bank import VOCAB, make_head, tiny_target
 
 
 @pytest.fixture(scope="module")

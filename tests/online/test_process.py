@@ -6,17 +6,16 @@ import time
 import pytest
 import torch
 
+from draftpool.pool import load_eagle3, update_pool_manifest, write_eagle3
 from draftpool.target import TargetInfo
 from online.process import ExportSpec, ProcessConfig, TrainerHandle, latest_version
 from online.server import AdaptiveServer, Request
 from online.trainer import OnlineTrainer, TrainerConfig, trainable
-from specsel.eagle3_drafter import Eagle3Drafter
-from specsel.engine import GREEDY, SpecDecoder
-from specsel.learners import make_learner
-from specsel.pool_decoder import PoolDecoder, Selector
-from training.export import load_eagle3, update_pool_manifest, write_eagle3
-
-from ..specsel.test_head_bank import make_head, tiny_target
+from specsel.decoding.eagle3 import Eagle3Drafter
+from specsel.decoding.loop import GREEDY, SpecDecoder
+from specsel.selection.learners import make_learner
+from specsel.selection.selector import Selector
+from tests.stubs import make_head, tiny_target
 
 PROMPTS = [[5, 17, 33, 2], [9, 9, 40, 41, 7, 100], [3, 8], [60, 61, 62]]
 
@@ -46,8 +45,8 @@ def start(tmp_path, target, tcfg=None, **pcfg):
     tcfg = tcfg or TrainerConfig(lr=1e-2, batch=1, holdout_every=0, full_information=True)
     handle = TrainerHandle({n: ("eagle3", h) for n, h in heads.items()}, tcfg, ProcessConfig(**pcfg),
                            ExportSpec(str(tmp_path / "online"), str(pool), info))
-    dec = PoolDecoder(target, {n: Eagle3Drafter(h) for n, h in heads.items()},
-                      Selector(make_learner("normal_hedge", 2), 2, 3), k=3)
+    dec = SpecDecoder(target, {n: Eagle3Drafter(h) for n, h in heads.items()},
+                      selector=Selector(make_learner("normal_hedge", 2), 2, 3), k=3)
     server = AdaptiveServer(dec, heads, handle, GREEDY, top_k=16)
     handle.start()
     return server, handle, heads, info
@@ -127,7 +126,7 @@ import sys, time
 import torch
 from online.process import ProcessConfig, TrainerHandle
 from online.trainer import TrainerConfig
-from tests.specsel.test_head_bank import make_head, tiny_target
+from tests.stubs import make_head, tiny_target
 
 if __name__ == "__main__":
     target = tiny_target()

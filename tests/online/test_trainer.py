@@ -7,11 +7,10 @@ import torch
 
 from online.feedback import FeedbackCollector
 from online.trainer import OnlineTrainer, TrainerConfig, held_out_acceptance, trainable
-from specsel.eagle3_drafter import Eagle3Drafter
-from specsel.engine import SpecDecoder
-from specsel.llama_drafter import LlamaDrafter
-
-from ..specsel.test_head_bank import make_head, tiny_target
+from specsel.decoding.eagle3 import Eagle3Drafter
+from specsel.decoding.llama import LlamaDrafter
+from specsel.decoding.loop import SpecDecoder
+from tests.stubs import make_head, tiny_target
 
 
 @pytest.fixture(scope="module")

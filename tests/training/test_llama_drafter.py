@@ -8,7 +8,8 @@ import pytest
 import torch
 from transformers import LlamaConfig
 
-from training.llama_drafter import PRESETS, build_drafter, drafter_config, drafter_loss, pick_preset
+from draftpool.models.llama import PRESETS, build_drafter, drafter_config, pick_preset
+from training.losses import drafter_loss
 
 
 def smollm_like_config():

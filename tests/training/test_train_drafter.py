@@ -16,7 +16,7 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-import train_drafter
+import training.train_drafter as train_drafter
 from data_gen.generate import DataGenConfig
 from data_gen.generate import run as run_data_gen
 

@@ -7,7 +7,7 @@ import math
 import torch
 from transformers import LlamaConfig
 
-from training.eagle3 import Eagle3Head, head_config
+from draftpool.models.eagle3 import Eagle3Head, head_config
 from training.ttt import ttt_loss
 
 

@@ -17,8 +17,8 @@ import pytest
 import torch
 
 from data_gen.generate import load_distilled
+from draftpool.pool import load_eagle3
 from training.evaluate import evaluate
-from training.export import load_eagle3
 
 ROOT = Path(__file__).resolve().parents[2]
 K = 3

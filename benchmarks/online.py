@@ -1,0 +1,602 @@
+"""Online adaptation under domain shift: does learning from verified tokens while serving raise acceptance, and what
+does the trainer cost the server?
+
+    python online_adapt.py --bench [--pool runs/shift/pools/{target_slug}] [--shift sql] [--shift-requests 300]
+                                   [--then python] [--then-requests 60] [--lr 3e-4] [--jobs 2] [--live 16]
+                                   [--soak 10000] [--out runs/bench/online] [--docs docs]
+    (the same as `python -m benchmarks.online ...`)
+
+The pool is one trained WITHOUT the shift domain (e.g. `build_pool.py --domains python,math,chemistry`). The stream is
+`--shift-requests` prompts of the shift domain (its train split first, then held-out), then `--then-requests` held-out
+prompts of a domain the pool knows.
+
+1. Replay (exact at temperature 0, the same math as specsel/replay.py): the target's greedy answer to each prompt
+   (batched, cached) and one target pass per request give the feedback the server would collect (verified tokens,
+   top-k target distributions, aux features) and, for the drafters' weights *at that moment*, every drafter's
+   greedy-chain acceptance from every position. Methods: static pool, OGD, optimistic OGD, Hedge ensemble, and
+   full-information OGD (every drafter learns from every request), each with HedgeSpec selection (NormalHedge, a fresh
+   learner per request) and with one fixed drafter (the static pool's best single drafter on the shift segment). The
+   trainer (online/trainer.py, guard included) runs a round every `--batch` requests and the served weights change
+   from the next request on: the replay assumes the trainer keeps up (no lag), the live part measures whether it
+   does. MAT per window of `--window` requests, MAT gain over the static pool after the shift segment, PNG.
+2. Live (`--live N`, the real AdaptiveServer + trainer process, 1 torch thread each): N shift-domain requests served
+   (a) without a trainer, (b) with a saturated trainer (fed cached feedback without pause) whose versions are not
+   swapped in, so decoding is identical to (a) and only the trainer's interference differs: the decode slowdown;
+   (c) with the trainer adapting and swapping at cycle boundaries, the trainer SIGKILLed after N/2 requests:
+   failed requests, restarts, output == (a)'s.
+3. Soak (`--soak R`): R requests through the real server + trainer process on a tiny random target and two tiny
+   heads (a 135M target would take hours): RSS of both processes every 500 requests, feedback dropped.
+Outputs: <out>/results.json, <out>/table.md, <out>/online_mat.png (copied to --docs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import multiprocessing as mproc
+import os
+import shutil
+import signal
+import sys
+import time
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+from tqdm.auto import tqdm
+
+from benchmarks.replay import Method, ReplayRequest, chain_acceptance, greedy_chains, greedy_prefix_len, replay
+from data_gen.domains import domain_prompts
+from data_gen.generate import generate_batch, render_prompt, stop_token_ids
+from draftpool.config import ConfigError
+from draftpool.io import atomic_write_json, atomic_write_text
+from draftpool.target import DEFAULT_TARGET, load_target, resolve_target
+from online.feedback import Feedback, compress
+from online.trainer import OnlineTrainer, TrainerConfig, trainable
+from specsel.selection.delayed_feedback import GameConfig
+from specsel.selection.learners import make_learner
+
+UPDATER_RUNS = {"static": None, "ogd": ("ogd", False), "optimistic": ("optimistic", False),
+                "ensemble": ("ensemble", False), "full-info-ogd": ("ogd", True)}
+
+
+@dataclass
+class Item:
+    id: str
+    domain: str
+    prompt_ids: list[int]
+    answer_ids: list[int]
+
+
+# ---------------------------------------------------------------------------------------------------- 1. stream
+def stream_prompts(shift: str, n_shift: int, then: str, n_then: int) -> list[tuple[str, str, str]]:
+    """[(id, domain, prompt)]: the shift domain's train prompts then its held-out ones, then the known domain's."""
+    sp = domain_prompts(shift)
+    rows = [(r["id"], shift, r["prompt"]) for r in sp["train"] + sp["held_out"]][:n_shift]
+    if len(rows) < n_shift:
+        raise ConfigError(f"{shift} has {len(rows)} prompts, --shift-requests asks for {n_shift}")
+    rows += [(r["id"], then, r["prompt"]) for r in domain_prompts(then)["held_out"][:n_then]] if n_then else []
+    return rows
+
+
+def greedy_stream(model, tok, rows: list[tuple[str, str, str]], max_new: int, path: Path, batch: int = 16
+                  ) -> list[Item]:
+    """The target's greedy answers (batched), cached as JSON lines in `path` (resumable by id)."""
+    done = {}
+    if path.is_file():
+        for line in path.read_text().splitlines():
+            r = json.loads(line)
+            done[r["id"]] = Item(**r)
+    todo = [r for r in rows if r[0] not in done]
+    stops = stop_token_ids(tok, model)
+    with open(path, "a") as f:
+        for i in tqdm(range(0, len(todo), batch), desc="greedy answers", disable=None):
+            part = todo[i:i + batch]
+            ids = [render_prompt(tok, p) for _, _, p in part]
+            for (rid, dom, _), p, (a, _) in zip(part, ids, generate_batch(model, tok, ids, 0.0, 1.0, max_new, 0,
+                                                                          stops)):
+                done[rid] = Item(rid, dom, p, a)
+                f.write(json.dumps(done[rid].__dict__) + "\n")
+            f.flush()
+    return [done[r[0]] for r in rows]
+
+
+@torch.inference_mode()
+def served_feedback(model, item: Item, aux_layers: list[int], top_k: int) -> Feedback:
+    """What the server collects when it serves `item` at temperature 0: the verified tokens (the answer cut where it
+    stops being the target's own greedy continuation), the target's top-k distribution of every generated token and
+    the aux features of every verified token but the last."""
+    ids = torch.tensor([item.prompt_ids + item.answer_ids])
+    out = model(input_ids=ids, output_hidden_states=True)
+    logits = out.logits[0].float()  # [T,V]; row u-1 predicts token u
+    p0 = len(item.prompt_ids)
+    t_len = greedy_prefix_len(logits, ids[0], p0)
+    feats = torch.cat([out.hidden_states[j][0, :t_len - 1] for j in aux_layers], -1)  # [T-1,3H]
+    return Feedback(item.id, ids[0, :t_len].clone(), p0, compress(logits[p0 - 1:t_len - 1], top_k), feats.clone())
+
+
+def cached_feedback(model, stream: list[Item], aux_layers: list[int], top_k: int, cache: Path
+                    ) -> tuple[list[Feedback], list[str]]:
+    """-> (feedback per request, its cache files)."""
+    cache.mkdir(parents=True, exist_ok=True)
+    out = []
+    for item in tqdm(stream, desc="target passes", disable=None):
+        path = cache / f"{item.id}.pt"
+        if path.is_file():
+            out.append(torch.load(path, weights_only=False))
+            continue
+        fb = served_feedback(model, item, aux_layers, top_k)
+        tmp = path.with_suffix(".tmp")
+        torch.save(fb, tmp)
+        os.replace(tmp, path)
+        out.append(fb)
+    return out, [str(cache / f"{item.id}.pt") for item in stream]
+
+
+# ---------------------------------------------------------------------------------------------------- replay
+@torch.inference_mode()
+def request_tables(models: list[tuple[str, torch.nn.Module]], fb: Feedback, k: int, arms: list[int] | None = None
+                   ) -> ReplayRequest:
+    """Acceptance tables of one request for the drafters' current weights (only `arms` filled when given)."""
+    x, p0 = fb.tokens, fb.prompt_len
+    t_len = len(x)
+    n = len(models)
+    acc, gamma = torch.zeros(n, t_len, dtype=torch.long), torch.zeros(n, t_len)
+    aux = fb.aux()  # [1,T,3H]
+    starts = torch.arange(p0 + 1, t_len)
+    for i in arms if arms is not None else range(n):
+        kind, model = models[i]
+        for s, drafts, _, _ in greedy_chains(kind, model, x, aux if kind == "eagle3" else None, k, starts):
+            acc[i, s], gamma[i, s] = chain_acceptance(drafts, x, s)
+    return ReplayRequest(fb.request_id, "", p0, t_len, acc, gamma, torch.zeros(n, t_len))
+
+
+def run_method(name: str, models: dict[str, tuple[str, torch.nn.Module]], feedback: list[Feedback],
+               tcfg: TrainerConfig | None, fixed_arm: int | None, k: int, keep_at: int = -1) -> dict[str, Any]:
+    """Serve the stream in replay with one method; -> per-request tokens / forwards / arms, timings, and (when
+    keep_at >= 0) the served weights after request keep_at."""
+    torch.set_num_threads(1)
+    models = copy.deepcopy(models)
+    names = list(models)
+    pairs = [models[n] for n in names]
+    trainer = OnlineTrainer(models, tcfg) if tcfg is not None else None
+    method = (Method(name, arm_of=lambda r: fixed_arm) if fixed_arm is not None
+              else Method(name, lambda n, seed: make_learner("normal_hedge", n, seed=seed), GameConfig()))
+    out: dict[str, Any] = {"tokens": [], "forwards": [], "arm": [], "rounds": 0, "rejected": 0, "table_s": 0.0,
+                           "train_s": 0.0, "losses": []}
+    pending: list[Feedback] = []
+    for idx, fb in enumerate(tqdm(feedback, desc=name, disable=None, mininterval=30)):
+        t0 = time.perf_counter()
+        req = request_tables(pairs, fb, k, [fixed_arm] if fixed_arm is not None else None)
+        res = replay([req], method, len(names), k, seed=idx)
+        out["table_s"] += time.perf_counter() - t0
+        arm = Counter(res.choices[0]).most_common(1)[0][0] if res.choices[0] else (fixed_arm or 0)
+        out["tokens"].append(res.tokens[0])
+        out["forwards"].append(res.forwards[0])
+        out["arm"].append(arm)
+        if trainer is not None:
+            fb.drafter = arm
+            pending.append(fb)
+            if len(pending) == tcfg.batch:
+                t0 = time.perf_counter()
+                losses = trainer.round(pending)
+                out["losses"].append(losses)
+                with torch.no_grad():
+                    for dn in losses:  # the guard, then the hot swap of what it lets out
+                        if trainer.guard(dn)[0]:
+                            for key, value in trainer.candidate(dn).items():
+                                models[dn][1].get_parameter(key).copy_(value)
+                out["train_s"] += time.perf_counter() - t0
+                pending = []
+        if idx == keep_at:
+            out["weights"] = {n: {key: v.clone() for key, v in trainable(m).items()} for n, (_, m) in models.items()}
+    if trainer is not None:
+        out["rounds"], out["rejected"] = trainer.rounds, trainer.rejected
+    return out
+
+
+def _job(name: str, models, paths: list[str], tcfg: TrainerConfig | None, fixed_arm: int | None, k: int,
+         keep_at: int) -> dict[str, Any]:
+    """A replay in a worker process: it reads the cached feedback itself (no 100s of MB through a pipe)."""
+    feedback = [torch.load(p, weights_only=False) for p in paths]
+    return run_method(name, models, feedback, tcfg, fixed_arm, k, keep_at)
+
+
+def mat(res: dict[str, Any], lo: int, hi: int) -> float:
+    return sum(res["tokens"][lo:hi]) / max(1, sum(res["forwards"][lo:hi]))
+
+
+def method_row(updater: str, sel: str, r: dict[str, Any], s: int, n_all: int, w: int, names: list[str]
+               ) -> dict[str, Any]:
+    """One method's figures from its per-request replay (s = shift requests, w = window)."""
+    return {"updater": updater, "selection": sel, "rounds": r["rounds"], "rejected": r["rejected"],
+            "train_s": r["train_s"], "table_s": r["table_s"],
+            "mat_windows": [mat(r, i, i + w) for i in range(0, n_all, w)],
+            "mat_shift": mat(r, 0, s), "mat_shift_last100": mat(r, s - 100, s), "mat_then": mat(r, s, n_all),
+            "arm_share_shift": {n: r["arm"][:s].count(i) / s for i, n in enumerate(names)}}
+
+
+def add_gains(row: dict[str, Any], static: dict[str, Any]) -> None:
+    for part in ("shift", "shift_last100", "then"):
+        row[f"gain_{part}"] = row[f"mat_{part}"] / max(1e-9, static[f"mat_{part}"]) - 1
+
+
+# ---------------------------------------------------------------------------------------------------- 2. live
+def live_part(model, tok, info, pool_dir: Path, pool_models, names: list[str], prompts: list[list[int]],
+              max_new: int, feedback: list[Feedback], adapted: dict[str, dict[str, torch.Tensor]] | None, k: int,
+              tcfg: TrainerConfig, out_dir: Path, feed_per_request: int = 32) -> dict[str, Any]:
+    from online.process import ExportSpec, ProcessConfig, TrainerHandle
+    from online.server import AdaptiveServer, Request
+    from specsel.decoding.eagle3 import Eagle3Drafter
+    from specsel.decoding.llama import LlamaDrafter
+    from specsel.decoding.loop import GREEDY, SpecDecoder
+    from specsel.selection.selector import Selector
+
+    torch.set_num_threads(1)  # the server's core; the trainer process takes the other
+    stops = stop_token_ids(tok, model)
+    n = len(prompts)
+
+    def server(weights=None, handle_cfg=None, swap=True):
+        mods = copy.deepcopy(pool_models)
+        if weights is not None:
+            with torch.no_grad():
+                for dn, w in weights.items():
+                    for key, v in w.items():
+                        mods[dn][1].get_parameter(key).copy_(v)
+        drafters = {dn: (Eagle3Drafter(m) if kd == "eagle3" else LlamaDrafter(m)) for dn, (kd, m) in mods.items()}
+        dec = SpecDecoder(model, drafters, selector=Selector(make_learner("normal_hedge", len(names)), len(names), k,
+                                                    GameConfig()), k=k, stop_ids=stops)
+        handle = None
+        if handle_cfg is not None:
+            handle = TrainerHandle(mods, tcfg, handle_cfg, ExportSpec(str(out_dir / "live-export"), str(pool_dir),
+                                                                      info))
+        srv = AdaptiveServer(dec, {dn: m for dn, (_, m) in mods.items()}, handle, GREEDY, swap="cycle")
+        if handle is not None and not swap:  # trainer on, versions never swapped: decoding identical to no trainer
+            srv.swap.boards = {}
+            dec.on_cycle = None
+        return srv, dec, handle
+
+    def serve_all(srv, dec, handle=None, feed=False, kill_at=-1):
+        rows = []
+        for j, ids in enumerate(tqdm(prompts, desc="live", disable=None)):
+            dec.set_selector(Selector(make_learner("normal_hedge", len(names), seed=j), len(names), k, GameConfig()))
+            if feed:  # saturate: more cached feedback per request than the trainer gets through meanwhile
+                for u in range(feed_per_request):
+                    handle.submit(feedback[(j * feed_per_request + u) % len(feedback)])
+            if j == kill_at:
+                os.kill(handle.proc.pid, signal.SIGKILL)
+            rec = srv.serve(Request(f"live-{j}", ids, max_new))
+            rows.append(rec)
+        return rows
+
+    def summary(rows):
+        ok = [r for r in rows if "error" not in r]
+        toks = sum(len(r["tokens"]) for r in ok)
+        return {"requests": len(rows), "failed": len(rows) - len(ok), "tokens": toks,
+                "seconds": sum(r["seconds"] for r in ok), "tok_s": toks / max(1e-9, sum(r["seconds"] for r in ok)),
+                "mat": toks / max(1, sum(r["metrics"]["target_forwards"] for r in ok))}
+
+    report: dict[str, Any] = {"requests": n, "max_new_tokens": max_new, "feed_per_request": feed_per_request}
+    srv, dec, _ = server()
+    dec.generate(prompts[0], 8)  # warm-up
+    base = serve_all(srv, dec)
+    report["no_trainer"] = summary(base)
+    pcfg = ProcessConfig(threads=1, export_every=0)
+    srv, dec, handle = server(handle_cfg=pcfg, swap=False)
+    handle.start()
+    _wait_started(handle)
+    busy = serve_all(srv, dec, handle, feed=True)
+    handle.stop()
+    report["trainer_saturated_no_swap"] = {**summary(busy), "rounds": handle.rounds_seen,
+                                           "same_output": sum(a["tokens"] == b["tokens"] for a, b in zip(base, busy))}
+    report["slowdown"] = 1 - report["trainer_saturated_no_swap"]["tok_s"] / report["no_trainer"]["tok_s"]
+    srv, dec, handle = server(handle_cfg=pcfg)
+    handle.start()
+    _wait_started(handle)
+    killed = serve_all(srv, dec, handle, kill_at=n // 2)
+    time.sleep(1.0)
+    handle.poll()
+    handle.stop()
+    report["adapting_killed_mid_run"] = {
+        **summary(killed), "rounds": handle.rounds_seen, "faults": [f["why"] for f in handle.faults],
+        "restarts": handle.restarts, "swaps": srv.swap.swaps,
+        "same_output": sum(a["tokens"] == b.get("tokens") for a, b in zip(base, killed))}
+    if adapted is not None:
+        srv, dec, _ = server(weights=adapted)
+        rows = serve_all(srv, dec)
+        report["adapted_weights"] = {**summary(rows), "same_output": sum(a["tokens"] == b["tokens"]
+                                                                         for a, b in zip(base, rows))}
+    return report
+
+
+def _wait_started(handle, timeout: float = 120.0) -> None:
+    t0 = time.time()
+    while time.time() - t0 < timeout:
+        if any(e["event"] == "started" for e in handle.poll()):
+            return
+        time.sleep(0.2)
+    raise RuntimeError("the trainer process did not start")
+
+
+# ---------------------------------------------------------------------------------------------------- 3. soak
+def soak(n_requests: int, every: int = 500) -> dict[str, Any]:
+    """n requests of 16 tokens through AdaptiveServer + trainer process on a tiny random target (seeded)."""
+    import tempfile
+
+    import psutil
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from draftpool.models.eagle3 import Eagle3Head, head_config, select_draft_vocab
+    from draftpool.pool import update_pool_manifest, write_eagle3
+    from draftpool.target import TargetInfo
+    from online.process import ExportSpec, ProcessConfig, TrainerHandle
+    from online.server import AdaptiveServer, Request
+    from specsel.decoding.eagle3 import Eagle3Drafter
+    from specsel.decoding.loop import GREEDY, SpecDecoder
+    from specsel.selection.selector import Selector
+
+    torch.set_num_threads(1)  # the server's core; the trainer process takes the other
+    torch.manual_seed(0)
+    target = LlamaForCausalLM(LlamaConfig(vocab_size=128, hidden_size=64, intermediate_size=128, num_hidden_layers=4,
+                                          num_attention_heads=4, num_key_value_heads=2)).eval()
+    heads = {}
+    tmp = Path(tempfile.mkdtemp(prefix="draftpool-soak-"))
+    info = TargetInfo("tiny", "tiny", str(tmp), "0" * 64, 4, 64, 128, 256)
+    for i in range(2):
+        head = Eagle3Head(head_config(target.config, 48, [1, 2, 3]))
+        d2t, t2d = select_draft_vocab(torch.rand(128), 48)
+        head.d2t.copy_(d2t)
+        head.t2d.copy_(t2d)
+        head.embed_tokens.weight.data.copy_(target.get_input_embeddings().weight)
+        heads[f"h{i}"] = head.eval()
+        write_eagle3(head, tmp / "pool" / f"h{i}", info, {"kind": "eagle3"})
+        update_pool_manifest(tmp / "pool", info, f"h{i}", {"kind": "eagle3", "path": f"h{i}", "domain": "x"})
+    handle = TrainerHandle({n: ("eagle3", h) for n, h in heads.items()},
+                           TrainerConfig(lr=1e-3, batch=4, full_information=True),
+                           ProcessConfig(threads=1, export_every=1000), ExportSpec(str(tmp / "out"),
+                                                                                   str(tmp / "pool"), info))
+    dec = SpecDecoder(target, {n: Eagle3Drafter(h) for n, h in heads.items()},
+                      selector=Selector(make_learner("normal_hedge", 2), 2, 3, GameConfig()), k=3)
+    srv = AdaptiveServer(dec, heads, handle, GREEDY, top_k=16)
+    handle.start()
+    _wait_started(handle)
+    gen = torch.Generator().manual_seed(0)
+    rows = []
+    t0 = time.time()
+    me = psutil.Process()
+    for i in tqdm(range(n_requests), desc="soak", disable=None, mininterval=30):
+        prompt = torch.randint(0, 128, (int(torch.randint(4, 24, (1,), generator=gen)),), generator=gen).tolist()
+        rec = srv.serve(Request(f"s{i}", prompt, 16))
+        if "error" in rec:
+            rows.append({"request": i + 1, "error": rec["error"]})
+        if (i + 1) % every == 0:
+            child = psutil.Process(handle.proc.pid) if handle.proc is not None else None
+            rows.append({"request": i + 1, "server_rss_mb": me.memory_info().rss / 2**20,
+                         "trainer_rss_mb": child.memory_info().rss / 2**20 if child else None,
+                         "rounds": handle.rounds_seen, "dropped": handle.dropped, "swaps": srv.swap.swaps,
+                         "seconds": time.time() - t0})
+    handle.stop()
+    return {"requests": n_requests, "failed": srv.failed, "faults": handle.faults, "samples": rows}
+
+
+# ---------------------------------------------------------------------------------------------------- report
+def plot(report: dict[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.5), sharey=True)
+    w = report["window"]
+    for ax, sel in zip(axes, ("nh", "fixed")):
+        for row in report["methods"].values():
+            if row["selection"] != sel:
+                continue
+            xs = [(i + 1) * w for i in range(len(row["mat_windows"]))]
+            ax.plot(xs, row["mat_windows"], marker=".", label=row["updater"])
+        ax.axvline(report["shift_requests"], color="grey", ls="--", lw=1)
+        ax.set_title(f"{'HedgeSpec (NormalHedge) selection' if sel == 'nh' else 'fixed drafter: ' + report['fixed']}")
+        ax.set_xlabel(f"requests (MAT per window of {w}); {report['shift']} | {report['then']}")
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("mean accepted tokens per target forward")
+    axes[0].legend()
+    fig.suptitle(f"Online adaptation, pool without {report['shift']} ({report['target']})")
+    fig.tight_layout()
+    tmp = path.with_suffix(".tmp.png")
+    fig.savefig(tmp, dpi=110)
+    plt.close(fig)
+    os.replace(tmp, path)
+
+
+def format_table(report: dict[str, Any]) -> str:
+    s = report["shift_requests"]
+    lines = [f"| method | selection | MAT first {report['window']} | MAT {report['shift']} (1-{s}) | "
+             f"MAT last 100 {report['shift']} | gain vs static (1-{s}) | MAT {report['then']} | rounds | rejected | "
+             "train s |", "|---" * 10 + "|"]
+    for r in report["methods"].values():
+        lines.append(f"| {r['updater']} | {r['selection']} | {r['mat_windows'][0]:.3f} | {r['mat_shift']:.3f} | "
+                     f"{r['mat_shift_last100']:.3f} | {r['gain_shift']:+.1%} | {r['mat_then']:.3f} | {r['rounds']} | "
+                     f"{r['rejected']} | {r['train_s']:.0f} |")
+    return "\n".join(lines) + "\n"
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    t_start = time.time()
+    parts = set(args.parts.split(","))
+    if not parts <= {"replay", "live", "soak"}:
+        raise ConfigError(f"--parts takes replay, live, soak; got {args.parts!r}")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    prev = json.loads((out / "results.json").read_text()) if (out / "results.json").is_file() else {}
+    report: dict[str, Any] = {k: v for k, v in prev.items() if k in ("target", "pool", "drafters", "replay", "live",
+                                                                      "soak")}
+    if parts == {"soak"}:  # no target needed
+        report["soak"] = soak(args.soak)
+        atomic_write_json(out / "results.json", report)
+        return report
+    # 1. target, pool, stream, feedback
+    from draftpool.pool import load_pool
+
+    info = resolve_target(args.target)
+    pool_dir = Path(args.pool.format(target_slug=info.slug))
+    if not (pool_dir / "pool.json").is_file():
+        raise ConfigError(f"no pool at {pool_dir} (pool.json missing): run build_pool.py --domains ... first")
+    manifest = json.loads((pool_dir / "pool.json").read_text())
+    if any(e.get("domain") == args.shift for e in manifest["drafters"].values()):
+        raise ConfigError(f"the pool at {pool_dir} has a {args.shift} drafter: a domain-shift run needs a pool "
+                          f"trained without it")
+    model, tok = load_target(info)
+    names, models = load_pool(pool_dir, info, model, ["eagle3"], at_least=2)
+    aux_layers = list(models[names[0]][1].config.eagle_aux_hidden_state_layer_ids)
+    report.update(target=info.name, pool=str(pool_dir), drafters=names)
+    s = args.shift_requests
+    rows = stream_prompts(args.shift, s, args.then, args.then_requests)
+    answers = out / f"stream-{info.slug}-{args.max_new_tokens}.jsonl"
+    stream = greedy_stream(model, tok, rows, args.max_new_tokens, answers)
+    feedback, paths = cached_feedback(model, stream, aux_layers, args.top_k, out / f"feedback-{info.slug}")
+
+    def tcfg(updater: str, full: bool) -> TrainerConfig:
+        return TrainerConfig(updater=updater, lr=args.lr, batch=args.batch, epochs=args.epochs,
+                             full_information=full, positions=args.positions)
+
+    # 2. replay: the static pool first (it names the fixed drafter), then every updater x selection; with --methods
+    # a subset is re-run and merged into the previous run's rows (same settings required)
+    adapted = None
+    if "replay" in parts:
+        settings = {"pool": str(pool_dir), "drafters": names, "shift": args.shift, "then": args.then,
+                    "shift_requests": s, "then_requests": len(stream) - s, "window": args.window, "k": args.k,
+                    "lr": args.lr, "batch": args.batch, "epochs": args.epochs, "positions": args.positions,
+                    "max_new_tokens": args.max_new_tokens, "top_k": args.top_k}
+        wanted = list(UPDATER_RUNS) if args.methods == "all" else args.methods.split(",")
+        if not set(wanted) <= set(UPDATER_RUNS):
+            raise ConfigError(f"--methods takes all or some of {', '.join(UPDATER_RUNS)}; got {args.methods!r}")
+        prev_rep = None
+        if args.methods != "all":
+            prev_rep = prev.get("replay")
+            old = {**(prev_rep or {}), "pool": prev.get("pool"), "drafters": prev.get("drafters")}
+            old.setdefault("epochs", 1)
+            diff = [key for key in settings if old.get(key) != settings[key]]
+            if (prev_rep is None or diff) and "static" not in wanted:
+                raise ConfigError(f"--methods {args.methods} without static re-runs part of a previous replay with "
+                                  f"the same settings; {out / 'results.json'} " + (f"differs in {', '.join(diff)}"
+                                                                               if prev_rep else "has no replay"))
+            if prev_rep is None or diff:
+                prev_rep = None  # a fresh run of the subset (static included: the gains' reference)
+        jobs = {}
+        per_arm = None
+        with ProcessPoolExecutor(args.jobs, mp_context=mproc.get_context("spawn")) as ex:
+
+            def submit(up: str, sel: str, arm: int | None) -> None:
+                spec = UPDATER_RUNS[up]
+                keep = s - 1 if (up, sel) == (args.live_weights, "nh") else -1
+                jobs[f"{up}-{sel}"] = (up, sel, ex.submit(_job, f"{up}-{sel}", models, paths,
+                                                          tcfg(*spec) if spec else None, arm, args.k, keep))
+
+            # the static pool and each drafter alone first (the best one on the shift segment is the fixed drafter),
+            # the selection runs meanwhile, the fixed-drafter runs once the fixed drafter is known
+            per_arm_f = [] if prev_rep else [ex.submit(_job, f"static-{n}", models, paths[:s], None, i, args.k, -1)
+                                             for i, n in enumerate(names)]
+            for up in wanted:
+                submit(up, "nh", None)
+            if prev_rep:
+                fixed = names.index(prev_rep["fixed"])
+            else:
+                per_arm = [f.result() for f in per_arm_f]
+                fixed = max(range(len(names)), key=lambda i: mat(per_arm[i], 0, s))
+            for up in wanted:
+                submit(up, "fixed", fixed)
+            results = {n: (u, sel, f.result()) for n, (u, sel, f) in jobs.items()}
+        rep = dict(prev_rep) if prev_rep else {
+            **{k: v for k, v in settings.items() if k not in ("pool", "drafters")}, "fixed": names[fixed],
+            "static_single_mat_shift": {n: mat(per_arm[i], 0, s) for i, n in enumerate(names)}}
+        rep.setdefault("epochs", 1)  # runs before --epochs existed took one update per round
+        rep["methods"] = dict(rep.get("methods", {}))
+        for name, (up, sel, r) in results.items():
+            rep["methods"][name] = method_row(up, sel, r, s, len(stream), args.window, names)
+            if prev_rep:
+                rep.setdefault("rerun", {})[name] = time.strftime("%Y-%m-%d")
+        for row in rep["methods"].values():  # gains over the static pool with the same selection
+            add_gains(row, rep["methods"][f"static-{row['selection']}"])
+        report["replay"] = rep
+        if f"{args.live_weights}-nh" in results:
+            adapted = results[f"{args.live_weights}-nh"][2].get("weights")
+            torch.save(adapted, out / "adapted_weights.pt")
+    if adapted is None and (out / "adapted_weights.pt").is_file():
+        adapted = torch.load(out / "adapted_weights.pt")
+
+    # 3. live (shift-domain prompts the replay did not serve) and soak
+    if "live" in parts and args.live:
+        sp = domain_prompts(args.shift)
+        more = [r["prompt"] for r in sp["train"] + sp["held_out"]]
+        prompts = [render_prompt(tok, p) for p in more[s:s + args.live]]
+        if len(prompts) < args.live:
+            raise ConfigError(f"{args.shift} has {len(more)} prompts: {args.live} live requests after {s} replayed "
+                              "ones do not fit")
+        report["live"] = live_part(model, tok, info, pool_dir, models, names, prompts, args.max_new_tokens, feedback,
+                                   adapted, args.k, tcfg("ogd", True), out)
+    if "soak" in parts and args.soak:
+        report["soak"] = soak(args.soak)
+    report["seconds"] = time.time() - t_start
+    atomic_write_json(out / "results.json", report)
+    if "replay" in report:
+        atomic_write_text(out / "table.md", format_table(report["replay"]))
+        plot({**report["replay"], "target": report["target"]}, out / "online_mat.png")
+        if args.docs:
+            Path(args.docs).mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(out / "online_mat.png", Path(args.docs) / "online_mat.png")
+    return report
+
+
+def make_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="online_adapt.py --bench", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--target", default=DEFAULT_TARGET)
+    ap.add_argument("--pool", default="runs/shift/pools/{target_slug}", help="a pool trained without --shift")
+    ap.add_argument("--shift", default="sql", help="the domain the pool has not seen")
+    ap.add_argument("--shift-requests", type=int, default=300)
+    ap.add_argument("--then", default="python", help="a domain the pool knows, served after the shift segment")
+    ap.add_argument("--then-requests", type=int, default=60)
+    ap.add_argument("--max-new-tokens", type=int, default=96)
+    ap.add_argument("--k", type=int, default=4)
+    ap.add_argument("--top-k", type=int, default=64, help="target logits kept per position (feedback)")
+    ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument("--batch", type=int, default=4, help="feedback records per trainer round")
+    ap.add_argument("--epochs", type=int, default=1, help="updates per round on its records")
+    ap.add_argument("--positions", default="all", choices=["all", "mismatch"])
+    ap.add_argument("--window", type=int, default=25)
+    ap.add_argument("--methods", default="all",
+                    help="updaters to replay (comma list of " + ", ".join(UPDATER_RUNS) + "); a subset re-runs "
+                         "those and keeps the other rows of <out>/results.json (same settings required), or, "
+                         "with static in it, is a fresh run of those alone")
+    ap.add_argument("--jobs", type=int, default=2, help="methods replayed in parallel (1 thread each)")
+    ap.add_argument("--live", type=int, default=16, help="live requests (0: skip the live part)")
+    ap.add_argument("--live-weights", default="full-info-ogd", choices=[u for u in UPDATER_RUNS if u != "static"],
+                    help="whose adapted weights (after the shift segment) the live part also serves")
+    ap.add_argument("--parts", default="replay,live,soak", help="which parts to run (results.json keeps the others)")
+    ap.add_argument("--soak", type=int, default=10000, help="requests of the memory soak (0: skip)")
+    ap.add_argument("--out", default="runs/bench/online")
+    ap.add_argument("--docs", default="docs")
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = make_parser().parse_args(argv)
+    try:
+        if args.shift_requests < 100 or args.window < 1 or args.jobs < 1:
+            raise ConfigError("--shift-requests must be >= 100 (the last-100 figure), --window and --jobs >= 1")
+        report = run(args)
+    except (ConfigError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    if "replay" in report:
+        print(format_table(report["replay"]))
+    print(json.dumps({k: report[k] for k in ("live", "soak") if k in report}, indent=2, default=str)[:6000])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

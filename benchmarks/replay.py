@@ -1,0 +1,247 @@
+"""Exact replay of greedy drafter selection from per-position acceptance tables.
+
+At temperature 0 the output is the target's greedy continuation whatever drafter is picked (lossless), and a greedy
+chain drafter's accepted length from position s is a deterministic function of the verified prefix. So one target
+pass over prompt + greedy answer, one free-running training-time-test pass of each drafter (its own drafts after a
+miss) and one branch pass of the target over every drafted chain give, for every drafter i and start position s, the
+accepted drafts `acc[i, s]` of a depth-K chain, its step-0 acceptance `gamma[i, s]` (what the counterfactual prefill
+sees) and MetaSD's BD reward `bd[i, s]` (target vs drafter along the drafted chain, as the live decoder computes
+it). Any selector can then be replayed exactly (the same learners and delayed-feedback game as the live
+PoolDecoder), which is how the many-method tables are made; the live decoder is run for tok/s and checked against the
+replay (specsel/select_bench.py).
+
+Index rule (EAGLE-3 TTT): step j at sequence index t reads token t+1+j and predicts token t+2+j, so a chain drafted
+for position s runs at index t = s - 2. An independent drafter's logits row u - 1 predicts token u.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import torch
+from transformers import DynamicCache
+
+from specsel.selection.delayed_feedback import DelayedFeedback, GameConfig
+
+
+@dataclass
+class ReplayRequest:
+    id: str
+    domain: str
+    prompt_len: int
+    length: int  # prompt + answer tokens
+    acc: torch.Tensor  # [N, length] int: accepted drafts of a chain started at position s (capped at the end)
+    gamma: torch.Tensor  # [N, length] float: step-0 greedy acceptance at position s
+    bd: torch.Tensor  # [N, length] float: MetaSD BD reward of the chain started at s
+    prompt: str = ""
+
+    @property
+    def new_tokens(self) -> int:
+        return self.length - self.prompt_len
+
+
+@torch.inference_mode()
+def branch_logits(model, cache, past: int, starts: torch.Tensor, tokens: torch.Tensor) -> torch.Tensor:
+    """Run B short branches off one cached sequence in a single forward: branch b's token u sits at position
+    starts[b] + u and sees the cached positions < starts[b] and its own tokens <= u. starts [B], tokens [B,J]
+    -> logits [B,J,V] (row u predicts position starts[b]+u+1). The cache is cut back to `past` afterwards."""
+    b, j = tokens.shape
+    dev = tokens.device
+    n = b * j
+    branch, offset = torch.arange(n, device=dev) // j, torch.arange(n, device=dev) % j  # [n]
+    allowed = torch.empty(n, past + n, dtype=torch.bool, device=dev)
+    # rule: the shared prefix up to the branch's start, then the branch's own earlier tokens (causal)
+    allowed[:, :past] = torch.arange(past, device=dev)[None] < starts[branch][:, None]
+    allowed[:, past:] = (branch[:, None] == branch[None]) & (offset[None] <= offset[:, None])
+    dtype = next(model.parameters()).dtype
+    mask = torch.zeros(allowed.shape, dtype=dtype, device=dev).masked_fill(~allowed, torch.finfo(dtype).min)
+    out = model(input_ids=tokens.reshape(1, n), position_ids=(starts[branch] + offset)[None],
+                attention_mask=mask[None, None], past_key_values=cache, use_cache=True)
+    cache.crop(past - cache.get_seq_length())
+    return out.logits[0].float().reshape(b, j, -1)
+
+
+def greedy_prefix_len(logits: torch.Tensor, ids: torch.Tensor, p0: int) -> int:
+    """logits [T,V] of the target over ids [T] (row u-1 predicts token u), prompt length p0 -> the length up to the
+    first answer token that is not the target's greedy choice (batched generation can differ in the last bits)."""
+    wrong = (logits[p0 - 1:-1].argmax(-1) != ids[p0:]).nonzero()
+    return len(ids) if len(wrong) == 0 else p0 + int(wrong[0])
+
+
+@torch.inference_mode()
+def acceptance_tables(target, drafters: list[tuple[str, torch.nn.Module]], prompt_ids: list[int],
+                      answer_ids: list[int], k: int, chunk: int = 128
+                      ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, int]:
+    """-> (acc [N,T], gamma [N,T], bd [N,T], T), filled at the positions a chain can start from (after the prefill's
+    token). `drafters` = [(kind, model)], kind "eagle3" or "llama".
+
+    The answer is cut where it stops being the target's greedy continuation (batched generation can differ in the
+    last bits), so the tables describe the target's own greedy output. Each drafter's chain from every start is its
+    free-running greedy draft (its own tokens after a miss, as at decode time), and the BD reward compares it with the
+    target on that drafted chain (branch passes off the cached true sequence, `chunk` starts per forward), so a
+    replayed bandit sees exactly the rewards the live decoder computes."""
+    device = next(target.parameters()).device
+    ids = torch.tensor([prompt_ids + answer_ids], device=device)
+    heads = any(kind == "eagle3" for kind, _ in drafters)
+    cache = DynamicCache(config=target.config)
+    out = target(input_ids=ids, output_hidden_states=heads, past_key_values=cache, use_cache=True)
+    past = ids.shape[1]
+    logits = out.logits[0].float()  # [T,V]; row u-1 predicts token u
+    p0 = len(prompt_ids)
+    t_len = greedy_prefix_len(logits, ids[0], p0)
+    x = ids[0, :t_len]
+    n = len(drafters)
+    acc = torch.zeros(n, t_len, dtype=torch.long)
+    gamma = torch.zeros(n, t_len)
+    bd = torch.zeros(n, t_len)
+    starts = torch.arange(p0 + 1, t_len, device=device)  # [S] where a chain can start
+    for i, (kind, model) in enumerate(drafters):
+        aux = None
+        if kind == "eagle3":
+            aux = torch.cat([out.hidden_states[j][:, :t_len] for j in model.config.eagle_aux_hidden_state_layer_ids],
+                            -1)
+        for s, drafts, qs, dids in greedy_chains(kind, model, x, aux, k, starts, chunk):
+            acc[i, s.cpu()], gamma[i, s.cpu()] = (v.cpu() for v in chain_acceptance(drafts, x, s))
+            # the target's distribution at each drafted position, on the drafted chain (what verification sees)
+            ps = [logits[s - 1]]
+            if k > 1:
+                ps += list(branch_logits(target, cache, past, s, drafts[:, :k - 1]).unbind(1))
+            inside = (s[:, None] + torch.arange(k, device=device)) < t_len  # [S,K] drafted positions that exist
+            # rule: BD averages 1 - TV (temperature 1) over the K drafted positions that exist
+            agree = torch.stack([torch.minimum(p.softmax(-1)[:, dids], q.softmax(-1)).sum(-1)
+                                 for p, q in zip(ps, qs)], dim=1)  # [S,K]
+            bd[i, s.cpu()] = ((agree * inside).sum(1) / inside.sum(1)).cpu()
+    return acc, gamma, bd, t_len
+
+
+@torch.inference_mode()
+def greedy_chains(kind: str, model, x: torch.Tensor, aux: torch.Tensor | None, k: int, starts: torch.Tensor,
+                  chunk: int = 128):
+    """Each drafter's free-running greedy chain of depth k from every start position (its own tokens after a miss,
+    as at decode time). x [T] the verified sequence, aux [1,T,3H] the target's aux features (EAGLE-3 heads, None
+    for an independent drafter), starts [S]. Yields per chunk of starts: (s [S'], drafts [S',K] target ids,
+    qs K x [S',Vd] the drafter's logits, dids [Vd] target id of each drafter id)."""
+    ids = x[None]
+    if kind == "eagle3":
+        _, steps = model(aux, ids, torch.ones_like(ids), k, own_tokens=True)
+        dids = model.draft_ids
+        q_all = [lg[0].float() for lg in steps]  # per step [T,Vd]; index t = s-2 holds the chain from s
+    else:
+        dcache = DynamicCache(config=model.config)
+        d_first = model(input_ids=ids, past_key_values=dcache, use_cache=True).logits[0].float()  # [T,V]
+        dids = torch.arange(d_first.shape[-1], device=x.device)
+    for c in range(0, len(starts), chunk):
+        s = starts[c:c + chunk]  # [S]
+        if kind == "eagle3":
+            qs = [q[s - 2] for q in q_all]  # K x [S,Vd]
+            drafts = torch.stack([dids[q.argmax(-1)] for q in qs], dim=1)  # [S,K]
+        else:
+            qs = [d_first[s - 1]]
+            drafts = dids[qs[0].argmax(-1)][:, None]
+            for _ in range(1, k):  # rule: step j reads the drafter's own draft of step j-1
+                qs.append(branch_logits(model, dcache, len(x), s, drafts)[:, -1])
+                drafts = torch.cat([drafts, dids[qs[-1].argmax(-1)][:, None]], dim=1)
+        yield s, drafts, qs, dids
+
+
+def chain_acceptance(drafts: torch.Tensor, x: torch.Tensor, s: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """drafts [S,K] chains started at positions s [S] of the verified sequence x [T] -> (accepted drafts [S],
+    step-0 acceptance [S] float)."""
+    t_len = len(x)
+    pos = s[:, None] + torch.arange(drafts.shape[1], device=drafts.device)  # [S,K] the drafted positions
+    # rule: a chain accepts its leading run of matching drafts, and leaves the last token as its bonus
+    match = (drafts == x[pos.clamp(max=t_len - 1)]) & (pos < t_len - 1)
+    return match.long().cumprod(1).sum(1), (drafts[:, 0] == x[s]).float()  # step 0 reads the verified prefix only
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+@dataclass
+class Method:
+    """How a method picks drafters: a learner factory (full information or bandit), or a fixed arm per request."""
+
+    name: str
+    make: Callable[[int, int], object] | None = None  # (n_arms, seed) -> learner
+    game: GameConfig | None = None  # full-information learners
+    reward: str = "bd"  # bandit learners: bd | be | length
+    arm_of: Callable[[ReplayRequest], int] | None = None  # fixed arm per request (single drafter, oracle, router)
+
+
+@dataclass
+class ReplayResult:
+    name: str
+    tokens: list[int] = field(default_factory=list)  # per request
+    forwards: list[int] = field(default_factory=list)  # per request, prefill included
+    choices: list[list[int]] = field(default_factory=list)  # per request, per round
+    token_arm: list[int] = field(default_factory=list)  # per generated token of the stream: the arm that drafted it
+
+    @property
+    def mat(self) -> float:
+        return sum(self.tokens) / max(1, sum(self.forwards))
+
+    def mat_of(self, idx: list[int]) -> float:
+        return sum(self.tokens[i] for i in idx) / max(1, sum(self.forwards[i] for i in idx))
+
+
+def replay(stream: list[ReplayRequest], method: Method, n_arms: int, k: int, persistent: bool = False,
+           seed: int = 0) -> ReplayResult:
+    """Serve the stream with `method`; per-request reset of the learner unless `persistent`."""
+    res = ReplayResult(method.name)
+    learner = game = None
+    for r_idx, req in enumerate(stream):
+        if method.arm_of is None and (learner is None or not persistent):
+            learner = method.make(n_arms, seed + (0 if persistent else r_idx))
+            full = bool(getattr(learner, "full_information", False))
+            game = DelayedFeedback(learner, n_arms, k, method.game) if full else None
+        fixed = method.arm_of(req) if method.arm_of is not None else None
+        if game is not None:
+            game.reset_request()
+        s = req.prompt_len + 1  # the prefill emitted position prompt_len; drafting starts after it
+        forwards, rounds, pending, eval_from = 1, 0, [], s
+        choices = []
+        res.token_arm.append(-1)  # the prefill's token: no drafter
+        while s < req.length:
+            if fixed is not None:
+                i = fixed
+            else:
+                i = game.select() if game is not None else learner.select()
+            a = int(req.acc[i, s])
+            choices.append(i)
+            res.token_arm.extend([i] * (a + 1))
+            if game is not None:
+                pending.append(a)
+                if game.wants_evaluation(rounds):
+                    game.observe(req.gamma[:, eval_from:s + a + 1], pending)
+                    eval_from, pending = s + a + 1, []
+            elif fixed is None and method.reward != "none":
+                reward = {"bd": float(req.bd[i, s]), "be": a / k, "length": (a + 1) / (k + 1)}[method.reward]
+                learner.update(i, reward)
+            s += a + 1  # acc is capped so a chunk never runs past the answer
+            forwards += 1
+            rounds += 1
+        if game is not None:
+            if pending:
+                game.observe(req.gamma[:, eval_from:req.length], pending)
+            game.finish_request()
+        res.tokens.append(req.new_tokens)
+        res.forwards.append(forwards)
+        res.choices.append(choices)
+    return res
+
+
+def token_losses(stream: list[ReplayRequest], k: int) -> torch.Tensor:
+    """[N, total generated tokens] realised length loss 1 - (acc+1)/(K+1) of each drafter at each generated token
+    (the prefill's token gets 0 for all: nobody drafts it)."""
+    cols = []
+    for req in stream:
+        cols.append(torch.zeros(req.acc.shape[0], 1))
+        cols.append(1 - (req.acc[:, req.prompt_len + 1:req.length].float() + 1) / (k + 1))
+    return torch.cat(cols, dim=1)
+
+
+def cumulative_regret(res: ReplayResult, losses: torch.Tensor) -> torch.Tensor:
+    """[T] regret against the best single drafter in hindsight over the first t tokens:
+    sum_{u<=t} f_u[i_u] - min_i sum_{u<=t} f_u[i] (the prefill tokens carry no loss)."""
+    arms = torch.tensor(res.token_arm)
+    played = torch.where(arms >= 0, losses.gather(0, arms.clamp_min(0)[None])[0], torch.zeros(()))
+    return played.cumsum(0) - losses.cumsum(1).min(0).values

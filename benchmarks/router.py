@@ -1,0 +1,214 @@
+"""Train the offline prompt router on the shipped domains and measure it on clean and perturbed held-out prompts.
+
+    python -m benchmarks.router --eval [--seed 0] [--out runs/router] [--cache-dir DIR]   (DRAFTPOOL_CPU_THREADS=n)
+
+trains the router (`specsel/selection/router.py`) on the train split of the shipped domains, prints its accuracy on
+each domain's held-out prompts, clean and perturbed (`data_gen.perturb`), and writes <out>/router_eval.json and the
+fitted router <out>/router.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import hashlib
+import json
+import math
+import os
+import platform
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from data_gen.domains import DOMAINS, GENERAL, check_domain, domain_prompts
+from data_gen.perturb import PAPER_INSTRUCTION, TEMPLATE_NAMES, TEMPLATES, perturbed_prompts
+from draftpool.io import atomic_write_json
+from specsel.selection.router import (
+    DRAFTER_SUFFIX,
+    ENCODER_NAME,
+    ENCODER_SHA256,
+    ROUTER_FORMAT,
+    PromptRouter,
+    RouterError,
+    embed,
+)
+
+NEUTRAL_TEMPLATES = frozenset(t.name for t in TEMPLATES if t.topic is None)
+OTHER_TOPIC_TEMPLATES = frozenset(t.name for t in TEMPLATES if t.topic is not None)
+
+
+# ------------------------------------------------------------------------------------------------- domain routing
+
+
+def _train_rows(domains: Sequence[str], max_per_domain: int | None) -> tuple[list[str], list[str]]:
+    prompts, labels = [], []
+    for d in domains:
+        rows = domain_prompts(d)["train"]
+        if d == GENERAL:  # the general mix holds specialist prompts too: only its own chat prompts are "general"
+            rows = [r for r in rows if r["source"] == "chat"]
+        rows = rows[:max_per_domain] if max_per_domain is not None else rows
+        prompts += [r["prompt"] for r in rows]
+        labels += [d] * len(rows)
+    return prompts, labels
+
+
+def train_domain_router(domains: Sequence[str] = DOMAINS, seed: int = 0, cache_dir: str | Path | None = None,
+                        max_per_domain: int | None = None, **fit_kwargs: Any) -> PromptRouter:
+    """A PromptRouter trained on the train split of `domains` (label = domain; for `general`, its chat prompts).
+
+    max_per_domain: the first n train prompts of each domain (smaller, faster fits). cache_dir: the fitted router is
+    kept there as router-<key>.json, the key hashing the training prompts, labels, settings and encoder, and reused.
+    """
+    domains = list(dict.fromkeys(check_domain(d) for d in domains))
+    if len(domains) < 2:
+        raise ValueError(f"a router needs at least two domains, got {domains}")
+    if max_per_domain is not None and max_per_domain < 1:
+        raise ValueError(f"max_per_domain must be >= 1, got {max_per_domain}")
+    prompts, labels = _train_rows(domains, max_per_domain)
+    cache = None
+    if cache_dir is not None:
+        h = hashlib.sha256(json.dumps([ROUTER_FORMAT, ENCODER_SHA256, seed, sorted(fit_kwargs.items()),
+                                       prompts, labels]).encode()).hexdigest()[:16]
+        cache = Path(cache_dir) / f"router-{h}.json"
+        if cache.is_file():
+            try:
+                return PromptRouter.load(cache)
+            except RouterError:
+                pass  # a damaged cache entry is refitted and overwritten
+    router = PromptRouter().fit(prompts, labels, seed=seed, **fit_kwargs)
+    router.info["domains"] = domains
+    if cache is not None:
+        router.save(cache)
+    return router
+
+
+# ----------------------------------------------------------------------------------------------------------- eval
+
+
+def _accuracy(pred: Sequence[str], gold: Sequence[str]) -> float:
+    return sum(p == g for p, g in zip(pred, gold)) / len(gold) if gold else math.nan
+
+
+def evaluate(router: PromptRouter, domains: Sequence[str] = DOMAINS, seed: int = 0) -> dict[str, Any]:
+    """Accuracy of `router` on each domain's held-out prompts, clean and perturbed (`data_gen.perturb`, seed)."""
+    clean, pert = [], []
+    for d in domains:
+        rows = domain_prompts(d)["held_out"]
+        if d == GENERAL:
+            rows = [r for r in rows if r["source"] == "chat"]
+        ids = {r["id"] for r in rows}
+        clean += [(d, r) for r in rows]
+        pert += [(d, r) for r in perturbed_prompts(d, "held_out", seed) if r["id"] in ids]
+    pred_clean = router.predict_embeddings(embed([r["prompt"] for _, r in clean]))
+    pred_pert = router.predict_embeddings(embed([r["prompt"] for _, r in pert]))
+    per_domain: dict[str, Any] = {}
+    for d in domains:
+        c = [(p, g) for p, (g, _) in zip(pred_clean, clean) if g == d]
+        q = [(p, g, r) for p, (g, r) in zip(pred_pert, pert) if g == d]
+        per_domain[d] = {
+            "n": len(c),
+            "clean_accuracy": _accuracy([p for p, _ in c], [g for _, g in c]),
+            "perturbed_accuracy": _accuracy([p for p, _, _ in q], [g for _, g, _ in q]),
+            "clean_predicted": dict(collections.Counter(p for p, _ in c).most_common()),
+            "perturbed_predicted": dict(collections.Counter(p for p, _, _ in q).most_common()),
+        }
+    by_template: dict[str, Any] = {}
+    for name in TEMPLATE_NAMES:
+        q = [(p, g) for p, (g, r) in zip(pred_pert, pert) if r["template"] == name]
+        if q:
+            by_template[name] = {"n": len(q), "accuracy": _accuracy([p for p, _ in q], [g for _, g in q]),
+                                 "misrouted_to": dict(collections.Counter(p for p, g in q if p != g).most_common())}
+    by_kind = {}
+    for kind, names in (("topic_neutral", NEUTRAL_TEMPLATES), ("other_topic", OTHER_TOPIC_TEMPLATES)):
+        q = [(p, g) for p, (g, r) in zip(pred_pert, pert) if r["template"] in names]
+        by_kind[kind] = {"n": len(q), "accuracy": _accuracy([p for p, _ in q], [g for _, g in q])}
+    examples = [{"domain": g, "predicted": p, "template": r["template"], "prompt": r["prompt"][:300]}
+                for p, (g, r) in zip(pred_pert, pert) if p != g][:20]
+    return {
+        "overall": {"n": len(clean),
+                    "clean_accuracy": _accuracy(pred_clean, [g for g, _ in clean]),
+                    "perturbed_accuracy": _accuracy(pred_pert, [g for g, _ in pert]),
+                    "clean_macro_accuracy": sum(v["clean_accuracy"] for v in per_domain.values()) / len(domains),
+                    "perturbed_macro_accuracy": sum(v["perturbed_accuracy"] for v in per_domain.values())
+                    / len(domains)},
+        "per_domain": per_domain,
+        "per_template_kind": by_kind,
+        "per_template": by_template,
+        "misrouted_examples": examples,
+    }
+
+
+def run_eval(out: Path, seed: int = 0, cache_dir: str | Path | None = None) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    router = train_domain_router(DOMAINS, seed=seed, cache_dir=cache_dir)
+    t_fit = time.perf_counter() - t0
+    result = evaluate(router, DOMAINS, seed=seed)
+    drafters = [f"{d}{DRAFTER_SUFFIX}" for d in (*DOMAINS, GENERAL)]
+    report = {
+        "router": {"encoder": ENCODER_NAME, "encoder_sha256": ENCODER_SHA256, "classifier": "multinomial logistic "
+                   "regression on mean-pooled, L2-normalised embeddings", "classes": list(router.classes),
+                   **router.info},
+        "perturbation": {"module": "data_gen.perturb", "seed": seed, "templates": len(TEMPLATE_NAMES),
+                         "paper_instruction": PAPER_INSTRUCTION,
+                         "note": "a prompt never gets a wrapper borrowing its own domain's vocabulary"},
+        "routing": {"drafters": drafters, "note": "a predicted domain d routes to d-eagle3: drafter accuracy equals "
+                    "domain accuracy for this pool"},
+        **result,
+        "timing_s": {"train": round(t_fit, 1), "total": round(time.perf_counter() - t0, 1)},
+        "env": {"python": platform.python_version(), "torch": torch.__version__, "threads": torch.get_num_threads()},
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    router.save(out / "router.json")
+    atomic_write_json(out / "router_eval.json", report)
+    return report
+
+
+def format_report(report: dict[str, Any]) -> str:
+    lines = [f"{'domain':<14} {'n':>4} {'clean':>7} {'perturbed':>10}  perturbed prompts routed to"]
+    for d, v in report["per_domain"].items():
+        routed = ", ".join(f"{k} {n}" for k, n in list(v["perturbed_predicted"].items())[:3])
+        lines.append(f"{d:<14} {v['n']:>4} {v['clean_accuracy']:>7.3f} {v['perturbed_accuracy']:>10.3f}  {routed}")
+    o = report["overall"]
+    lines.append(f"{'overall':<14} {o['n']:>4} {o['clean_accuracy']:>7.3f} {o['perturbed_accuracy']:>10.3f}  "
+                 f"(macro {o['clean_macro_accuracy']:.3f} / {o['perturbed_macro_accuracy']:.3f})")
+    kinds = report["per_template_kind"]
+    paper = report["per_template"].get("two_answers", {"accuracy": math.nan, "n": 0})
+    lines.append(f"perturbed by wrapper: topic-neutral {kinds['topic_neutral']['accuracy']:.3f} "
+                 f"(n={kinds['topic_neutral']['n']}), other-topic {kinds['other_topic']['accuracy']:.3f} "
+                 f"(n={kinds['other_topic']['n']}), the paper's instruction {paper['accuracy']:.3f} (n={paper['n']})")
+    worst = sorted(report["per_template"].items(), key=lambda kv: kv[1]["accuracy"])[:5]
+    lines.append("hardest wrappers: " + ", ".join(f"{k} {v['accuracy']:.2f} (n={v['n']})" for k, v in worst))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.router", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--eval", action="store_true", help="train the router and evaluate it on clean and perturbed "
+                    "held-out prompts")
+    ap.add_argument("--seed", type=int, default=0, help="fit and perturbation seed (default: %(default)s)")
+    ap.add_argument("--out", type=Path, default=Path("runs/router"), help="output folder (default: %(default)s)")
+    ap.add_argument("--cache-dir", type=Path, default=None, help="reuse / keep the fitted router here")
+    args = ap.parse_args(sys.argv[1:] if argv is None else argv)
+    if not args.eval:
+        ap.print_help()
+        return 2
+    if os.environ.get("DRAFTPOOL_CPU_THREADS"):  # as in train_drafter: e.g. 1 on a CPU another job keeps busy
+        torch.set_num_threads(int(os.environ["DRAFTPOOL_CPU_THREADS"]))
+    try:
+        report = run_eval(args.out, seed=args.seed, cache_dir=args.cache_dir)
+    except RouterError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    print(format_report(report))
+    print(f"wrote {args.out / 'router_eval.json'} and {args.out / 'router.json'} "
+          f"({report['timing_s']['total']} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,485 @@
+"""Drafter selection over a pool, HedgeSpec-style evaluation on the embedded target (or any target with a pool).
+
+    python -m benchmarks.select [--pool pools/<target-slug>] [--per-domain 8] [--k 4] [--state reset|persistent]
+                                   [--live 16] [--perturbed-per-domain 4] [--out runs/bench/select] [--docs docs]
+
+1. Streams: held-out prompts of every pool domain with the target's greedy answers (the self-distilled held-out
+   split; `general` = its chat prompts), per domain and shuffled into one mixed stream, plus a perturbed stream (the
+   same questions wrapped in natural instruction variations, answered greedily here).
+2. Acceptance tables (specsel/replay.py): one target pass + one TTT pass per drafter and request; cached in --out.
+3. Replay of every method on every stream (exact at temperature 0): generalist and each drafter alone, the per-request
+   oracle, the best single drafter in hindsight, HedgeSpec (NormalHedge / Hedge / AdaNormalHedge, length or
+   acceptance loss, token or chunk game, the B.5 practical settings), MetaSD UCB (BD, BE), EXP3, SH, PETC, D-UCB,
+   SW-UCB, BanditSpec UCBSpec / EXP3Spec, uniform, and the offline router. MAT per domain, mixed, perturbed; pool
+   size 2 -> N; cumulative regret; best-arm ratio; the domain x drafter heatmap.
+4. Live: the real PoolDecoder on the first --live requests of the mixed stream for a few methods: tok/s, speedup
+   over plain decoding, exact match with plain greedy, counterfactual-evaluation share of the time, switching cost,
+   and agreement of live MAT with the replay.
+Outputs: <out>/results.json, <out>/table.md and PNGs (copied to --docs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import random
+import shutil
+import sys
+import time
+import uuid
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import torch
+from tqdm.auto import tqdm
+
+from benchmarks.replay import Method, ReplayRequest, acceptance_tables, cumulative_regret, replay, token_losses
+from data_gen.domains import GENERAL
+from data_gen.generate import data_dir_for, generate_batch, load_distilled, render_prompt, stop_token_ids
+from draftpool.config import ConfigError
+from draftpool.io import atomic_write_json, atomic_write_text
+from draftpool.pool import load_pool
+from draftpool.target import DEFAULT_TARGET, TargetInfo, load_target, resolve_target
+from specsel.selection.delayed_feedback import GameConfig
+from specsel.selection.learners import make_learner
+
+PRACTICAL = GameConfig(hybrid=3, token_stride=6, warmup_rounds=6, feedback_every=12)  # HedgeSpec App. B.5
+
+
+TABLES_FORMAT = 2  # bumped when acceptance_tables changes what it computes (2: BD along the drafted chain)
+
+
+def learner(name: str, **kw):
+    return lambda n, seed: make_learner(name, n, seed=seed, **kw)
+
+
+def selection_methods() -> list[Method]:
+    """The online selectors, named as in the tables."""
+    return [
+        Method("hedgespec-nh", learner("normal_hedge"), GameConfig()),
+        Method("hedgespec-hedge", learner("hedge"), GameConfig()),
+        Method("hedgespec-adanh", learner("ada_normal_hedge"), GameConfig()),
+        Method("hedgespec-nh-accept", learner("normal_hedge"), GameConfig(loss="accept")),
+        Method("hedgespec-nh-chunk", learner("normal_hedge"), GameConfig(level="chunk")),
+        Method("hedgespec-nh-practical", learner("normal_hedge"), PRACTICAL),
+        Method("ucb-bd", learner("ucb"), reward="bd"),
+        Method("ucb-be", learner("ucb"), reward="be"),
+        Method("exp3-bd", learner("exp3"), reward="bd"),
+        Method("sh-bd", learner("sh"), reward="bd"),
+        Method("petc-bd", learner("petc"), reward="bd"),
+        Method("d-ucb-bd", learner("d_ucb"), reward="bd"),
+        Method("sw-ucb-bd", learner("sw_ucb"), reward="bd"),
+        Method("ucbspec", learner("ucb_spec"), reward="length"),
+        Method("exp3spec", learner("exp3_spec"), reward="length"),
+        Method("uniform", learner("uniform"), reward="none"),
+    ]
+
+
+# ---------------------------------------------------------------------------------------------------- streams
+@dataclass
+class Request:
+    id: str
+    domain: str
+    prompt: str
+    prompt_ids: list[int]
+    answer_ids: list[int]
+
+
+def held_out_requests(info: TargetInfo, domain: str, n: int, max_new_tokens: int) -> list[Request]:
+    rows = load_distilled(data_dir_for("runs/data/{target_slug}/{domain}", info.slug, domain), "held_out")
+    out = []
+    for r in rows:
+        if r["temperature"] != 0.0 or (domain == GENERAL and r["source"] != "chat"):
+            continue
+        answer = list(r["response_ids"])[:max_new_tokens]
+        out.append(Request(r["id"], domain, r["prompt"], list(r["prompt_ids"]), answer))
+        if len(out) == n:
+            break
+    if not out:
+        raise ConfigError(f"no held-out greedy answers for {domain} (run data generation / build_pool.py first)")
+    return out
+
+
+def perturbed_requests(model, tok, domain: str, n: int, max_new_tokens: int, stops: list[int]) -> list[Request]:
+    """The first n held-out questions of `domain`, perturbed, answered greedily (batched) by the target."""
+    from data_gen.perturb import perturbed_prompts
+
+    rows = [r for r in perturbed_prompts(domain if domain != GENERAL else GENERAL) if r["source"] in (domain, "chat")]
+    rows = rows[:n]
+    ids = [render_prompt(tok, r["prompt"]) for r in rows]
+    answers = []
+    for i in range(0, len(ids), 8):
+        answers += [a for a, _ in generate_batch(model, tok, ids[i:i + 8], 0.0, 1.0, max_new_tokens, 0, stops)]
+    return [Request(f"{r['id']}-p", domain, r["prompt"], p, a) for r, p, a in zip(rows, ids, answers)]
+
+
+def build_tables(target, drafters: list[tuple[str, Any]], requests: list[Request], k: int, cache: Path,
+                 desc: str) -> list[ReplayRequest]:
+    """Acceptance tables per request, cached on disk (resumable; keyed by the pool and k)."""
+    cache.mkdir(parents=True, exist_ok=True)
+    out = []
+    for r in tqdm(requests, desc=desc, disable=None):
+        path = cache / f"{r.id}.pt"
+        if path.exists():
+            t = torch.load(path)
+        else:
+            acc, gamma, bd, length = acceptance_tables(target, drafters, r.prompt_ids, r.answer_ids, k)
+            t = {"acc": acc, "gamma": gamma, "bd": bd, "length": length}
+            tmp = path.with_suffix(f".tmp{uuid.uuid4().hex[:6]}")
+            torch.save(t, tmp)
+            os.replace(tmp, path)
+        out.append(ReplayRequest(r.id, r.domain, len(r.prompt_ids), t["length"], t["acc"], t["gamma"], t["bd"],
+                                 prompt=r.prompt))
+    return out
+
+
+def subset(stream: list[ReplayRequest], arms: list[int]) -> list[ReplayRequest]:
+    return [ReplayRequest(r.id, r.domain, r.prompt_len, r.length, r.acc[arms], r.gamma[arms], r.bd[arms], r.prompt)
+            for r in stream]
+
+
+# ---------------------------------------------------------------------------------------------------- replay
+def run_methods(stream: list[ReplayRequest], names: list[str], k: int, persistent: bool,
+                router_arm: dict[str, int] | None, methods: list[Method] | None = None) -> dict[str, Any]:
+    """Every method on one stream -> {method: ReplayResult}, with singles, the oracle and the best single."""
+    n = len(names)
+    res = {}
+    for i, name in enumerate(names):
+        res[f"single:{name}"] = replay(stream, Method(name, arm_of=partial(lambda r, a: a, a=i)), n, k)
+    # oracle: per request the drafter that needs the fewest target forwards (best in hindsight, per request)
+    best = {r.id: min(range(n), key=lambda i: (res[f"single:{names[i]}"].forwards[j], i))
+            for j, r in enumerate(stream)}
+    res["oracle"] = replay(stream, Method("oracle", arm_of=lambda r: best[r.id]), n, k)
+    single = max((f"single:{nm}" for nm in names), key=lambda m: res[m].mat)
+    res["best-single"] = res[single]
+    res["best-single"].name = single
+    for m in methods if methods is not None else selection_methods():
+        res[m.name] = replay(stream, m, n, k, persistent=persistent)
+    if router_arm is not None:
+        res["router"] = replay(stream, Method("router", arm_of=lambda r: router_arm[r.id]), n, k)
+    return res
+
+
+def best_arm_ratio(res, stream: list[ReplayRequest], oracle) -> list[float]:
+    """Per round index within a request: share of requests whose chosen drafter is that request's oracle drafter."""
+    rounds = max(len(c) for c in res.choices)
+    out = []
+    for t in range(rounds):
+        hits = [c[t] == o[0] for c, o in zip(res.choices, oracle.choices) if len(c) > t]
+        out.append(sum(hits) / len(hits))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------- live
+def live_runs(model, drafter_models: dict[str, tuple[str, Any]], requests: list[Request], methods: list[Method],
+              best_single: str, k: int, stops: list[int], replay_res: dict[str, Any]) -> dict[str, Any]:
+    """The real PoolDecoder (fresh learner per request, as in --state reset) vs plain decoding."""
+    from specsel.decoding.eagle3 import Eagle3Drafter
+    from specsel.decoding.llama import LlamaDrafter
+    from specsel.decoding.loop import SpecDecoder
+    from specsel.selection.selector import Selector
+
+    names = list(drafter_models)
+    drafters = {n: (Eagle3Drafter(m) if kind == "eagle3" else LlamaDrafter(m)) for n, (kind, m) in
+                drafter_models.items()}
+    plain = SpecDecoder(model, mode="plain", stop_ids=stops)
+    runs: dict[str, dict[str, Any]] = {"plain": {"tokens": 0, "seconds": 0.0, "forwards": 0, "exact": 0}}
+    for m in methods:
+        runs[m.name] = {"tokens": 0, "seconds": 0.0, "forwards": 0, "exact": 0, "eval_s": 0.0, "switch_s": 0.0,
+                        "switches": 0, "catchup_tokens": 0, "select_s": 0.0, "draft_s": 0.0, "verify_s": 0.0,
+                        "same_as_replay": 0}
+    position = {q.id: i for i, q in enumerate(replay_res["stream"])}  # request id -> index in the replayed stream
+    refs = []
+    plain.generate(requests[0].prompt_ids, 8)  # warm-up, not timed
+    for r in tqdm(requests, desc="live", disable=None):
+        n_new = len(r.answer_ids)
+        ref, pm = plain.generate(r.prompt_ids, n_new)
+        refs.append(ref)
+        runs["plain"]["tokens"] += pm.new_tokens
+        runs["plain"]["seconds"] += pm.total_s
+        runs["plain"]["forwards"] += pm.target_forwards
+        runs["plain"]["exact"] += 1
+    for m in methods:
+        for j, r in enumerate(requests):
+            idx = position[r.id]
+            if m.arm_of is not None:
+                lrn = make_learner("fixed", len(names), arm=m.arm_of(replay_res["stream"][idx]))
+            else:
+                lrn = m.make(len(names), idx)  # the replay seeds request idx of the stream with idx
+            sel = Selector(lrn, len(names), k, m.game, "none" if m.arm_of is not None else m.reward)
+            dec = SpecDecoder(model, drafters, selector=sel, k=k, stop_ids=stops)
+            out, pm = dec.generate(r.prompt_ids, len(r.answer_ids))
+            row = runs[m.name]
+            row["tokens"] += pm.new_tokens
+            row["seconds"] += pm.total_s
+            row["forwards"] += pm.target_forwards
+            row["exact"] += int(out == refs[j])
+            for key in ("eval_s", "switch_s", "switches", "catchup_tokens", "select_s", "draft_s", "verify_s"):
+                row[key] += getattr(pm, key)
+            rep = replay_res["results"][m.name]
+            row["same_as_replay"] += int(rep.forwards[idx] == pm.target_forwards and rep.choices[idx] == pm.choices)
+    for row in runs.values():
+        row["tok_s"] = row["tokens"] / row["seconds"]
+        row["mat"] = row["tokens"] / row["forwards"]
+        row["speedup"] = row["tok_s"] / (runs["plain"]["tokens"] / runs["plain"]["seconds"])
+        if "eval_s" in row:
+            row["eval_share"] = row["eval_s"] / row["seconds"]
+    return {"requests": [r.id for r in requests], "best_single": best_single, "runs": runs}
+
+
+# ---------------------------------------------------------------------------------------------------- plots
+def _save(fig, path: Path) -> None:
+    import matplotlib.pyplot as plt
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.stem}.tmp-{uuid.uuid4().hex[:8]}.png")
+    try:
+        fig.tight_layout()
+        fig.savefig(tmp, dpi=110)
+        os.replace(tmp, path)
+    finally:
+        plt.close(fig)
+        tmp.unlink(missing_ok=True)
+
+
+def plots(report: dict[str, Any], out: Path) -> list[Path]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    paths = []
+    # heatmap: domain x drafter MAT
+    hm = report["heatmap"]
+    fig, ax = plt.subplots(figsize=(1.0 + 0.9 * len(hm["drafters"]), 1.0 + 0.55 * len(hm["domains"])))
+    im = ax.imshow(hm["mat"], cmap="viridis")
+    ax.set_xticks(range(len(hm["drafters"])), hm["drafters"], rotation=35, ha="right", fontsize=8)
+    ax.set_yticks(range(len(hm["domains"])), hm["domains"], fontsize=8)
+    for i, row in enumerate(hm["mat"]):
+        for j, v in enumerate(row):
+            ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=7,
+                    color="white" if v < (max(map(max, hm["mat"])) + min(map(min, hm["mat"]))) / 2 else "black")
+    fig.colorbar(im, ax=ax, label=f"MAT (chain k={report['config']['k']})")
+    ax.set_title("held-out MAT: domain (rows) x drafter (cols)", fontsize=9)
+    paths.append(out / "select_heatmap.png")
+    _save(fig, paths[-1])
+    # cumulative regret on the mixed stream
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for name, curve in report["regret"].items():
+        ax.plot(curve["tokens"], curve["regret"], label=name, lw=1.2)
+    ax.set_xlabel("generated tokens (mixed stream)")
+    ax.set_ylabel("cumulative regret vs best single drafter")
+    ax.legend(fontsize=7)
+    paths.append(out / "select_regret.png")
+    _save(fig, paths[-1])
+    # MAT vs pool size
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ps = report["pool_size"]
+    for name in ps["methods"]:
+        ax.plot(ps["sizes"], [ps["mat"][str(s)][name] for s in ps["sizes"]], marker="o", label=name)
+    ax.set_xlabel("drafters in the pool")
+    ax.set_ylabel("MAT, mixed stream")
+    ax.legend(fontsize=7)
+    paths.append(out / "select_pool_size.png")
+    _save(fig, paths[-1])
+    # best-arm ratio
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for name, curve in report["best_arm_ratio"].items():
+        ax.plot(range(1, len(curve) + 1), curve, label=name, lw=1.2)
+    ax.set_xlabel("round within a request")
+    ax.set_ylabel("share of requests on their best drafter")
+    ax.legend(fontsize=7)
+    paths.append(out / "select_best_arm.png")
+    _save(fig, paths[-1])
+    return paths
+
+
+def format_table(report: dict[str, Any]) -> str:
+    doms = report["domains"]
+    head = "| method | " + " | ".join(doms) + " | mixed | perturbed |"
+    lines = [head, "|" + "---|" * (len(doms) + 3)]
+    for name, row in report["table"].items():
+        cells = [f"{row['per_domain'][d]:.2f}" for d in doms]
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {row['mixed']:.2f} | {row['perturbed']:.2f} |")
+    live = report.get("live")
+    if live:
+        lines += ["", f"Live PoolDecoder, first {len(live['requests'])} requests of the mixed stream "
+                      f"(best single = {live['best_single']}):", "",
+                  "| method | MAT | tok/s | speedup vs plain | exact | eval share | switches | switch ms | "
+                  "live == replay |", "|---|---|---|---|---|---|---|---|---|"]
+        n = len(live["requests"])
+        for name, r in live["runs"].items():
+            lines.append(f"| {name} | {r['mat']:.2f} | {r['tok_s']:.1f} | {r['speedup']:.2f} | {r['exact']}/{n} | "
+                         f"{r.get('eval_share', 0):.1%} | {r.get('switches', 0)} | "
+                         f"{1000 * r.get('switch_s', 0) / max(1, r.get('switches', 0)):.1f} | "
+                         f"{r.get('same_as_replay', n)}/{n} |")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------------- main
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    t_start = time.time()
+    # 1. target, pool, streams
+    info = resolve_target(args.target)
+    pool_dir = Path(args.pool or f"pools/{info.slug}")
+    if not (pool_dir / "pool.json").is_file():
+        raise ConfigError(f"no pool at {pool_dir} (pool.json missing): run build_pool.py first")
+    model, tok = load_target(info)
+    names, models = load_pool(pool_dir, info, model, args.kinds.split(","), at_least=2)
+    domains = sorted({json.loads((pool_dir / "pool.json").read_text())["drafters"][n]["domain"] for n in names})
+    stops = stop_token_ids(tok, model)
+    out = Path(args.out)
+    sig = f"{json.loads((pool_dir / 'pool.json').read_text())['drafters']}{args.k}{TABLES_FORMAT}".encode()
+    cache = out / "tables" / hashlib.sha1(sig).hexdigest()[:12]
+    drafter_list = [models[n] for n in names]
+    per_domain = {d: held_out_requests(info, d, args.per_domain, args.max_new_tokens) for d in domains}
+    rng = random.Random(args.seed)
+    mixed_req = [r for d in domains for r in per_domain[d]]
+    rng.shuffle(mixed_req)
+    pert_req = []
+    for d in domains:
+        pert_req += perturbed_requests(model, tok, d, args.perturbed_per_domain, args.max_new_tokens, stops)
+    rng.shuffle(pert_req)
+
+    # 2. acceptance tables
+    mixed = build_tables(model, drafter_list, mixed_req, args.k, cache, "tables (held-out)")
+    perturbed = build_tables(model, drafter_list, pert_req, args.k, cache, "tables (perturbed)")
+    by_id = {r.id: r for r in mixed}
+
+    # 3. router decisions (offline baseline)
+    router_arm = None
+    if not args.no_router:
+        from specsel.selection.router import route_to_drafter, train_domain_router
+
+        router = train_domain_router(domains=domains, seed=args.seed, cache_dir=out / "router")
+        reqs = mixed + perturbed
+        pred = router.predict([r.prompt for r in reqs])
+        router_arm = {r.id: names.index(route_to_drafter(p, names)) for r, p in zip(reqs, pred)}
+
+    # 4. replay every method on every stream
+    persistent = args.state == "persistent"
+    res_mixed = run_methods(mixed, names, args.k, persistent, router_arm)
+    res_pert = run_methods(perturbed, names, args.k, persistent, router_arm)
+    res_dom = {d: run_methods([by_id[r.id] for r in per_domain[d]], names, args.k, persistent, router_arm)
+               for d in domains}
+    table = {}
+    best_key = res_mixed["best-single"].name  # "single:<drafter>": the best single drafter on the mixed stream
+    for key in res_mixed:
+        src = best_key if key == "best-single" else key  # that same drafter on every stream
+        table[key if key != "best-single" else f"best-single ({best_key.split(':', 1)[1]})"] = {
+            "per_domain": {d: res_dom[d][src].mat for d in domains}, "mixed": res_mixed[src].mat,
+            "perturbed": res_pert[src].mat}
+    heat = {"domains": domains, "drafters": names,
+            "mat": [[res_dom[d][f"single:{n}"].mat for n in names] for d in domains]}
+    # regret and best-arm ratio on the mixed stream
+    losses = token_losses(mixed, args.k)
+    show = ["hedgespec-nh", "hedgespec-hedge", "hedgespec-adanh", "ucb-bd", "exp3-bd", "ucbspec", "exp3spec",
+            "uniform"]
+    if f"single:{GENERAL}-eagle3" in res_mixed:
+        show.append(f"single:{GENERAL}-eagle3")
+    regret = {}
+    for name in show:
+        curve = cumulative_regret(res_mixed[name], losses)
+        step = max(1, len(curve) // 400)
+        regret[name] = {"tokens": list(range(0, len(curve), step)), "regret": curve[::step].tolist()}
+    bar = {name: best_arm_ratio(res_mixed[name], mixed, res_mixed["oracle"]) for name in show}
+    # pool size 2 -> N: the generalist first, then specialists in the pool's order
+    order = ([names.index(f"{GENERAL}-eagle3")] if f"{GENERAL}-eagle3" in names else []) + \
+        [i for i, n in enumerate(names) if n != f"{GENERAL}-eagle3"]
+    size_methods = ["hedgespec-nh", "hedgespec-hedge", "ucb-bd", "exp3-bd", "ucbspec", "exp3spec"]
+    pick = [m for m in selection_methods() if m.name in size_methods]
+    sizes = list(range(2, len(names) + 1))
+    ps = {}
+    for s in sizes:
+        arms = order[:s]
+        r = run_methods(subset(mixed, arms), [names[a] for a in arms], args.k, persistent, None, pick)
+        ps[str(s)] = {m: r[m].mat for m in size_methods + ["oracle", "best-single"]}
+    report = {
+        "target": {"name": info.name, "slug": info.slug}, "pool": str(pool_dir), "drafters": names,
+        "domains": domains,
+        "config": {"k": args.k, "per_domain": args.per_domain, "perturbed_per_domain": args.perturbed_per_domain,
+                   "max_new_tokens": args.max_new_tokens, "state": args.state, "seed": args.seed},
+        "streams": {"mixed": [r.id for r in mixed], "perturbed": [r.id for r in perturbed]},
+        "table": table, "heatmap": heat, "regret": regret, "best_arm_ratio": bar,
+        "pool_size": {"sizes": sizes, "order": [names[a] for a in order], "methods": size_methods + ["oracle",
+                                                                                                     "best-single"],
+                      "mat": ps},
+        "choices_mixed": {k: v.choices for k, v in res_mixed.items() if not k.startswith("single:")},
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    atomic_write_json(out / "results.json", report)  # the replay part, kept if the live part is stopped
+    # 5. live decoding for tok/s, exactness, evaluation share, switching cost
+    if args.live:
+        live_names = [m.strip() for m in args.live_methods.split(",") if m.strip()]
+        sel = {m.name: m for m in selection_methods()}
+        best_name = res_mixed["best-single"].name.split(":", 1)[1]
+        fixed = {"generalist": f"{GENERAL}-eagle3", "best-single": best_name}
+        methods = []
+        for n in live_names:
+            if n in sel:
+                methods.append(sel[n])
+            elif n in fixed and fixed[n] in names:
+                methods.append(Method(n, arm_of=partial(lambda r, a: a, a=names.index(fixed[n]))))
+            elif n == "router" and router_arm is not None:
+                methods.append(Method("router", arm_of=lambda r: router_arm[r.id]))
+            else:
+                raise ConfigError(f"unknown live method {n!r}")
+        reps = {**res_mixed, **{"generalist": res_mixed.get(f"single:{GENERAL}-eagle3"),
+                                "best-single": res_mixed["best-single"]}}
+        reqs = [next(q for q in mixed_req if q.id == r.id) for r in mixed[:args.live]]
+        report["live"] = live_runs(model, models, reqs, methods, best_name, args.k, stops,
+                                   {"stream": mixed, "results": reps})
+    report["seconds"] = time.time() - t_start
+    atomic_write_json(out / "results.json", report)
+    text = format_table(report)
+    atomic_write_text(out / "table.md", text + "\n")
+    paths = plots(report, out)
+    if args.docs:
+        Path(args.docs).mkdir(parents=True, exist_ok=True)
+        for p in paths:
+            shutil.copyfile(p, Path(args.docs) / p.name)
+    print(text)
+    return report
+
+
+def make_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--target", default=DEFAULT_TARGET)
+    ap.add_argument("--pool", default=None, help="pool folder (default pools/<target-slug>)")
+    ap.add_argument("--kinds", default="eagle3", help="drafter kinds of the pool to select among (eagle3,llama)")
+    ap.add_argument("--per-domain", type=int, default=8, help="held-out requests per domain")
+    ap.add_argument("--perturbed-per-domain", type=int, default=4)
+    ap.add_argument("--max-new-tokens", type=int, default=96)
+    ap.add_argument("--k", type=int, default=4, help="chain draft length")
+    ap.add_argument("--state", choices=["reset", "persistent"], default="reset",
+                    help="learner state per request (reset) or across the stream (persistent)")
+    ap.add_argument("--live", type=int, default=16, help="mixed-stream requests decoded live (0 = replay only)")
+    ap.add_argument("--live-methods", default="generalist,best-single,hedgespec-nh,hedgespec-nh-practical,ucb-bd,"
+                                              "exp3-bd,router")
+    ap.add_argument("--no-router", action="store_true", help="skip the router baseline")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", default="runs/bench/select")
+    ap.add_argument("--docs", default="", help="also copy the PNGs there (e.g. docs)")
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = make_parser().parse_args(argv)
+    try:
+        if args.per_domain < 1 or args.k < 1 or args.max_new_tokens < 2 or args.live < 0 or \
+                args.perturbed_per_domain < 1:
+            raise ConfigError("--per-domain, --perturbed-per-domain and --k must be >= 1, --max-new-tokens >= 2, "
+                              "--live >= 0")
+        run(args)
+    except (ConfigError, ValueError, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,315 @@
+"""Serve a request stream with a drafter pool while a separate trainer process adapts the drafters (online).
+
+    python online_adapt.py [--config recipes/online/adapt.yaml] [key=value ...]
+    python online_adapt.py serve.requests=prompts.jsonl trainer.updater=optimistic process.device=cuda:1
+    cat prompts.jsonl | python online_adapt.py serve.requests=-
+    python online_adapt.py serve.http=127.0.0.1:8000              (OpenAI-compatible completions endpoint)
+    python online_adapt.py --bench [online/bench.py options]      (the domain-shift benchmark)
+
+Requests are JSON lines {"id": ..., "prompt": ..., "max_new_tokens": optional}; each prompt is chat-templated for the
+target. Answers are appended to `serve.answers` (default <out_dir>/answers.jsonl) as each request finishes: id, text,
+new tokens, MAT, tok/s and the drafter versions that served it (or the error). The trainer (online/process.py)
+learns from every verification, publishes versions the server swaps in between decode cycles, and exports pool
+versions under <out_dir>/versions/. Ctrl-C / SIGTERM / end of input stops both cleanly (the trainer exports first).
+A restarted run loads the last exported pool version (and the trainer's optimizer state) and skips the requests already
+answered. `python online_adapt.py --help-config` lists every key.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from data_gen.generate import render_prompt, stop_token_ids
+from draftpool.config import ConfigError, field, help_text, load_config
+from draftpool.pool import load_pool
+from draftpool.target import DEFAULT_TARGET, load_target, resolve_target
+from online.http_api import HttpFrontend, Job, error_body, openai_reply, parse_address
+from online.process import ExportSpec, ProcessConfig, TrainerHandle, latest_version
+from online.server import SWAPS, AdaptiveServer, Request
+from online.trainer import TrainerConfig
+from specsel.decoding.loop import SpecDecoder
+from specsel.decoding.sampling import SamplingParams
+from specsel.selection.delayed_feedback import GameConfig
+from specsel.selection.learners import make_learner
+from specsel.selection.selector import Selector
+
+RECIPE = "recipes/online/adapt.yaml"
+
+
+@dataclass
+class ServeConfig:
+    target: str = field(DEFAULT_TARGET, help="hub id or local folder of the target")
+    pool: str = field("pools/{target_slug}", help="the offline drafter pool (build_pool.py)")
+    kinds: list[str] = field(default_factory=lambda: ["eagle3", "llama"], help="drafter kinds of the pool to serve")
+    out_dir: str = field("runs/online/{target_slug}", help="exported pool versions, answers, trainer state")
+    requests: str = field("-", help="JSONL file of requests, or - for stdin")
+    http: str = field("", help="host:port: serve an OpenAI-compatible /v1/completions and /v1/chat/completions "
+                               "there instead of reading serve.requests (e.g. 127.0.0.1:8000)")
+    answers: str = field("", help="answers JSONL (default <out_dir>/answers.jsonl), appended as requests finish")
+    selection: str = field("normal_hedge", help="normal_hedge (HedgeSpec) or fixed:<drafter name>")
+    selection_state: str = field("reset", help="reset: a fresh selector per request; persistent: one for the run")
+    mode: str = field("chain", help="chain | tree (EAGLE-3 heads only)")
+    k: int = field(4, help="draft depth")
+    max_new_tokens: int = field(128, help="per request, unless the request says otherwise")
+    temperature: float = field(0.0, help="sampling temperature (0: greedy, lossless)")
+    top_k: int = field(64, help="target logits kept per verified position for the trainer")
+    swap: str = field("cycle", help="take new drafter versions at every decode-cycle boundary (cycle) or only "
+                                    "between requests (request)")
+    adapt: bool = field(True, help="run the trainer (false: serve the pool as it is)")
+    device: str = field("cpu", help="the server's device")
+    threads: int = field(1, help="torch threads of the server (the trainer has its own)")
+
+
+@dataclass
+class AdaptConfig:
+    serve: ServeConfig = field(default_factory=ServeConfig, help="serving")
+    trainer: TrainerConfig = field(default_factory=TrainerConfig, help="online updates")
+    process: ProcessConfig = field(default_factory=ProcessConfig, help="the trainer process")
+
+    def validate(self) -> None:
+        s = self.serve
+        if not (s.selection == "normal_hedge" or s.selection.startswith("fixed:")):
+            raise ConfigError(f"serve.selection must be normal_hedge or fixed:<drafter>, got {s.selection!r}")
+        if s.selection_state not in ("reset", "persistent"):
+            raise ConfigError(f"serve.selection_state must be reset or persistent, got {s.selection_state!r}")
+        if s.swap not in SWAPS:
+            raise ConfigError(f"serve.swap must be one of {', '.join(SWAPS)}, got {s.swap!r}")
+        if s.k < 1 or s.max_new_tokens < 1 or s.top_k < 1 or s.threads < 1:
+            raise ConfigError("serve.k, max_new_tokens, top_k and threads must be >= 1")
+        if s.http:
+            try:
+                parse_address(s.http)
+            except ValueError as e:
+                raise ConfigError(str(e)) from None
+        try:
+            self.trainer.validate()
+            self.process.validate()
+        except ValueError as e:
+            raise ConfigError(str(e)) from None
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+def read_requests(stream, default_max: int, skip: set[str]):
+    """Yield Request-like dicts from JSON lines; a malformed line yields {"id", "error"} (serving goes on)."""
+    for n, line in enumerate(stream, 1):
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            row = json.loads(line)
+            if not isinstance(row, dict) or not isinstance(row.get("prompt"), str) or not row["prompt"]:
+                raise ValueError('expected an object with a non-empty "prompt" string')
+            rid = str(row.get("id", f"line-{n}"))
+            max_new = int(row.get("max_new_tokens", default_max))
+            if max_new < 1:
+                raise ValueError(f"max_new_tokens must be >= 1, got {max_new}")
+        except (ValueError, TypeError) as e:
+            yield {"id": f"line-{n}", "error": f"request line {n}: {e}"}
+            continue
+        if rid not in skip:
+            yield {"id": rid, "prompt": row["prompt"], "max_new_tokens": max_new}
+
+
+def answered_ids(path: Path) -> set[str]:
+    """Ids already answered (a restart skips them); a partial last line left by a kill is cut off."""
+    if not path.is_file():
+        return set()
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        data = data[:data.rfind(b"\n") + 1]
+        path.write_bytes(data)
+    return {json.loads(line)["id"] for line in data.decode().splitlines() if line.strip()}
+
+
+def make_selector(cfg: ServeConfig, names: list[str]) -> Selector:
+    if cfg.selection == "normal_hedge":
+        return Selector(make_learner("normal_hedge", len(names)), len(names), cfg.k, GameConfig())
+    name = cfg.selection.split(":", 1)[1]
+    if name not in names:
+        raise ConfigError(f"serve.selection names drafter {name!r}; the pool has {', '.join(names)}")
+    return Selector(make_learner("fixed", len(names), arm=names.index(name)), len(names), cfg.k, reward="none")
+
+
+def answer_record(rec: dict[str, Any], tok) -> dict[str, Any]:
+    if "error" in rec:
+        return {"id": rec["id"], "error": rec["error"]}
+    m = rec["metrics"]
+    new = rec["tokens"]
+    out = {"id": rec["id"], "text": tok.decode(new, skip_special_tokens=True), "new_tokens": len(new),
+           "mat": m.get("mat"), "tok_s": len(new) / rec["seconds"] if rec["seconds"] else None,
+           "seconds": rec["seconds"], "versions_at_start": rec["versions_at_start"]}
+    if "versions_at_end" in rec:
+        out["versions_at_end"] = rec["versions_at_end"]
+    return out
+
+
+def http_rows(front: HttpFrontend, tok):
+    """Jobs of the HTTP front end as request rows (prompt ids ready: chat template for chat jobs only)."""
+    for job in front.jobs():
+        b = job.body
+        try:
+            if job.kind == "chat":
+                ids = tok.apply_chat_template(b["messages"], add_generation_prompt=True, tokenize=True)
+                ids = list(ids["input_ids"] if hasattr(ids, "keys") else ids)
+            else:
+                ids = list(tok(b["prompt"], add_special_tokens=True)["input_ids"])
+            if not ids:
+                raise ValueError("the prompt tokenizes to nothing")
+        except Exception as e:  # noqa: BLE001 - e.g. a chat template that rejects these roles: this request's 400
+            front.finish(job, 400, error_body(f"cannot build the prompt: {type(e).__name__}: {e}"))
+            continue
+        yield {"id": job.id, "prompt_ids": ids, "max_new_tokens": job.max_new, "job": job}
+
+
+def http_answer(front: HttpFrontend, job: Job, row: dict[str, Any], rec: dict[str, Any], answer: dict[str, Any],
+                stops: list[int]) -> None:
+    if "error" in rec:
+        front.finish(job, 500, error_body(rec["error"], "server_error"))
+        return
+    toks = rec["tokens"]
+    finish = "stop" if (toks and toks[-1] in stops) or len(toks) < row["max_new_tokens"] else "length"
+    extra = {k: answer.get(k) for k in ("mat", "tok_s", "seconds", "versions_at_start", "versions_at_end")}
+    front.finish(job, 200, openai_reply(job, front.model, answer["text"], len(row["prompt_ids"]), len(toks), finish,
+                                        extra))
+
+
+class _Stop(Exception):
+    pass
+
+
+def _on_signal(signum, frame):
+    raise _Stop(signal.Signals(signum).name)
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+def main_cfg(cfg: AdaptConfig) -> dict[str, Any]:
+    """Serve until the requests end or a stop signal; -> a summary."""
+    s = cfg.serve
+    torch.set_num_threads(s.threads)
+    # 1. target and pool (a restart loads the last exported version and the trainer's state)
+    info = resolve_target(s.target)
+    pool_dir = Path(s.pool.format(target_slug=info.slug))
+    out_dir = Path(s.out_dir.format(target_slug=info.slug))
+    if not (pool_dir / "pool.json").is_file():
+        raise ConfigError(f"no pool at {pool_dir} (pool.json missing): run build_pool.py first")
+    target, tok = load_target(info, s.device)
+    resumed = latest_version(out_dir)
+    serve_dir, start_version, state = pool_dir, 0, None
+    if resumed is not None:
+        start_version, serve_dir = resumed
+        state_path = serve_dir / "trainer_state.pt"
+        state = torch.load(state_path, weights_only=False) if state_path.is_file() else None
+        print(f"[online] resuming from exported pool version {start_version} ({serve_dir})", file=sys.stderr)
+    names, models = load_pool(serve_dir, info, target, s.kinds)
+    models = {n: (k, m.to(s.device)) for n, (k, m) in models.items()}
+
+    # 2. decoder, selection, trainer process
+    from specsel.decoding.eagle3 import Eagle3Drafter
+    from specsel.decoding.llama import LlamaDrafter
+
+    drafters = {n: (Eagle3Drafter(m) if k == "eagle3" else LlamaDrafter(m)) for n, (k, m) in models.items()}
+    stops = stop_token_ids(tok, target)
+    dec = SpecDecoder(target, drafters, selector=make_selector(s, names), mode=s.mode, k=s.k, stop_ids=stops)
+    handle = None
+    if s.adapt:
+        export = ExportSpec(str(out_dir), str(pool_dir), info)
+        handle = TrainerHandle(models, cfg.trainer, cfg.process, export, state, start_version)
+    server = AdaptiveServer(dec, {n: m for n, (_, m) in models.items()}, handle,
+                            SamplingParams(temperature=s.temperature), s.top_k, s.swap)
+
+    # 3. serve: answers appended as they finish (JSONL / stdin, or the HTTP front end)
+    front = source = None
+    if s.http:  # binds now: a port in use fails before anything is written
+        front = HttpFrontend(s.http, info.name, names, s.temperature, s.max_new_tokens)
+    answers = Path(s.answers) if s.answers else out_dir / "answers.jsonl"
+    answers.parent.mkdir(parents=True, exist_ok=True)
+    done = answered_ids(answers)
+    if front is not None:
+        rows = http_rows(front, tok)
+    else:
+        source = sys.stdin if s.requests == "-" else open(s.requests)  # noqa: SIM115 - closed below
+        rows = read_requests(source, s.max_new_tokens, done)
+    old = {sig: signal.signal(sig, _on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    served = errors = 0
+    stopped_by = "end of requests"
+    t0 = time.time()
+    if handle is not None:
+        handle.start()
+    if front is not None:
+        front.start()
+        print(f"[online] serving {front.address}/v1/completions and /v1/chat/completions", file=sys.stderr,
+              flush=True)
+    try:
+        with open(answers, "a") as out:
+            for row in rows:
+                if "error" in row:
+                    print(f"[online] {row['error']}", file=sys.stderr)
+                    rec = row
+                else:
+                    if s.selection_state == "reset":
+                        dec.set_selector(make_selector(s, names))
+                    ids = row.get("prompt_ids") or render_prompt(tok, row["prompt"])
+                    rec = server.serve(Request(row["id"], ids, row["max_new_tokens"]))
+                    served += 1
+                errors += int("error" in rec)
+                answer = answer_record(rec, tok)
+                out.write(json.dumps(answer) + "\n")
+                out.flush()
+                if "job" in row:
+                    http_answer(front, row["job"], row, rec, answer, stops)
+    except _Stop as e:
+        stopped_by = str(e)
+    finally:
+        for sig, h in old.items():
+            signal.signal(sig, h)
+        if source is not None and source is not sys.stdin:
+            source.close()
+        if front is not None:
+            front.close()
+        # 4. stop: the trainer finishes its round and exports the adapted pool
+        events = handle.stop() if handle is not None else []
+    summary = {"served": served, "errors": errors, "failed": server.failed, "skipped_answered": len(done),
+               "stopped_by": stopped_by, "seconds": time.time() - t0, "answers": str(answers)}
+    if handle is not None:
+        summary.update(trainer_faults=handle.faults, trainer_restarts=handle.restarts, feedback_dropped=handle.dropped,
+                       rounds=handle.rounds_seen, exports=[e["path"] for e in handle.exports],
+                       swaps=server.swap.swaps, versions=server.swap.versions(),
+                       last_event=events[-1] if events else None)
+    return summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--bench" in argv:  # from a source checkout: benchmarks/ is not installed
+        from benchmarks.online import main as bench_main
+
+        argv.remove("--bench")
+        return bench_main(argv)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--config", default=RECIPE, help=f"the recipe (default {RECIPE})")
+    ap.add_argument("--help-config", action="store_true", help="list every config key and exit")
+    args, overrides = ap.parse_known_args(argv)
+    if args.help_config:
+        print(help_text(AdaptConfig))
+        return 0
+    try:
+        cfg = load_config(AdaptConfig, args.config, overrides)  # validates
+        summary = main_cfg(cfg)
+    except (ValueError, OSError) as e:  # ConfigError is a ValueError
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(json.dumps(summary, indent=2, default=str))
+    return 0 if summary["failed"] == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Decoding: the one decode loop, the target runner, the drafters, sampling and verification rules."""

@@ -1,0 +1,84 @@
+"""An independent causal-LM drafter (e.g. the exported llama-tiny / llama-68m) with its own KV cache."""
+
+from __future__ import annotations
+
+import torch
+from transformers import DynamicCache
+
+from specsel.decoding.drafter import take_rows
+from specsel.decoding.sampling import SamplingParams, probs_from_logits, sample
+
+
+class LlamaDrafter:
+    kind = "llama"
+    aux_layers = None
+    track = False  # keep the logits it predicts for every committed position (counterfactual evaluation)
+
+    def __init__(self, model):
+        self.model = model.eval()
+        self.device = next(model.parameters()).device
+        self.vocab_size = model.config.vocab_size
+        self.reset()
+
+    def reset(self) -> None:
+        self.cache = DynamicCache(config=self.model.config)
+        self.cache.activate_past_recording()  # sliding-window layers keep what `sync` may roll back
+        self.cached: list[int] = []  # tokens whose keys are in the cache
+        self.known = 0  # cached[:known] is committed (checked at the last sync)
+        self.last_logits: torch.Tensor | None = None  # [V] after the last cached token
+        self.pred_rows: dict[int, torch.Tensor] = {}  # position -> [V] logits predicting that token (when tracking)
+
+    @torch.inference_mode()
+    def _feed(self, tokens: list[int]) -> None:
+        ids = torch.tensor([tokens], device=self.device)
+        out = self.model(input_ids=ids, past_key_values=self.cache, use_cache=True,
+                         logits_to_keep=0 if self.track else 1)
+        if self.track:  # the token at cache index i predicts position i + 1
+            self.pred_rows.update(zip(range(len(self.cached) + 1, len(self.cached) + 1 + len(tokens)),
+                                      out.logits[0].float()))
+        self.cached.extend(tokens)
+        self.last_logits = out.logits[0, -1].float()
+
+    def sync(self, state) -> None:
+        """Roll the cache back to its longest prefix that is committed, then feed the committed rest."""
+        tokens = state.tokens
+        n = min(self.known, len(tokens) - 1)
+        limit = min(len(self.cached), len(tokens) - 1)  # feed at least the last committed token
+        while n < limit and self.cached[n] == tokens[n]:
+            n += 1
+        self.cache.crop(n - self.cache.get_seq_length())
+        del self.cached[n:]
+        self._feed(tokens[n:])
+        self.known = len(self.cached)
+
+    def take_predictions(self, start: int, end: int) -> torch.Tensor:
+        """[end-start, V] logits this drafter gave (after the verified prefix) for positions start..end-1; forgets
+        them and everything before."""
+        rows, self.pred_rows = take_rows(self.pred_rows, start, end)
+        return rows
+
+    @staticmethod
+    def to_target_ids(ids: torch.Tensor) -> torch.Tensor:
+        return ids
+
+    @staticmethod
+    def full_logits(logits: torch.Tensor) -> torch.Tensor:
+        return logits.float()
+
+    def draft_chain(self, k: int, params: SamplingParams, generator: torch.Generator | None
+                    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """-> draft [K] target ids and, when sampling, q [K,V] the distributions they were drawn from."""
+        drafted, qs = [], []
+        self.chain_logits = []  # [V] per step: the distributions behind the drafts (MetaSD's BD reward reads them)
+        for i in range(k):
+            self.chain_logits.append(self.last_logits)
+            if params.greedy:
+                tok = int(self.last_logits.argmax())
+            else:
+                q = probs_from_logits(self.last_logits, params)
+                qs.append(q)
+                tok = int(sample(q, generator))
+            drafted.append(tok)
+            if i < k - 1:
+                self._feed([tok])
+        return torch.tensor(drafted), (torch.stack(qs) if qs else None)

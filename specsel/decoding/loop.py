@@ -1,0 +1,390 @@
+"""The decode loop: plain, chain-speculative and tree-speculative generation over one target KV cache and a pool of
+drafters. A single drafter is a pool of one with a fixed selector.
+
+Every cycle: the selector picks a drafter -> that drafter catches up on the tokens committed since it last read
+(`sync`; on a switch this catch-up is the switching cost) -> it drafts a chain or a tree -> one target pass over
+[last committed token, drafts] -> accept -> the target cache is rolled back to the accepted prefix (or packed to the
+accepted tree path) -> tokens and target features are committed -> the selector gets its feedback. Output is the
+target's own whichever drafter drafts (lossless at temperature 0, distribution-exact when sampling).
+
+The selector is the selection layer's business (`specsel/selection/selector.py`); this loop only calls its hooks.
+Batch size 1; the state keeps per-request lengths so a batched version can hold one per row.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import torch
+
+from specsel.decoding.sampling import SamplingParams, probs_from_logits, sample
+from specsel.decoding.target import CacheError, TargetPass, TargetRunner
+from specsel.decoding.tree import TreeSpec, ancestor_mask
+from specsel.decoding.verify import verify_chain_greedy, verify_chain_sampling, verify_tree_greedy
+
+MODES = ("plain", "chain", "tree")
+GREEDY = SamplingParams()
+
+
+class SpecError(ValueError):
+    """A bad decoding setup or request."""
+
+
+@dataclass
+class DecodeState:
+    tokens: list[int]  # committed tokens, prompt included
+    prompt_len: int
+    feats: torch.Tensor | None = None  # [n_feat,3H] target aux features of positions 0..n_feat-1 (EAGLE-3 drafters)
+    synced: list[int] = field(default_factory=list)  # per drafter: committed length at its last sync
+
+
+@dataclass
+class RequestMetrics:
+    new_tokens: int = 0
+    target_forwards: int = 0  # the prefill included
+    accepted: list[int] = field(default_factory=list)  # draft tokens accepted per verification cycle
+    choices: list[int] = field(default_factory=list)  # drafter index per cycle
+    select_s: float = 0.0  # selector: choose (and drain its feedback queue)
+    draft_s: float = 0.0  # drafter: sync with the committed tokens + drafting
+    verify_s: float = 0.0  # target forward + logits rows + acceptance rule + cache rollback
+    target_s: float = 0.0  # of verify_s: the target's forward over the verified tokens
+    eval_s: float = 0.0  # selector feedback: counterfactual evaluation of every drafter, or a bandit's reward
+    switches: int = 0  # cycles whose drafter differs from the previous cycle's
+    switch_s: float = 0.0  # catch-up prefill time of a drafter on a switch (part of draft_s)
+    catchup_tokens: int = 0  # tokens prefilled into the chosen drafter beyond the last chunk, on switches
+    weight_swaps: int = 0  # drafter weight versions swapped in during the request (online adaptation)
+    total_s: float = 0.0
+
+    @property
+    def mat(self) -> float:
+        """Mean accepted tokens per target forward, bonus token included (prefill counted as one forward)."""
+        return self.new_tokens / max(self.target_forwards, 1)
+
+    @property
+    def tokens_per_s(self) -> float:
+        return self.new_tokens / self.total_s if self.total_s > 0 else 0.0
+
+    @property
+    def other_s(self) -> float:
+        return max(self.total_s - self.select_s - self.draft_s - self.verify_s - self.eval_s, 0.0)
+
+    def to_dict(self) -> dict:
+        return {"new_tokens": self.new_tokens, "target_forwards": self.target_forwards, "cycles": len(self.accepted),
+                "accepted": self.accepted, "choices": self.choices, "mat": self.mat,
+                "tokens_per_s": self.tokens_per_s, "select_s": self.select_s, "draft_s": self.draft_s,
+                "verify_s": self.verify_s, "target_s": self.target_s, "eval_s": self.eval_s,
+                "switches": self.switches, "switch_s": self.switch_s, "catchup_tokens": self.catchup_tokens,
+                "weight_swaps": self.weight_swaps, "other_s": self.other_s, "total_s": self.total_s}
+
+
+class Selector(Protocol):
+    """Picks the drafter of every cycle and takes the cycle's feedback (the selection layer implements it)."""
+
+    full_information: bool  # drafters keep their predictions at every committed position (counterfactual feedback)
+
+    def bind(self, dec: SpecDecoder) -> None: ...
+
+    def start_request(self, dec: SpecDecoder, state: DecodeState) -> None: ...
+
+    def select(self) -> int: ...
+
+    def after_cycle(self, dec: SpecDecoder, state: DecodeState, i: int, n_acc: int, out: TargetPass,
+                    params: SamplingParams) -> None: ...
+
+    def finish_request(self, dec: SpecDecoder, state: DecodeState, params: SamplingParams) -> None: ...
+
+    def weights_changed(self, changed: list[int]) -> None: ...
+
+
+class FixedSelector:
+    """Always the same drafter, no feedback: what a single drafter is."""
+
+    full_information = False
+
+    def __init__(self, arm: int = 0):
+        self.arm = arm
+
+    def bind(self, dec: SpecDecoder) -> None:
+        if not 0 <= self.arm < len(dec.drafters):
+            raise SpecError(f"fixed drafter {self.arm} is not in a pool of {len(dec.drafters)}")
+
+    def select(self) -> int:
+        return self.arm
+
+    def start_request(self, dec, state) -> None:
+        pass
+
+    def after_cycle(self, dec, state, i, n_acc, out, params) -> None:
+        pass
+
+    def finish_request(self, dec, state, params) -> None:
+        pass
+
+    def weights_changed(self, changed: list[int]) -> None:
+        pass
+
+
+def sync_device(device: torch.device) -> None:
+    """Wait for queued GPU work so wall-clock timings are real (no-op on CPU)."""
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def cut_at_stop(tokens: list[int], stop_ids: Collection[int], max_new_tokens: int) -> list[int]:
+    """The first max_new_tokens tokens, ending after the first stop token."""
+    tokens = tokens[:max_new_tokens]
+    for i, t in enumerate(tokens):
+        if t in stop_ids:
+            return tokens[:i + 1]
+    return tokens
+
+
+def check_drafter(target: TargetRunner, drafter) -> None:
+    """One clear error when a drafter cannot serve this target."""
+    if drafter.vocab_size != target.vocab_size:
+        raise SpecError(f"drafter vocabulary {drafter.vocab_size} does not match the target's {target.vocab_size}")
+    if drafter.kind == "eagle3":
+        cfg = drafter.head.config
+        hidden = getattr(cfg, "target_hidden_size", cfg.hidden_size)
+        layers = getattr(cfg, "target_num_hidden_layers", target.config.num_hidden_layers)
+        if hidden != target.config.hidden_size or layers != target.config.num_hidden_layers or \
+                max(drafter.aux_layers) >= target.config.num_hidden_layers:
+            raise SpecError(f"EAGLE-3 head made for a target with hidden {hidden}, {layers} layers, aux layers "
+                            f"{drafter.aux_layers}; this target has hidden {target.config.hidden_size} and "
+                            f"{target.config.num_hidden_layers} layers")
+
+
+class SpecDecoder:
+    """mode 'plain' (no drafter), 'chain' (k drafts, any drafter) or 'tree' (EAGLE-3 heads, greedy).
+
+    drafters: one drafter, or {name: drafter} for a pool; `selector` picks among them every cycle (default: always
+    the first)."""
+
+    def __init__(self, target_model, drafters=None, mode: str = "chain", k: int = 4, tree: TreeSpec | None = None,
+                 stop_ids: list[int] | None = None, selector: Selector | None = None):
+        if mode not in MODES:
+            raise SpecError(f"unknown mode {mode!r}; choose from {', '.join(MODES)}")
+        if mode == "plain" and selector is not None:
+            raise SpecError("mode 'plain' decodes without drafters: a selector needs mode chain or tree")
+        if drafters is not None and not isinstance(drafters, dict):
+            drafters = {"drafter": drafters}
+        drafters = {} if mode == "plain" or drafters is None else drafters
+        if mode != "plain" and not drafters:
+            raise SpecError(f"mode {mode!r} needs a drafter")
+        if mode == "chain" and k < 1:
+            raise SpecError(f"k (draft tokens per cycle) must be >= 1, got {k}")
+        self.mode, self.k = mode, k
+        self.tree = tree or TreeSpec()
+        self.names, self.drafters = list(drafters), list(drafters.values())
+        aux = {tuple(d.aux_layers) for d in self.drafters if d.aux_layers}
+        if len(aux) > 1:
+            raise SpecError(f"the pool's EAGLE-3 heads read different target layers ({sorted(aux)}); one pool shares "
+                            f"one feature set")
+        try:
+            self.target = TargetRunner(target_model, list(aux.pop()) if aux else None)
+            if mode == "tree":
+                self.target.check_cache(tree=True)
+        except CacheError as e:
+            raise SpecError(str(e)) from None
+        for d in self.drafters:
+            check_drafter(self.target, d)
+            if mode == "tree" and not hasattr(d, "draft_tree"):
+                raise SpecError("tree drafting needs EAGLE-3 heads; use mode 'chain' for independent drafters")
+            if mode == "tree":
+                try:
+                    self.tree.validate(d.draft_vocab_size)
+                except ValueError as e:
+                    raise SpecError(str(e)) from None
+        self.stop_ids = set(stop_ids or [])
+        self.state: DecodeState | None = None  # the last request's final state
+        self.collector = None  # online/feedback.FeedbackCollector: keeps the target rows of committed positions
+        # called at every cycle boundary (online/hotswap.HotSwap.poll): -> indices of drafters whose weights changed
+        self.on_cycle: Callable[[], list[int]] | None = None
+        self.swaps = 0
+        self.selector: Selector = FixedSelector()
+        if self.drafters:
+            self.set_selector(selector or FixedSelector())
+
+    def set_selector(self, selector: Selector) -> None:
+        selector.bind(self)
+        self.selector = selector
+
+    @property
+    def lookahead(self) -> int:
+        return {"plain": 0, "chain": self.k, "tree": self.tree.depth}[self.mode]
+
+    def check_request(self, prompt: list[int], max_new_tokens: int, params: SamplingParams) -> None:
+        if not prompt:
+            raise SpecError("empty prompt")
+        if max_new_tokens < 1:
+            raise SpecError(f"max_new_tokens must be >= 1, got {max_new_tokens}")
+        need = len(prompt) + max_new_tokens + self.lookahead + 1
+        if need > self.target.max_positions:
+            raise SpecError(f"prompt of {len(prompt)} tokens + {max_new_tokens} new + {self.lookahead} lookahead "
+                            f"exceeds the target's context of {self.target.max_positions} positions")
+        if self.mode == "tree" and not params.greedy:
+            raise SpecError("tree drafting verifies greedily (temperature 0); use mode 'chain' to sample")
+
+    @staticmethod
+    def emit(out: TargetPass, row: int, params: SamplingParams, gen: torch.Generator | None) -> int:
+        if params.greedy:
+            return out.choice(row)
+        return int(sample(probs_from_logits(out.logits(row), params), gen))
+
+    def weights_changed(self, changed: list[int], state: DecodeState | None = None) -> None:
+        """Drafters `changed` got new weights between two cycles (or requests): their caches were computed by the old
+        weights, so they start over (the next sync prefills the committed tokens again); the selector restacks what
+        it keeps."""
+        for j in changed:
+            self.drafters[j].reset()
+            if state is not None:
+                state.synced[j] = 0
+        self.selector.weights_changed(changed)
+        self.swaps += len(changed)
+
+    def generate(self, prompt: list[int], max_new_tokens: int, params: SamplingParams = GREEDY,
+                 seed: int = 0) -> tuple[list[int], RequestMetrics]:
+        """-> (new tokens, stopping after a stop token or max_new_tokens, and the request's metrics)."""
+        self.check_request(prompt, max_new_tokens, params)
+        gen = torch.Generator(device=self.target.device).manual_seed(seed)
+        dev = self.target.device
+        m = RequestMetrics()
+        t_start = time.perf_counter()
+        # 1. prefill: the target reads the prompt and emits the first token; every drafter starts empty
+        self.target.reset()
+        self.target.rollback = self.mode != "plain"
+        for d in self.drafters:
+            d.reset()
+        out = self.target.forward(prompt)
+        m.target_forwards += 1
+        state = self.state = DecodeState(tokens=list(prompt) + [self.emit(out, -1, params, gen)],
+                                         prompt_len=len(prompt), feats=out.feats, synced=[0] * len(self.drafters))
+        self.record(out, [-1])
+        if self.mode == "plain":
+            while not self.done(state, max_new_tokens):
+                out = self.target.forward(state.tokens[-1:])
+                m.target_forwards += 1
+                state.tokens.append(self.emit(out, -1, params, gen))
+                self.record(out, [-1])
+            return self._finish(state, max_new_tokens, m, t_start)
+        sel = self.selector
+        t0 = time.perf_counter()
+        sel.start_request(self, state)
+        sync_device(dev)
+        m.eval_s += time.perf_counter() - t0
+        prev = None
+        # 2. cycles: select -> catch up -> draft -> verify -> feedback, until a stop token or the length limit
+        while not self.done(state, max_new_tokens):
+            t0 = time.perf_counter()
+            if self.on_cycle is not None:  # rule: weights change only here, between two cycles
+                changed = self.on_cycle()
+                if changed:
+                    self.weights_changed(changed, state)
+                    m.weight_swaps += len(changed)
+            i = sel.select()
+            t1 = time.perf_counter()
+            d = self.drafters[i]
+            behind = len(state.tokens) - state.synced[i]
+            d.sync(state)
+            state.synced[i] = len(state.tokens)
+            if prev is not None and i != prev:
+                sync_device(dev)
+                m.switches += 1
+                m.switch_s += time.perf_counter() - t1
+                m.catchup_tokens += max(0, behind - (1 + m.accepted[-1]))
+            if self.mode == "chain":
+                draft, q = d.draft_chain(self.k, params, gen)
+            else:
+                tree = d.draft_tree(self.tree)
+            sync_device(dev)
+            t2 = time.perf_counter()
+            if self.mode == "chain":
+                n_acc, out = self.verify_chain(state, draft, q, params, gen, m)
+            else:
+                n_acc, out = self.verify_tree(state, tree, m)
+            sync_device(dev)
+            t3 = time.perf_counter()
+            m.target_forwards += 1
+            m.accepted.append(n_acc)
+            m.choices.append(i)
+            # 3. feedback: counterfactual acceptance of every drafter, or the chosen drafter's reward
+            sel.after_cycle(self, state, i, n_acc, out, params)
+            sync_device(dev)
+            t4 = time.perf_counter()
+            m.select_s += t1 - t0
+            m.draft_s += t2 - t1
+            m.verify_s += t3 - t2
+            m.eval_s += t4 - t3
+            prev = i
+        t4 = time.perf_counter()
+        sel.finish_request(self, state, params)
+        m.eval_s += time.perf_counter() - t4
+        return self._finish(state, max_new_tokens, m, t_start)
+
+    def _finish(self, state: DecodeState, max_new_tokens: int, m: RequestMetrics, t_start: float
+                ) -> tuple[list[int], RequestMetrics]:
+        new = cut_at_stop(state.tokens[state.prompt_len:], self.stop_ids, max_new_tokens)
+        sync_device(self.target.device)
+        m.total_s = time.perf_counter() - t_start
+        m.new_tokens = len(new)
+        return new, m
+
+    def verify_chain(self, state: DecodeState, draft: torch.Tensor, q: torch.Tensor | None,
+                     params: SamplingParams, gen: torch.Generator | None, m: RequestMetrics) -> tuple[int, TargetPass]:
+        """One target pass over [last committed, drafts]; commits the accepted drafts and the next token.
+        -> (accepted drafts, the pass: row j holds the target's distribution for committed position len_before + j)"""
+        base = len(self.target)  # cached positions = every committed token but the last
+        t0 = time.perf_counter()
+        out = self.target.forward([state.tokens[-1]] + draft.tolist())  # rows: root + K drafts
+        m.target_s += self._elapsed(t0)
+        if params.greedy:
+            n, nxt = verify_chain_greedy(draft.tolist(), out.choice)
+        else:
+            n, nxt = verify_chain_sampling(draft, q, probs_from_logits(out.logits(slice(None)), params), gen)
+        # keep the root and the n accepted drafts in the cache; their features are now committed
+        self.target.truncate(base + 1 + n)
+        self._commit(state, draft[:n].tolist() + [nxt], None if out.feats is None else out.feats[:1 + n])
+        self.record(out, list(range(n + 1)))
+        return n, out
+
+    def verify_tree(self, state: DecodeState, tree, m: RequestMetrics) -> tuple[int, TargetPass]:
+        """Greedy tree verification; commits the longest accepted path and the next token -> (its length, the pass)."""
+        base = len(self.target)
+        allowed = torch.ones(len(tree) + 1, base + len(tree) + 1, dtype=torch.bool)
+        allowed[:, base:] = ancestor_mask(tree.parents)
+        positions = [base] + [base + d for d in tree.depths]
+        t0 = time.perf_counter()
+        out = self.target.forward([state.tokens[-1]] + tree.tokens, positions, allowed)  # rows: root + N nodes
+        m.target_s += self._elapsed(t0)
+        path, nxt = verify_tree_greedy(tree.tokens, tree.parents, out.choice)
+        keep = [0] + [i + 1 for i in path]  # root + accepted nodes, in path order
+        self.target.keep(base, keep)
+        self._commit(state, [tree.tokens[i] for i in path] + [nxt], None if out.feats is None else out.feats[keep])
+        self.record(out, keep)
+        return len(path), out
+
+    def record(self, out: TargetPass, rows: list[int]) -> None:
+        """Hand the target's distributions behind newly committed tokens to the feedback collector, if any."""
+        if self.collector is not None:
+            self.collector.add(out, rows)
+
+    def _elapsed(self, t0: float) -> float:
+        sync_device(self.target.device)
+        return time.perf_counter() - t0
+
+    @staticmethod
+    def _commit(state: DecodeState, tokens: list[int], feats: torch.Tensor | None) -> None:
+        state.tokens.extend(tokens)
+        if feats is not None:
+            state.feats = torch.cat([state.feats, feats], dim=0)
+
+    def done(self, state: DecodeState, max_new_tokens: int) -> bool:
+        n = len(state.tokens)
+        if n - state.prompt_len >= max_new_tokens:
+            return True
+        # a cycle adds at most lookahead + 1 tokens: only those can hold a new stop token
+        tail = state.tokens[max(state.prompt_len, n - self.lookahead - 1):]
+        return any(t in self.stop_ids for t in tail)

@@ -1,0 +1,165 @@
+"""The target side of speculative decoding: one KV cache, one forward per verification, aux features captured.
+
+The body runs once over all verified positions; the vocabulary projection is applied only to the rows a rule asks
+for (greedy verification walks the accepted path), which on a CPU saves most of the lm_head work of a large tree.
+That lazy projection is used only when it gives the model's own logits: checked once per model on a short probe
+(any post-processing after the lm_head, such as soft-capping or Granite's `logits_scaling`, sends the model down the
+full-forward path).
+
+Rollback goes through the transformers Cache API (`Cache.crop` with past recording on, so sliding-window layers keep
+their own length counters right). A tree's accepted path is packed with an index select on the keys, which only
+plain full-attention layers (`DynamicLayer`) allow; other layer types are refused for tree verification.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import torch
+from transformers import DynamicCache
+from transformers.cache_utils import DynamicLayer
+
+
+class CacheError(ValueError):
+    """A target whose KV cache cannot be rolled back as speculative decoding needs."""
+
+
+class TargetPass:
+    """The result of one target forward: logits per row on demand, the target's argmax per row memoized."""
+
+    def __init__(self, runner: TargetRunner, hidden: torch.Tensor | None, logits: torch.Tensor | None,
+                 feats: torch.Tensor | None):
+        self.runner, self.hidden, self.full, self.feats = runner, hidden, logits, feats  # hidden [T,H] final-normed
+        self._choice: dict[int, int] = {}
+        self._rows: dict[int, torch.Tensor] = {}  # single rows already projected (verification walks them)
+
+    @torch.inference_mode()
+    def logits(self, rows) -> torch.Tensor:
+        """rows: an int, slice or list of row indices -> [V] or [n,V] float logits."""
+        if self.full is not None:
+            return self.full[rows].float()
+        if isinstance(rows, int):
+            rows %= self.hidden.shape[0]
+            if rows not in self._rows:
+                self._rows[rows] = self.runner.lm_head(self.hidden[rows]).float()
+            return self._rows[rows]
+        return self.runner.lm_head(self.hidden[rows]).float()
+
+    def logits_of(self, rows: list[int]) -> torch.Tensor:
+        """[n,V] logits of the given rows, projecting only those not already projected."""
+        return torch.stack([self.logits(r) for r in rows])
+
+    def choice(self, row: int) -> int:
+        if row not in self._choice:
+            self._choice[row] = int(self.logits(row).argmax())
+        return self._choice[row]
+
+
+@torch.inference_mode()
+def lazy_head_matches(model) -> bool:
+    """Whether decoder body + output embedding reproduce the model's logits (no post-processing after the lm_head),
+    tested on a 4-token probe."""
+    if not (hasattr(model, "get_decoder") and hasattr(model, "get_output_embeddings")):
+        return False
+    head = model.get_output_embeddings()
+    if head is None:
+        return False
+    device = next(model.parameters()).device
+    ids = torch.arange(4, device=device)[None] % model.config.get_text_config().vocab_size
+    full = model(input_ids=ids).logits.float()
+    lazy = head(model.get_decoder()(input_ids=ids).last_hidden_state).float()
+    return full.shape == lazy.shape and torch.allclose(full, lazy, rtol=1e-3, atol=1e-3)
+
+
+class TargetRunner:
+    """Wraps a transformers causal LM. `aux_layers` (HF hidden_states ids) selects the EAGLE-3 features to return."""
+
+    _lazy_ok: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # model -> lazy_head_matches, probed once
+
+    def __init__(self, model, aux_layers: list[int] | None = None):
+        self.model = model.eval()
+        self.config = model.config.get_text_config()
+        self.aux_layers = list(aux_layers) if aux_layers else None
+        self.device = next(model.parameters()).device
+        self.dtype = next(model.parameters()).dtype
+        self.cache = None
+        self.rollback = True  # keep what a rollback needs after the prefill (off for plain decoding)
+        if model not in self._lazy_ok:
+            self._lazy_ok[model] = lazy_head_matches(model)
+        lazy = self._lazy_ok[model]
+        self.body = model.get_decoder() if lazy else None
+        self.lm_head = model.get_output_embeddings() if lazy else None
+        self.check_cache()
+
+    def check_cache(self, tree: bool = False) -> None:
+        """Refuse a target whose cache layers cannot be rolled back (or, for tree verification, packed)."""
+        layers = DynamicCache(config=self.model.config).layers
+        bad = sorted({type(x).__name__ for x in layers if not getattr(x, "is_croppable", False)})
+        if bad:
+            raise CacheError(f"the target's KV cache layers ({', '.join(bad)}) cannot be rolled back: speculative "
+                             f"decoding needs croppable cache layers")
+        if tree:
+            bad = sorted({type(x).__name__ for x in layers if type(x) is not DynamicLayer})
+            if bad:
+                raise CacheError(f"tree verification packs the accepted path inside the KV cache, which the target's "
+                                 f"cache layers ({', '.join(bad)}) do not allow: use mode chain")
+
+    @property
+    def vocab_size(self) -> int:
+        return self.config.vocab_size
+
+    @property
+    def max_positions(self) -> int:
+        return self.config.max_position_embeddings
+
+    def reset(self) -> None:
+        self.cache = DynamicCache(config=self.model.config)
+
+    def __len__(self) -> int:
+        return self.cache.get_seq_length() if self.cache is not None else 0
+
+    @torch.inference_mode()
+    def forward(self, tokens: list[int], positions: list[int] | None = None,
+                allowed: torch.Tensor | None = None) -> TargetPass:
+        """Append `tokens` to the cache and run them.
+
+        positions default to consecutive after the cache; allowed [T, L+T] bool (True = may attend), default causal.
+        """
+        past = len(self)
+        ids = torch.tensor([tokens], device=self.device)
+        pos = torch.tensor([positions if positions is not None else range(past, past + len(tokens))],
+                           device=self.device)
+        mask = None
+        if allowed is not None:
+            # a custom 4D additive mask [1,1,T,L+T]: 0 where allowed, the dtype's minimum elsewhere
+            mask = torch.zeros(allowed.shape, dtype=self.dtype, device=self.device)
+            mask = mask.masked_fill(~allowed.to(self.device), torch.finfo(self.dtype).min)[None, None]
+        kw = dict(input_ids=ids, position_ids=pos, attention_mask=mask, past_key_values=self.cache, use_cache=True,
+                  output_hidden_states=self.aux_layers is not None)
+        if self.body is not None:
+            out = self.body(**kw)
+            hidden, logits = out.last_hidden_state[0], None
+        else:
+            out = self.model(**kw)
+            hidden, logits = None, out.logits[0]
+        if past == 0 and self.rollback:
+            # rule: from the prefill on, keep what a rollback needs (sliding-window layers would drop it)
+            self.cache.activate_past_recording()
+        feats = None
+        if self.aux_layers is not None:
+            feats = torch.cat([out.hidden_states[i][0] for i in self.aux_layers], dim=-1)  # [T,3H]
+        return TargetPass(self, hidden, logits, feats)
+
+    def truncate(self, length: int) -> None:
+        """Roll the cache back to its first `length` positions (Cache API; sliding-window layers trim themselves)."""
+        self.cache.crop(length - len(self))
+
+    def keep(self, start: int, keep: list[int]) -> None:
+        """Keep positions [0, start) plus `start + keep` (ascending) packed right after them (the accepted tree path).
+        Index surgery on the keys: the Cache API has no such operation; `check_cache(tree=True)` admits only plain
+        full-attention layers."""
+        idx = torch.tensor(keep, dtype=torch.long, device=self.device) + start
+        for layer in self.cache.layers:
+            if layer.keys is not None and layer.keys.numel():
+                layer.keys = torch.cat([layer.keys[..., :start, :], layer.keys.index_select(-2, idx)], dim=-2)
+                layer.values = torch.cat([layer.values[..., :start, :], layer.values.index_select(-2, idx)], dim=-2)

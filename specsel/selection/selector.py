@@ -1,0 +1,153 @@
+"""Online drafter selection for the decode loop (HedgeSpec and the bandit baselines): `Selector` picks the drafter of
+every cycle and takes the cycle's feedback through the loop's hooks (`specsel/decoding/loop.py`).
+
+- Full-information learners (Hedge family): after a verification the verified chunk is prefilled into EVERY drafter
+  (the chosen one's next sync becomes free) and each drafter's acceptance probability at each verified position is
+  read from its own prediction there and the target's distribution from the same verification pass, with no extra
+  target forward. The gammas go to the delayed-feedback game (`delayed_feedback.py`). Same-shape EAGLE-3 heads are
+  prefilled together in one batched pass (`head_bank.py`).
+- Bandit learners see only the chosen drafter: MetaSD's block-divergence reward (mean 1 - TV over the drafted
+  positions), the block-efficiency reward (accepted / K) or the normalised accepted length.
+Output is the target's own (lossless) whichever drafter is picked: the selector changes speed only.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import torch
+import torch.nn.functional as F
+
+from specsel.decoding.loop import DecodeState, SpecDecoder, SpecError
+from specsel.decoding.sampling import SamplingParams, probs_from_logits
+from specsel.decoding.target import TargetPass
+from specsel.selection.delayed_feedback import DelayedFeedback, GameConfig
+from specsel.selection.estimators import (
+    block_divergence_reward,
+    block_efficiency_reward,
+    chain_gamma,
+    greedy_gamma,
+    realised_beta,
+    tree_gamma,
+)
+from specsel.selection.head_bank import HeadBank, same_shape
+
+Reward = Literal["bd", "be", "length", "none"]
+
+
+class Selector:
+    """A learner plus the feedback it needs: counterfactual gammas through the delayed-feedback game (full
+    information) or the chosen drafter's reward (bandit). `batched_eval` prefills same-shape heads in one pass."""
+
+    def __init__(self, learner, n_drafters: int, k: int, game: GameConfig | None = None, reward: Reward = "bd",
+                 batched_eval: bool = True):
+        self.learner = learner
+        self.full_information = bool(getattr(learner, "full_information", False))
+        self.game = DelayedFeedback(learner, n_drafters, k, game) if self.full_information else None
+        if reward not in ("bd", "be", "length", "none"):
+            raise SpecError(f"unknown bandit reward {reward!r}; choose bd, be, length or none")
+        self.reward, self.k, self.n = reward, k, n_drafters
+        self.batched_eval = batched_eval
+        self.bank: HeadBank | None = None
+        self.in_bank: list[int] = []
+
+    def bind(self, dec: SpecDecoder) -> None:
+        if len(dec.drafters) != self.n:
+            raise SpecError(f"the selector is made for {self.n} drafters, the pool has {len(dec.drafters)}")
+        if dec.k != self.k and dec.mode == "chain":
+            raise SpecError(f"the selector is made for k={self.k}, the decoder drafts k={dec.k}")
+        for d in dec.drafters:
+            d.track = self.full_information
+        self.drafters, self.mode, self.tree_top_k = dec.drafters, dec.mode, dec.tree.top_k
+        heads = [i for i, d in enumerate(dec.drafters) if d.kind == "eagle3"]
+        if self.batched_eval and self.full_information and len(heads) > 1 and \
+                same_shape([dec.drafters[i] for i in heads]):
+            self.in_bank = heads
+            prev = getattr(dec.selector, "bank", None)  # a fresh selector per request keeps the stacked weights
+            members = [dec.drafters[i] for i in heads]
+            self.bank = prev if prev is not None and prev.drafters == members else HeadBank(members)
+
+    def weights_changed(self, changed: list[int]) -> None:
+        if self.bank is not None and set(changed) & set(self.in_bank):
+            self.bank = HeadBank([self.drafters[i] for i in self.in_bank])
+
+    def select(self) -> int:
+        return self.game.select() if self.game is not None else self.learner.select()
+
+    def start_request(self, dec: SpecDecoder, state: DecodeState) -> None:
+        self.eval_from, self.pending = len(state.tokens), []  # first unevaluated position; chunks since then
+        self.p_rows: dict[int, torch.Tensor] = {}  # position -> target distribution (sampling only)
+        self.rounds = 0
+        if self.game is not None:
+            self.game.reset_request()
+        if self.bank is not None:  # every head needs the prompt for the first evaluation: one batched prefill
+            self.bank.sync(state)
+            for j in self.in_bank:
+                state.synced[j] = len(state.tokens)
+
+    def after_cycle(self, dec: SpecDecoder, state: DecodeState, i: int, n_acc: int, out: TargetPass,
+                    params: SamplingParams) -> None:
+        if self.game is None:
+            if self.reward != "none":
+                self.learner.update(i, self._reward(self.drafters[i], out, n_acc, params))
+            return
+        self.pending.append(n_acc)
+        if not params.greedy:
+            before = len(state.tokens) - n_acc - 1
+            self.p_rows.update((before + j, probs_from_logits(out.logits(j), params)) for j in range(n_acc + 1))
+        if self.game.wants_evaluation(self.rounds):
+            self._observe(state, params)
+        self.rounds += 1
+
+    def finish_request(self, dec: SpecDecoder, state: DecodeState, params: SamplingParams) -> None:
+        if self.game is None:
+            return
+        if self.pending:  # the chunks not yet evaluated (batched feedback) are fed at the end of the request
+            self._observe(state, params)
+        self.game.finish_request()
+
+    def _observe(self, state: DecodeState, params: SamplingParams) -> None:
+        gammas, betas = self._gammas(state, self.eval_from, params)
+        self.game.observe(gammas, self.pending, betas)
+        self.eval_from, self.pending = len(state.tokens), []
+
+    @torch.inference_mode()
+    def _gammas(self, state: DecodeState, start: int, params: SamplingParams
+                ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """-> ([N, end-start] acceptance probability of every drafter at the verified positions start..end-1, and
+        under sampling [N, end-start] beta = min(1, q/p) of the committed token, for the unbiased length estimate)."""
+        end = len(state.tokens)
+        tokens = torch.tensor(state.tokens[start:end])
+        p = None if params.greedy else torch.stack([self.p_rows.pop(s) for s in range(start, end)])  # [m, V]
+        # prefill the verified chunk(s) into every drafter: its own prediction at every position
+        if self.bank is not None:
+            self.bank.sync(state)
+        gammas, betas = [], []
+        for j, d in enumerate(self.drafters):
+            if j not in self.in_bank:
+                d.sync(state)
+            state.synced[j] = end
+            logits = d.take_predictions(start, end)  # [m, Vd or V]
+            if self.mode == "tree":
+                # rule (Theorem 2): greedy tree verification accepts iff the token is among the node's top-L children
+                top = d.to_target_ids(logits.topk(self.tree_top_k, dim=-1).indices).cpu()  # [m, L]
+                gammas.append(tree_gamma(F.one_hot(tokens, d.vocab_size).float(), top))
+            elif params.greedy:
+                gammas.append(greedy_gamma(d.to_target_ids(logits.argmax(-1)).cpu(), tokens))
+            else:
+                q = probs_from_logits(d.full_logits(logits), params).to(p.device)  # [m, V]
+                gammas.append(chain_gamma(p, q).cpu())
+                betas.append(realised_beta(p, q, tokens.to(p.device)).cpu())
+        return torch.stack(gammas), (torch.stack(betas) if betas else None)
+
+    def _reward(self, d, out: TargetPass, n_acc: int, params: SamplingParams) -> float:
+        if self.reward == "be":
+            return block_efficiency_reward(n_acc, self.k)
+        if self.reward == "length" or self.mode == "tree":
+            return (n_acc + 1) / (self.k + 1)
+        # MetaSD BD: the drafter's and the target's distributions at the K drafted positions (temperature 1 when
+        # decoding greedily, the decoding transform otherwise)
+        dist = params if not params.greedy else SamplingParams(temperature=1.0)
+        p = probs_from_logits(out.logits(slice(0, self.k)), dist)  # [K, V]
+        q = probs_from_logits(d.full_logits(torch.stack(d.chain_logits)), dist).to(p.device)  # [K, V]
+        return float(block_divergence_reward(p, q))

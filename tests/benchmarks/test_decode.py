@@ -1,0 +1,155 @@
+"""benchmarks.decode: one clear error for bad input, and a tiny real run of every method on the embedded target.
+
+No trained drafters exist in a clean clone, so the run uses randomly initialised ones exported the way
+train_drafter.py exports them: at temperature 0 every method is lossless whatever the drafter proposes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+import torch
+
+from benchmarks.decode import METHODS, main
+
+TINY = ["--max-prompts", "2", "--max-new-tokens", "10", "--repeats", "1"]
+
+
+def _meta(info, kind: str) -> dict:
+    return {"format": "draftpool-drafter/1", "kind": kind, "domain": "sql", "target": info.name,
+            "target_weights_sha256": info.weights_sha256}
+
+
+@pytest.fixture(scope="module")
+def random_drafters(target_info, target, tmp_path_factory):
+    """(EAGLE-3 head folder, Llama drafter folder), randomly initialised, in the pool layout."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from draftpool.models.eagle3 import Eagle3Head, default_aux_layers, head_config, select_draft_vocab
+    from draftpool.pool import write_eagle3, write_llama
+
+    model, tok = target
+    root = tmp_path_factory.mktemp("pool")
+    torch.manual_seed(0)
+    head = Eagle3Head(head_config(model.config, 1024, default_aux_layers(target_info.num_layers)))
+    head.embed_tokens.weight.data.copy_(model.get_input_embeddings().weight.data.float())
+    d2t, t2d = select_draft_vocab(torch.rand(target_info.vocab_size), 1024)
+    head.d2t.copy_(d2t)
+    head.t2d.copy_(t2d)
+    write_eagle3(head, root / "sql-eagle3", target_info, _meta(target_info, "eagle3"))
+    cfg = LlamaConfig(vocab_size=target_info.vocab_size, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                      num_attention_heads=4, num_key_value_heads=4, max_position_embeddings=2048,
+                      tie_word_embeddings=False, bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id,
+                      pad_token_id=tok.pad_token_id)
+    write_llama(LlamaForCausalLM(cfg), tok, root / "sql-llama68m", _meta(target_info, "llama"))
+    return root / "sql-eagle3", root / "sql-llama68m"
+
+
+def _one_line_error(code: int, capsys) -> str:
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2
+    assert len(err) == 1 and err[0].startswith("error: "), err
+    return err[0]
+
+
+@pytest.mark.parametrize("args, expect", [
+    (["--domain", "sql", "--methods", "plain,chian"], ["'chian'", *METHODS]),
+    (["--domain", "nosuch"], ["nosuch", "sql", "general"]),
+    (["--domain", "sql", "--methods", "plain,chain-llama"], ["sql-llama68m", "does not exist", "chain-llama"]),
+    (["--domain", "sql", "--methods", "plain,tree"], ["sql-eagle3", "does not exist", "tree"]),
+    (["--domain", "sql", "--cost-sizes", "1,0"], ["--cost-sizes", "positive"]),
+])
+def test_cli_bad_input_one_error_nothing_written(args, expect, tmp_path, capsys):
+    out = tmp_path / "out"
+    line = _one_line_error(main([*args, "--pool", str(tmp_path / "no-pool"), "--out", str(out)]), capsys)
+    for word in expect:
+        assert word in line, (word, line)
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("name,text,expect", [
+    ("p.jsonl", '{"prompt": "a"}\n{"text": "b"}\n', ["p.jsonl:2", "prompt"]),
+    ("p.jsonl", '{"prompt": "a"}\nnot json\n', ["p.jsonl:2", "not a JSON object"]),
+    ("p.txt", "\n\n", ["holds no prompts"]),
+    ("missing.txt", None, ["does not exist"]),
+])
+def test_cli_bad_prompt_file(name, text, expect, tmp_path, capsys):
+    path, out = tmp_path / name, tmp_path / "out"
+    if text is not None:
+        path.write_text(text)
+    line = _one_line_error(main(["--domain", "sql", "--methods", "plain", "--prompts", str(path),
+                                 "--out", str(out)]), capsys)
+    assert all(word in line for word in expect), line
+    assert not out.exists()
+
+
+def test_prompt_file_replaces_the_held_out_split(tmp_path, capsys):
+    path, out = tmp_path / "p.jsonl", tmp_path / "out"
+    path.write_text('{"id": "mine", "prompt": "Write a SQL query that counts the rows of table t."}\n'
+                    '{"prompt": "Write a SQL query that lists the columns of table t."}\n')
+    assert main(["--domain", "sql", "--methods", "plain", "--prompts", str(path), "--max-new-tokens", "4",
+                 "--repeats", "1", "--cost-sizes", "", "--out", str(out)]) == 0
+    res = json.loads((out / "results.json").read_text())
+    assert [p["id"] for p in res["prompts"]] == ["mine", "line-2"] and res["forward_cost_ms"] == {}
+
+
+def test_cli_explicit_missing_drafter_dir(tmp_path, capsys):
+    out, missing = tmp_path / "out", tmp_path / "missing-head"
+    line = _one_line_error(main(["--domain", "sql", "--methods", "chain", "--eagle3", str(missing),
+                                 "--out", str(out)]), capsys)
+    assert str(missing) in line
+    assert not out.exists()
+
+
+def test_tiny_run_every_method_lossless(random_drafters, tmp_path, capsys):
+    head_dir, llama_dir = random_drafters
+    out = tmp_path / "bench"
+    code = main(["--domain", "sql", *TINY, "--k", "3", "--tree-depth", "3", "--tree-top-k", "4", "--tree-tokens", "12",
+                 "--cost-sizes", "1,3", "--eagle3", str(head_dir), "--llama", str(llama_dir), "--out", str(out)])
+    printed = capsys.readouterr().out
+    assert code == 0
+    res = json.loads((out / "results.json").read_text())
+    assert list(res["summary"]) == list(METHODS)  # the default method list, plain first
+    assert res["n_prompts"] == 2 and len(res["runs"]) == 2 * len(METHODS)
+    for name, row in res["summary"].items():
+        assert row["exact_match"] == 1.0, name  # lossless at temperature 0
+        assert row["mat"] >= 1.0, name
+        assert row["tok_s"]["mean"] > 0 and row["speedup"]["mean"] > 0, name
+        assert name in printed
+    assert set(res["forward_cost_ms"]) == {"1", "3"} and all(v > 0 for v in res["forward_cost_ms"].values())
+    assert res["summary"]["plain"]["mat"] == 1.0 and res["summary"]["plain"]["speedup"]["mean"] == 1.0
+    for name in ("chain", "tree", "chain-llama"):
+        split = res["summary"][name]["time_split"]
+        assert split["draft"] > 0 and split["verify"] > 0
+        assert abs(sum(split.values()) - 1.0) < 1e-6
+        assert 0 < res["summary"][name]["target_forward_share"] <= split["verify"]
+        assert res["summary"][name]["accepted_per_cycle"] is not None
+    for r in res["runs"]:
+        assert r["new_tokens"] <= 10 and r["target_forwards"] >= 1
+    assert res["machine"]["torch_version"] == torch.__version__
+    assert res["target"]["slug"] == "smollm2-135m-instruct"
+    png = out / "speed.png"
+    assert png.is_file() and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert not [p for p in os.listdir(out) if p.startswith(".")]  # no temp files left behind
+
+
+@pytest.mark.slow
+def test_vllm_rows_lossless(target_info, tmp_path):
+    """Opt-in (vLLM's own environment and a trained SQL head): vLLM plain and EAGLE-3 rows beside the engine's."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    vllm_py = root / ".venv-vllm" / "bin" / "python"
+    head = root / "pools" / target_info.slug / "sql-eagle3"
+    if not vllm_py.exists() or not head.is_dir():
+        pytest.skip("needs scripts/setup_vllm.sh and a trained pools/<target>/sql-eagle3")
+    out = tmp_path / "bench"
+    assert main(["--domain", "sql", "--methods", "plain", *TINY, "--eagle3", str(head), "--vllm",
+                 "--vllm-python", str(vllm_py), "--vllm-timeout", "900", "--out", str(out)]) == 0
+    res = json.loads((out / "results.json").read_text())
+    assert "error" not in res["vllm"], res["vllm"].get("error")
+    for name in ("vllm-plain", "vllm-eagle3"):
+        assert res["summary"][name]["exact_match"] == 1.0
+    assert res["summary"]["vllm-eagle3"]["mat"] >= 1.0

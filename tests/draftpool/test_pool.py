@@ -1,0 +1,207 @@
+"""Pool export: EAGLE-3 head folders round-trip exactly, bad folders are refused, writes are atomic."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+import torch
+from safetensors.torch import load_file, save_file
+from transformers import LlamaConfig, LlamaForCausalLM
+
+import draftpool.pool as export
+from draftpool.models.eagle3 import Eagle3Head, default_aux_layers, head_config, select_draft_vocab
+from draftpool.pool import DrafterLoadError, load_eagle3, load_llama, update_pool_manifest, write_eagle3
+from draftpool.target import TargetInfo
+
+V, H, LAYERS, VD = 97, 32, 6, 40
+
+
+def target_config():
+    return LlamaConfig(vocab_size=V, hidden_size=H, num_attention_heads=4, num_key_value_heads=2,
+                       intermediate_size=64, num_hidden_layers=LAYERS, max_position_embeddings=64)
+
+
+@pytest.fixture
+def info(tmp_path):
+    return TargetInfo(name="fake-target", slug="fake-target", path=str(tmp_path / "target"), weights_sha256="ab" * 32,
+                      num_layers=LAYERS, hidden_size=H, vocab_size=V, max_position_embeddings=64)
+
+
+@pytest.fixture
+def head():
+    torch.manual_seed(0)
+    h = Eagle3Head(head_config(target_config(), VD, default_aux_layers(LAYERS)))
+    with torch.no_grad():
+        for p in h.parameters():
+            p.copy_(torch.randn_like(p) * 0.3 + (1.0 if p.dim() == 1 else 0.0))
+        d2t, t2d = select_draft_vocab(torch.randint(0, 50, (V,)), VD)
+        h.d2t.copy_(d2t)
+        h.t2d.copy_(t2d)
+    return h.eval()
+
+
+def meta(info, **kw):
+    return {"kind": "eagle3", "target": info.name, "target_weights_sha256": info.weights_sha256, **kw}
+
+
+@pytest.fixture
+def written(tmp_path, head, info):
+    out = tmp_path / "pool" / "sql-eagle3"
+    write_eagle3(head, out, info, meta(info), speculators=True, k=4)
+    return out
+
+
+def test_round_trip_identical_logits(written, head, info):
+    loaded = load_eagle3(written, info, head.embed_tokens.weight).eval()
+    g = torch.Generator().manual_seed(1)
+    aux, ids = torch.randn(2, 6, 3 * H, generator=g), torch.randint(0, V, (2, 6), generator=g)
+    mask = torch.ones(2, 6, dtype=torch.long)
+    with torch.no_grad():
+        a, b = head(aux, ids, mask, 3)[1], loaded(aux, ids, mask, 3)[1]
+    assert all(torch.equal(x, y) for x, y in zip(a, b))
+    assert torch.equal(loaded.d2t, head.d2t) and torch.equal(loaded.t2d, head.t2d)
+
+
+def test_config_json(written, info):
+    cfg = json.loads((written / "config.json").read_text())
+    assert cfg["architectures"] == ["LlamaForCausalLMEagle3"]
+    assert cfg["draft_vocab_size"] == VD and cfg["num_hidden_layers"] == 1 and cfg["vocab_size"] == info.vocab_size
+    assert cfg["tie_word_embeddings"] is False
+    assert cfg["eagle_aux_hidden_state_layer_ids"] == default_aux_layers(LAYERS)
+    assert json.loads((written / "draftpool.json").read_text()) == meta(info)
+
+
+def test_flat_tensor_names(written):
+    names = set(load_file(str(written / "model.safetensors")))
+    assert "fc.weight" in names and "midlayer.self_attn.q_proj.weight" in names and {"d2t", "t2d"} <= names
+    assert not any(n.startswith(("model.", "embed_tokens")) for n in names)
+
+
+def test_speculators_layout(written, head):
+    spec = json.loads((written / "speculators" / "config.json").read_text())
+    assert spec["speculators_model_type"] == "eagle3" and spec["draft_vocab_size"] == VD
+    assert spec["speculators_config"]["proposal_methods"][0]["speculative_tokens"] == 4
+    tensors = load_file(str(written / "speculators" / "model.safetensors"))
+    flat = head.export_state_dict()
+    expected = {("layers.0." + k[len("midlayer."):] if k.startswith("midlayer.") else k) for k in flat}
+    assert set(tensors) == expected and "layers.0.self_attn.q_proj.weight" in tensors
+    assert not any(k.startswith("midlayer.") for k in tensors)
+    assert torch.equal(tensors["layers.0.mlp.down_proj.weight"], flat["midlayer.mlp.down_proj.weight"])
+
+
+def test_no_speculators_by_default(tmp_path, head, info):
+    write_eagle3(head, tmp_path / "h", info, meta(info))
+    assert not (tmp_path / "h" / "speculators").exists()
+
+
+# --- refusals --------------------------------------------------------------------------------------------------------
+def _load(path, info, head):
+    return load_eagle3(path, info, head.embed_tokens.weight)
+
+
+def test_corrupt_safetensors(written, info, head):
+    f = written / "model.safetensors"
+    f.write_bytes(f.read_bytes()[: f.stat().st_size // 2])
+    with pytest.raises(DrafterLoadError, match="missing or corrupt"):
+        _load(written, info, head)
+
+
+def test_missing_tensor(written, info, head):
+    tensors = load_file(str(written / "model.safetensors"))
+    del tensors["fc.weight"]
+    save_file(tensors, str(written / "model.safetensors"))
+    with pytest.raises(DrafterLoadError, match=r"missing \['fc.weight'\]"):
+        _load(written, info, head)
+
+
+def test_other_kind(written, info, head):
+    (written / "draftpool.json").write_text(json.dumps(meta(info, kind="llama")))
+    with pytest.raises(DrafterLoadError, match="'llama' drafter, not a 'eagle3'"):
+        _load(written, info, head)
+
+
+def test_other_target_weights(written, info, head):
+    (written / "draftpool.json").write_text(json.dumps(meta(info, target_weights_sha256="cd" * 32)))
+    with pytest.raises(DrafterLoadError, match="was trained for target"):
+        _load(written, info, head)
+
+
+@pytest.mark.parametrize("change", [{"hidden_size": 64}, {"vocab_size": 128}, {"num_layers": 8}, {"num_layers": 4}])
+def test_other_target_shape(written, info, head, change):
+    with pytest.raises(DrafterLoadError, match="target"):
+        _load(written, dataclasses.replace(info, **change), head)
+
+
+# --- atomic writes ---------------------------------------------------------------------------------------------------
+def test_failed_write_keeps_previous_folder(written, head, info, monkeypatch):
+    before = {p.relative_to(written): p.read_bytes() for p in written.rglob("*") if p.is_file()}
+    calls = []
+
+    def boom(tensors, filename, metadata=None):
+        calls.append(filename)
+        if len(calls) == 2:  # the speculators copy: the flat one is already written in the temp folder
+            raise OSError("disk full")
+        return save_file(tensors, filename, metadata=metadata)
+
+    monkeypatch.setattr(export, "save_file", boom)
+    with torch.no_grad():
+        head.fc.weight.add_(1.0)
+    with pytest.raises(OSError, match="disk full"):
+        write_eagle3(head, written, info, meta(info, note="new"), speculators=True)
+    after = {p.relative_to(written): p.read_bytes() for p in written.rglob("*") if p.is_file()}
+    assert after == before
+    assert sorted(p.name for p in written.parent.iterdir()) == [written.name]  # no temp folder left
+
+
+def test_failed_first_write_leaves_nothing(tmp_path, head, info, monkeypatch):
+    monkeypatch.setattr(export, "save_file", lambda *a, **k: (_ for _ in ()).throw(OSError("disk full")))
+    with pytest.raises(OSError):
+        write_eagle3(head, tmp_path / "pool" / "new", info, meta(info))
+    assert list((tmp_path / "pool").iterdir()) == []
+
+
+def test_rewrite_replaces_folder(written, head, info):
+    with torch.no_grad():
+        head.fc.weight.add_(1.0)
+    write_eagle3(head, written, info, meta(info))
+    assert not (written / "speculators").exists()
+    assert torch.equal(load_file(str(written / "model.safetensors"))["fc.weight"], head.fc.weight)
+    assert sorted(p.name for p in written.parent.iterdir()) == [written.name]
+
+
+# --- pool manifest ---------------------------------------------------------------------------------------------------
+def test_update_pool_manifest(tmp_path, info):
+    update_pool_manifest(tmp_path, info, "sql-eagle3", {"path": "sql-eagle3", "kind": "eagle3"})
+    update_pool_manifest(tmp_path, info, "math-llama68m", {"path": "math-llama68m", "kind": "llama"})
+    update_pool_manifest(tmp_path, info, "sql-eagle3", {"path": "sql-eagle3", "kind": "eagle3", "v": 2})
+    m = json.loads((tmp_path / "pool.json").read_text())
+    assert m["format"] == "draftpool-pool/1" and m["target"] == info.name
+    assert m["target_weights_sha256"] == info.weights_sha256
+    assert m["drafters"] == {"sql-eagle3": {"path": "sql-eagle3", "kind": "eagle3", "v": 2},
+                             "math-llama68m": {"path": "math-llama68m", "kind": "llama"}}
+
+
+def test_pool_manifest_of_another_target(tmp_path, info):
+    update_pool_manifest(tmp_path, info, "sql-eagle3", {"path": "sql-eagle3", "kind": "eagle3"})
+    other = dataclasses.replace(info, name="other", weights_sha256="ef" * 32)
+    with pytest.raises(DrafterLoadError, match="belongs to another target"):
+        update_pool_manifest(tmp_path, other, "x", {"path": "x", "kind": "eagle3"})
+    assert set(json.loads((tmp_path / "pool.json").read_text())["drafters"]) == {"sql-eagle3"}
+
+
+# --- llama drafters --------------------------------------------------------------------------------------------------
+def test_load_llama_vocab_mismatch(tmp_path, info):
+    cfg = LlamaConfig(vocab_size=V + 3, hidden_size=16, num_attention_heads=2, num_key_value_heads=2,
+                      intermediate_size=32, num_hidden_layers=1)
+    LlamaForCausalLM(cfg).save_pretrained(tmp_path / "d")
+    (tmp_path / "d" / "draftpool.json").write_text(json.dumps(
+        {"kind": "llama", "target_weights_sha256": info.weights_sha256}))
+    with pytest.raises(DrafterLoadError, match=f"drafter vocab {V + 3} != target vocab {V}"):
+        load_llama(tmp_path / "d", info)
+
+
+def test_load_llama_refuses_eagle3_folder(written, info):
+    with pytest.raises(DrafterLoadError, match="'eagle3' drafter, not a 'llama'"):
+        load_llama(written, info)

@@ -1,0 +1,65 @@
+"""Exactness on the real embedded target: speculative greedy output == plain greedy output, token for token."""
+
+import pytest
+import torch
+
+from data_gen.domains import domain_prompts
+from data_gen.generate import render_prompt, stop_token_ids
+from draftpool.models.eagle3 import Eagle3Head, default_aux_layers, head_config, select_draft_vocab
+from draftpool.models.llama import build_drafter
+from specsel.decoding.eagle3 import Eagle3Drafter
+from specsel.decoding.llama import LlamaDrafter
+from specsel.decoding.loop import SpecDecoder
+from specsel.decoding.sampling import SamplingParams
+from specsel.decoding.tree import TreeSpec
+from tests.stubs import OracleTreeDrafter
+
+NEW = 24
+
+
+@pytest.fixture(scope="module")
+def setup(target, target_info):
+    model, tok = target
+    torch.manual_seed(0)
+    head = Eagle3Head(head_config(model.config, 2048, default_aux_layers(target_info.num_layers)))
+    d2t, t2d = select_draft_vocab(torch.arange(target_info.vocab_size, 0, -1).float(), 2048)  # low ids = common
+    head.d2t.copy_(d2t)
+    head.t2d.copy_(t2d)
+    head.embed_tokens.weight.data.copy_(model.get_input_embeddings().weight)
+    llama = build_drafter("llama-tiny", model.config).eval()
+    prompts = {d: render_prompt(tok, domain_prompts(d)["held_out"][0]["prompt"]) for d in ("sql", "python", "math")}
+    stops = stop_token_ids(tok, model)
+    refs = {d: SpecDecoder(model, mode="plain", stop_ids=stops).generate(p, NEW)[0] for d, p in prompts.items()}
+    return model, head.eval(), llama, prompts, refs, stops
+
+
+@pytest.mark.parametrize("domain", ["sql", "python", "math"])
+def test_chain_and_tree_equal_plain_greedy(setup, domain):
+    model, head, llama, prompts, refs, stops = setup
+    for dec in (SpecDecoder(model, Eagle3Drafter(head), mode="chain", k=4, stop_ids=stops),
+                SpecDecoder(model, Eagle3Drafter(head), mode="tree", tree=TreeSpec(4, 4, 16), stop_ids=stops),
+                SpecDecoder(model, LlamaDrafter(llama), mode="chain", k=3, stop_ids=stops)):
+        out, m = dec.generate(prompts[domain], NEW)
+        assert out == refs[domain], (dec.mode, dec.drafters[0].kind)
+        assert m.target_forwards == 1 + len(m.accepted)
+
+
+@pytest.mark.parametrize("correct", [3, 6])
+def test_long_accepted_tree_paths_stay_exact(setup, correct):
+    """An oracle tree (true path hidden among decoys) makes the real target accept long paths: the compacted
+    cache must keep decoding exact."""
+    model, _, _, prompts, refs, stops = setup
+    drafter = OracleTreeDrafter(refs["sql"], model.config.vocab_size, depth=6, correct=correct)
+    dec = SpecDecoder(model, drafter, mode="tree", tree=TreeSpec(6, 3, 18), stop_ids=stops)
+    out, m = dec.generate(prompts["sql"], NEW)
+    assert out == refs["sql"]
+    assert max(m.accepted) == correct
+
+
+def test_sampling_with_self_drafting_is_the_targets_own_sampler(setup):
+    """With the target drafting for itself, p == q: every draft is accepted, and the output is a valid sample."""
+    model, _, _, prompts, _, stops = setup
+    dec = SpecDecoder(model, LlamaDrafter(model), mode="chain", k=3, stop_ids=stops)
+    out, m = dec.generate(prompts["python"], 12, SamplingParams(0.8, top_p=0.95), seed=3)
+    assert len(out) == 12 or out[-1] in stops
+    assert all(a == 3 for a in m.accepted[:-1])

@@ -1,0 +1,131 @@
+"""The stacked head bank against one-head-at-a-time prefills, on a tiny random Llama target."""
+
+import pytest
+import torch
+
+from specsel.decoding.eagle3 import Eagle3Drafter
+from specsel.decoding.loop import DecodeState, SpecDecoder
+from specsel.decoding.sampling import SamplingParams
+from specsel.selection.delayed_feedback import GameConfig
+from specsel.selection.head_bank import HeadBank, same_shape
+from specsel.selection.learners import make_learner
+from specsel.selection.selector import Selector
+from tests.stubs import VOCAB, make_head, tiny_target
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    target = tiny_target()
+    return target, [make_head(target, s) for s in (1, 2, 3)]
+
+
+def features(target, tokens):
+    with torch.no_grad():
+        out = target(torch.tensor([tokens]), output_hidden_states=True)
+    return torch.cat([out.hidden_states[i] for i in (1, 2, 3)], -1)[0]  # [T,3H]
+
+
+def assert_same_head_state(a: Eagle3Drafter, b: Eagle3Drafter) -> None:
+    assert a.n_real == b.n_real
+    torch.testing.assert_close(a.k, b.k, atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(a.v, b.v, atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(a.last_hidden, b.last_hidden, atol=1e-4, rtol=1e-4)
+    torch.testing.assert_close(a.last_logits, b.last_logits, atol=1e-3, rtol=1e-4)
+    assert sorted(a.pred_rows) == sorted(b.pred_rows)
+    for pos in a.pred_rows:
+        torch.testing.assert_close(a.pred_rows[pos], b.pred_rows[pos], atol=1e-3, rtol=1e-4)
+
+
+def tracked_pair(heads):
+    """The same heads twice, tracking predictions: one set synced alone, one through a bank."""
+    alone = [Eagle3Drafter(h) for h in heads]
+    banked = [Eagle3Drafter(h) for h in heads]
+    for d in alone + banked:
+        d.track = True
+    return alone, banked, HeadBank(banked)
+
+
+def test_bank_prefill_equals_each_head_alone(tiny):
+    target, heads = tiny
+    tokens = torch.randint(0, VOCAB, (40,), generator=torch.Generator().manual_seed(5)).tolist()
+    feats = features(target, tokens)
+    alone, banked, bank = tracked_pair(heads)
+    # uneven chunks as decoding makes them; a head drafts in between (its draft keys must be dropped)
+    for step, end in enumerate((9, 10, 14, 15, 21, 30)):
+        state = DecodeState(tokens=tokens[:end + 1], prompt_len=9, feats=feats[:end])
+        for d in alone:
+            d.sync(state)
+        bank.sync(state)
+        for a, b in zip(alone, banked):
+            assert_same_head_state(a, b)
+        i = step % 3
+        draft_a, _ = alone[i].draft_chain(3, SamplingParams(), None)
+        draft_b, _ = banked[i].draft_chain(3, SamplingParams(), None)
+        assert draft_a.tolist() == draft_b.tolist()
+
+
+def test_a_head_ahead_is_rewound_and_ends_as_if_synced_alone(tiny):
+    """With batched feedback the drafting head syncs ahead of the others; the bank still leaves all as per-head."""
+    target, heads = tiny
+    tokens = list(range(3, 40))
+    feats = features(target, tokens)
+    alone, banked, bank = tracked_pair(heads)
+    early = DecodeState(tokens=tokens[:11], prompt_len=6, feats=feats[:10])
+    bank.sync(early)
+    banked[1].sync(DecodeState(tokens=tokens[:17], prompt_len=6, feats=feats[:16]))  # head 1 drafts further on
+    banked[1].draft_chain(3, SamplingParams(), None)
+    late = DecodeState(tokens=tokens[:25], prompt_len=6, feats=feats[:24])
+    bank.sync(late)
+    for d in alone:
+        d.sync(early)
+        d.sync(late)
+    for a, b in zip(alone, banked):
+        assert_same_head_state(a, b)
+
+
+def test_heads_of_another_shape_are_refused(tiny):
+    target, heads = tiny
+    other = Eagle3Drafter(make_head(target, 4, draft_vocab=32))
+    assert same_shape([Eagle3Drafter(h) for h in heads])
+    assert not same_shape([Eagle3Drafter(heads[0]), other])
+    with pytest.raises(ValueError, match="one shape"):
+        HeadBank([Eagle3Drafter(heads[0]), other])
+
+
+class Recorder:
+    full_information = True
+
+    def __init__(self):
+        self.t, self.seen = 0, []
+
+    def select(self):
+        self.t += 1
+        return self.t % 3
+
+    def update(self, losses):
+        self.seen.append(losses)
+
+
+@pytest.mark.parametrize("game", [GameConfig(), GameConfig(warmup_rounds=1, feedback_every=3)])
+def test_pool_decoder_batched_evaluation_feeds_the_same_losses(tiny, game):
+    target, heads = tiny
+    prompt = [5, 17, 33, 2]
+    runs = []
+    for batched in (True, False):
+        rec = Recorder()
+        dec = SpecDecoder(target, {f"h{i}": Eagle3Drafter(h) for i, h in enumerate(heads)},
+                          selector=Selector(rec, 3, 3, game, batched_eval=batched), k=3)
+        assert (dec.selector.bank is not None) == batched
+        out, m = dec.generate(prompt, 24)
+        runs.append((out, m.choices, rec.seen))
+    (out_a, ch_a, seen_a), (out_b, ch_b, seen_b) = runs
+    assert out_a == out_b and ch_a == ch_b and len(seen_a) == len(seen_b) > 0
+    for a, b in zip(seen_a, seen_b):
+        torch.testing.assert_close(torch.as_tensor(a), torch.as_tensor(b))
+
+
+def test_bandit_pools_do_not_build_a_bank(tiny):
+    target, heads = tiny
+    dec = SpecDecoder(target, {f"h{i}": Eagle3Drafter(h) for i, h in enumerate(heads)},
+                      selector=Selector(make_learner("ucb", 3), 3, 3), k=3)
+    assert dec.selector.bank is None

@@ -1,0 +1,205 @@
+"""Multi-drafter decoding with online selection on fixed-logit stubs: losslessness, counterfactual gammas, caches,
+switching, convergence, and the replay tables reproducing the live decoder exactly."""
+
+import pytest
+
+from benchmarks.replay import Method, ReplayRequest, acceptance_tables, replay
+from specsel.decoding.llama import LlamaDrafter
+from specsel.decoding.loop import SpecDecoder, SpecError
+from specsel.decoding.sampling import SamplingParams
+from specsel.selection.delayed_feedback import GameConfig
+from specsel.selection.learners import make_learner
+from specsel.selection.selector import Selector
+from tests.stubs import BigramLM, cached_tokens, successor_table
+
+V, K = 16, 4
+TARGET_NEXT = lambda t: (t + 1) % V  # noqa: E731
+NEXTS = {
+    "never": lambda t: (t + 2) % V,
+    "always": TARGET_NEXT,
+    "even": lambda t: (t + 1) % V if t % 2 == 0 else (t + 3) % V,  # right after even tokens only
+}
+
+
+def target():
+    return BigramLM(successor_table(V, TARGET_NEXT))
+
+
+def pool():
+    return {n: LlamaDrafter(BigramLM(successor_table(V, f))) for n, f in NEXTS.items()}
+
+
+def plain(prompt, n):
+    return SpecDecoder(target(), mode="plain").generate(prompt, n)[0]
+
+
+class Recorder:
+    """A full-information learner that plays a fixed schedule and records the loss vectors it is fed."""
+
+    full_information = True
+
+    def __init__(self, schedule):
+        self.schedule, self.t, self.seen = schedule, 0, []
+
+    def select(self):
+        self.t += 1
+        return self.schedule[(self.t - 1) % len(self.schedule)]
+
+    def update(self, losses):
+        self.seen.append(losses)
+
+
+@pytest.mark.parametrize("name", ["normal_hedge", "hedge", "ada_normal_hedge", "ucb", "exp3", "uniform",
+                                  "ucb_spec", "exp3_spec", "sh"])
+def test_output_is_plain_greedy_whatever_the_selector(name):
+    dec = SpecDecoder(target(), pool(), selector=Selector(make_learner(name, 3, seed=1), 3, K), k=K)
+    for prompt in ([3], [5, 7, 2]):
+        out, m = dec.generate(prompt, 37)
+        assert out == plain(prompt, 37)
+        assert m.target_forwards == 1 + len(m.accepted) == 1 + len(m.choices)
+
+
+def test_counterfactual_gammas_and_caches():
+    rec = Recorder([0])  # always the 'never' drafter: every cycle commits one token
+    sel = Selector(rec, 3, K, GameConfig(level="token", loss="accept"))
+    dec = SpecDecoder(target(), pool(), selector=sel, k=K)
+    out, m = dec.generate([4], 12)
+    assert m.accepted == [0] * 11
+    # the acceptance loss of position s for drafter i is 1 - gamma: never -> 1, always -> 0, even -> 0 after even
+    # tokens; position s follows token s-1 = prompt + s-th output
+    seq = [4] + out
+    assert len(rec.seen) == 11 - 1  # the vectors of the last cycle wait in the queue for a next choice
+    for j, losses in enumerate(rec.seen):
+        prev = seq[j + 1]
+        assert losses == [1.0, 0.0, 0.0 if prev % 2 == 0 else 1.0]
+    committed = [4] + out
+    for d in dec.drafters:  # every drafter was prefilled with exactly the verified tokens
+        assert cached_tokens(d.cache) == committed[:len(d.cached)] and len(d.cached) == len(committed)
+
+
+def test_length_loss_token_game_has_a_delay_of_k_tokens():
+    rec = Recorder([1])
+    sel = Selector(rec, 3, K, GameConfig())
+    out, m = SpecDecoder(target(), pool(), selector=sel, k=K).generate([0], 31)
+    assert m.accepted[:-1] == [K] * (len(m.accepted) - 1)
+    # every token's loss is known K positions later; the always-right drafter has loss 0 (EAL = K+1)
+    assert all(v[1] == 0.0 and v[0] == pytest.approx(1 - 1 / (K + 1)) for v in rec.seen)
+    assert sel.game.updates + len(sel.game.queue) == len(rec.seen) + len(sel.game.queue)
+
+
+def test_full_information_converges_to_the_best_drafter():
+    sel = Selector(make_learner("normal_hedge", 3, seed=0), 3, K)
+    out, m = SpecDecoder(target(), pool(), selector=sel, k=K).generate([1], 200)
+    assert out == plain([1], 200)
+    late = m.choices[len(m.choices) // 2:]
+    assert late.count(1) / len(late) > 0.9
+    assert m.mat > 4.0
+
+
+def test_bandit_switches_catch_up_and_are_timed():
+    class RoundRobin:
+        full_information = False
+
+        def __init__(self):
+            self.t = 0
+
+        def select(self):
+            self.t += 1
+            return self.t % 3
+
+    sel = Selector(RoundRobin(), 3, K, reward="none")
+    dec = SpecDecoder(target(), pool(), selector=sel, k=K)
+    out, m = dec.generate([2], 40)
+    assert out == plain([2], 40)
+    assert m.switches == len(m.choices) - 1 and m.switch_s > 0
+    assert m.catchup_tokens > 0  # a drafter idle for two cycles prefills the two chunks it missed
+
+
+def test_bd_reward_is_what_the_bandit_sees():
+    seen = []
+
+    class Spy:
+        full_information = False
+
+        def select(self):
+            return 2
+
+        def update(self, arm, reward):
+            seen.append((arm, reward))
+
+    SpecDecoder(target(), pool(), selector=Selector(Spy(), 3, K, reward="bd"), k=K).generate([0], 20)
+    assert seen and all(a == 2 and 0 <= r <= 1 for a, r in seen)
+    # the 'even' drafter agrees with the target after even tokens only: its BD reward is strictly between 0 and 1
+    assert 0.05 < sum(r for _, r in seen) / len(seen) < 0.95
+
+
+def test_sampling_gammas_are_one_minus_tv():
+    rec = Recorder([1])
+    sel = Selector(rec, 3, K, GameConfig(loss="accept"))
+    params = SamplingParams(temperature=1.0)
+    SpecDecoder(target(), pool(), selector=sel, k=K).generate([0], 20, params, seed=3)
+    # the 'always' drafter has the target's own table: 1 - TV = 1, loss 0; the others lose a share
+    assert rec.seen and all(v[1] == pytest.approx(0.0, abs=1e-6) for v in rec.seen)
+    assert all(0 < v[0] < 1 for v in rec.seen)
+
+
+@pytest.mark.parametrize("learner,game,reward", [("normal_hedge", GameConfig(), "bd"),
+                                                 ("hedge", GameConfig(level="chunk"), "bd"),
+                                                 ("normal_hedge", GameConfig(hybrid=3, token_stride=2,
+                                                                             warmup_rounds=2, feedback_every=3), "bd"),
+                                                 ("ucb", None, "bd"), ("exp3", None, "be")])
+def test_replay_reproduces_the_live_decoder(learner, game, reward):
+    tgt, drafters = target(), pool()
+    prompts = [[3], [6, 1], [9]]
+    stream = []
+    for i, p in enumerate(prompts):
+        ans = plain(p, 30)
+        acc, gam, bd, length = acceptance_tables(tgt, [("llama", d.model) for d in drafters.values()], p, ans, K)
+        stream.append(ReplayRequest(str(i), "x", len(p), length, acc, gam, bd))
+    method = Method(learner, lambda n, s: make_learner(learner, n, seed=s), game, reward)
+    res = replay(stream, method, 3, K)
+    for i, p in enumerate(prompts):
+        sel = Selector(make_learner(learner, 3, seed=i), 3, K, game, reward)
+        out, m = SpecDecoder(tgt, drafters, selector=sel, k=K).generate(p, 30)
+        assert m.choices == res.choices[i]
+        assert m.target_forwards == res.forwards[i]
+
+
+def test_replayed_bd_reward_equals_the_live_one_off_the_verified_path():
+    """MetaSD's BD reward reads the drafter's and the target's distributions along the drafted chain, past the first
+    rejection too; the replay recomputes them on the drafted (not the true) tokens, so every reward matches."""
+    seen = []
+
+    class Spy:
+        full_information = False
+
+        def select(self):
+            return 0
+
+        def update(self, arm, reward):
+            seen.append(reward)
+
+    # wrong after multiples of 3: a rejected chain goes on from a token the true path never reads
+    drafters = {"mod3": LlamaDrafter(BigramLM(successor_table(V, lambda t: (t + 1) % V if t % 3 else (t + 5) % V)))}
+    tgt, prompt = target(), [1]
+    out, m = SpecDecoder(tgt, drafters, selector=Selector(Spy(), 1, K, reward="bd"), k=K).generate(prompt, 30)
+    acc, _, bd, length = acceptance_tables(tgt, [("llama", d.model) for d in drafters.values()], prompt, out, K)
+    starts = [len(prompt) + 1]
+    for a in m.accepted[:-1]:
+        starts.append(starts[-1] + a + 1)
+    assert [int(acc[0, s]) for s in starts[:-1]] == m.accepted[:-1]
+    tails = [s for s, a in zip(starts, m.accepted) if a < K - 1]
+    assert tails  # the check covers rejected chains
+    # the last round drafts past the answer's end, which the replay cannot see
+    assert [float(bd[0, s]) for s in starts[:-1]] == pytest.approx(seen[:-1], abs=1e-6)
+
+
+def test_bad_pools():
+    with pytest.raises(SpecError, match="needs a drafter"):
+        SpecDecoder(target(), {}, selector=Selector(make_learner("uniform", 1), 1, K))
+    with pytest.raises(SpecError, match="EAGLE-3 head"):
+        SpecDecoder(target(), pool(), selector=Selector(make_learner("uniform", 3), 3, K), mode="tree")
+    with pytest.raises(SpecError, match="bandit reward"):
+        Selector(make_learner("ucb", 3), 3, K, reward="tokens")
+    with pytest.raises(SpecError, match="plain.*without drafters"):
+        SpecDecoder(target(), pool(), selector=Selector(make_learner("uniform", 3), 3, K), mode="plain")

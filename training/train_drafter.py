@@ -1,0 +1,357 @@
+"""Train a domain drafter for a target: self-distill (if needed) -> train -> evaluate -> export to the pool.
+
+    accelerate launch train_drafter.py --domain sql [--drafter eagle3|llama68m] [--target ID_OR_PATH] [key=value ...]
+
+Multi-GPU / DeepSpeed: `accelerate launch --config_file recipes/accelerate_configs/zero2.yaml train_drafter.py ...`.
+The recipe is `recipes/<domain>/<drafter>.yaml`; `python train_drafter.py --help-config` lists every key.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any, Literal
+
+import torch
+
+import draftpool
+from data_gen.domains import ALL_DOMAINS, GENERAL, check_domain
+from data_gen.generate import DataGenConfig, data_dir_for, is_complete, load_distilled, render_prompt
+from data_gen.generate import run as run_data_gen
+from data_gen.user_data import UserData, load_user_rows, user_split
+from draftpool.config import ConfigError, build, deep_merge, field, help_text, load_config, read_yaml, to_dict
+from draftpool.io import atomic_write_json
+from draftpool.models.eagle3 import Eagle3Head, check_aux_layers, default_aux_layers, head_config, select_draft_vocab
+from draftpool.models.llama import build_drafter, pick_preset
+from draftpool.pool import load_llama, update_pool_manifest, write_eagle3, write_llama
+from draftpool.target import DEFAULT_TARGET, TargetInfo, load_target, resolve_target
+from training.data import ResponseDataset, response_token_counts
+from training.evaluate import evaluate, format_table, target_forward
+from training.loop import NaNLossError, OptimConfig, resolve_mixed_precision, train
+from training.losses import drafter_loss
+from training.target_cache import build_cache, cached_features
+from training.ttt import ttt_loss
+
+KINDS = {"eagle3": "eagle3", "llama68m": "llama"}
+
+
+@dataclass
+class DataConfig:
+    recipe: str = field("recipes/{domain}/data_gen.yaml", help="data-generation recipe used when data is missing")
+    gen: dict[str, Any] = field(default_factory=dict, help="keys overriding that recipe, e.g. data.gen.batch_size=8")
+    user_dataset: UserData | None = field(None, help="train on your own prompt/response table instead")
+
+
+@dataclass
+class Eagle3Options:
+    aux_layers: list[int] = field(default_factory=list, help="HF hidden_states indices ([] = 2, N//2, N-3)")
+    draft_vocab_size: int = field(0, help="reduced draft vocabulary (0 = min(32000, target vocab // 4))")
+    ttt_steps: int = field(7, help="unrolled training-time-test steps")
+    step_weight: float = field(0.8, help="loss weight of TTT step j is step_weight**j")
+    target_cache: bool = field(False, help="compute the target's features once into run_dir/target_cache instead "
+                                           "of a target forward per batch (final hidden state -> lm_head)")
+
+
+@dataclass
+class LlamaOptions:
+    preset: str = field("auto", help="auto, llama-68m or llama-tiny (auto: llama-tiny for targets < 1B params)")
+    loss: Literal["ce", "fkl", "rkl", "jsd", "tvd"] = field("fkl", help="hard CE on the data or a distillation loss")
+    init: str = field("pretrained", help="scratch | pretrained (the pool's general drafter, trained first if "
+                                         "missing) | a drafter folder")
+    finetune: Literal["full", "lora"] = field("full", help="domain fine-tune of all weights or LoRA adapters")
+    lora_r: int = field(16, help="LoRA rank")
+    lora_alpha: int = field(32, help="LoRA alpha")
+
+
+@dataclass
+class EvalConfig:
+    depth: int = field(7, help="chain depth for the expected accepted length")
+    max_sequences: int = field(0, help="held-out sequences to evaluate (0 = all)")
+    batch_size: int = field(8, help="evaluation batch size")
+
+
+@dataclass
+class ExportConfig:
+    pools_dir: str = field("pools", help="pools root; a drafter goes to <pools_dir>/<target-slug>/<domain>-<drafter>")
+    speculators: bool = field(False, help="also write the speculators layout (EAGLE-3 heads)")
+    speculative_tokens: int = field(5, help="speculative token count recorded in the speculators config")
+
+
+@dataclass
+class TrainConfig:
+    domain: str = field(help=f"one of {', '.join(ALL_DOMAINS)}")
+    drafter: Literal["eagle3", "llama68m"] = field("eagle3", help="EAGLE-3 head or independent Llama drafter")
+    target: str = field(DEFAULT_TARGET, help="hub id, local folder, or the embedded default")
+    run_dir: str = field("runs/train/{target_slug}/{domain}-{drafter}", help="checkpoints, logs, eval")
+    data: DataConfig = field(default_factory=DataConfig, help="training data")
+    eagle3: Eagle3Options = field(default_factory=Eagle3Options, help="EAGLE-3 head options")
+    llama: LlamaOptions = field(default_factory=LlamaOptions, help="independent drafter options")
+    train: OptimConfig = field(default_factory=OptimConfig, help="optimisation")
+    eval: EvalConfig = field(default_factory=EvalConfig, help="held-out evaluation")
+    export: ExportConfig = field(default_factory=ExportConfig, help="pool export")
+
+    def validate(self) -> None:
+        if self.data.user_dataset is None:
+            check_domain(self.domain)
+        if self.eagle3.ttt_steps < 1 or self.eval.depth < 1:
+            raise ConfigError("eagle3.ttt_steps and eval.depth must be >= 1")
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+def prepare_rows(cfg: TrainConfig, info: TargetInfo, tok, accelerator) -> tuple[list[dict], list[dict], dict]:
+    """(train rows, held-out rows, provenance); runs self-distillation on the main process if data is missing."""
+    if cfg.data.user_dataset is not None:
+        rows = load_user_rows(cfg.data.user_dataset)
+        if not cfg.data.user_dataset.response_column:
+            raise ConfigError("data.user_dataset needs response_column (use data_gen user_prompts to distill)")
+        out = {"train": [], "held_out": []}
+        for r in rows:
+            rec = {"prompt_ids": render_prompt(tok, r["prompt"]),
+                   "response_ids": tok(r["response"], add_special_tokens=False)["input_ids"] + [tok.eos_token_id]}
+            out[user_split(r["prompt"], cfg.data.user_dataset.held_out_fraction)].append(rec)
+        return out["train"], out["held_out"], {"user_dataset": to_dict(cfg.data.user_dataset)}
+    recipe = read_yaml(cfg.data.recipe.format(domain=cfg.domain))
+    dcfg = build(DataGenConfig, deep_merge(recipe, {**cfg.data.gen, "domain": cfg.domain, "target": cfg.target}))
+    ddir = data_dir_for(dcfg.data_dir, info.slug, cfg.domain)
+    if accelerator.is_main_process and not is_complete(ddir):
+        run_data_gen(dcfg, info)
+    accelerator.wait_for_everyone()
+    train_rows = list(load_distilled(ddir, "train"))
+    held = [r for r in load_distilled(ddir, "held_out") if r["temperature"] == 0.0] or list(
+        load_distilled(ddir, "held_out"))
+    return train_rows, held, json.loads((ddir / "provenance.json").read_text())
+
+
+def make_eagle3(cfg: TrainConfig, target, info: TargetInfo, train_rows: list[dict]) -> Eagle3Head:
+    layers = cfg.eagle3.aux_layers or default_aux_layers(info.num_layers)
+    check_aux_layers(layers, info.num_layers)
+    vd = cfg.eagle3.draft_vocab_size or min(32000, info.vocab_size // 4)
+    d2t, t2d = select_draft_vocab(response_token_counts(train_rows, info.vocab_size), vd)
+    torch.manual_seed(cfg.train.seed)
+    head = Eagle3Head(head_config(target.config, vd, layers))
+    head.embed_tokens.weight.data.copy_(target.get_input_embeddings().weight.data.float())
+    head.d2t.copy_(d2t)
+    head.t2d.copy_(t2d)
+    return head
+
+
+def eagle3_loss(model, batch, target, layers, steps, weight, draft_ids, cache_dir=None):
+    if cache_dir is not None:
+        aux, tlogits = cached_features(target, cache_dir, batch["index"], batch["input_ids"].shape[1])
+    else:
+        aux, tlogits = target_forward(target, batch["input_ids"], batch["attention_mask"], layers)
+    _, step_logits = model(aux, batch["input_ids"], batch["attention_mask"], steps, loss_mask=batch["loss_mask"])
+    return ttt_loss(step_logits, tlogits, batch["loss_mask"], draft_ids, weight)
+
+
+def llama_loss(model, batch, target, kind):
+    # hard CE needs no target pass (its training metrics are then skipped; the held-out eval has them all)
+    tlogits = None if kind == "ce" else target_forward(target, batch["input_ids"], batch["attention_mask"], None)[1]
+    logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits
+    return drafter_loss(logits, tlogits, batch["input_ids"], batch["loss_mask"], kind)
+
+
+def make_llama(cfg: TrainConfig, target, info: TargetInfo, accelerator):
+    """The drafter to train: from scratch, from a folder, or from the pool's general drafter (trained if missing)."""
+    preset = pick_preset(cfg.llama.preset, sum(p.numel() for p in target.parameters()))
+    init = cfg.llama.init
+    if init == "pretrained" and cfg.domain != GENERAL:
+        init = str(Path(cfg.export.pools_dir) / info.slug / f"{GENERAL}-llama68m")
+        if not (Path(init) / "config.json").is_file():
+            accelerator.print(f"no general drafter at {init}: pretraining it first (recipes/general/llama68m.yaml)")
+            general = load_config(TrainConfig, "recipes/general/llama68m.yaml",
+                                  [f"domain={GENERAL}", "drafter=llama68m", f"target={cfg.target}",
+                                   f"export.pools_dir={cfg.export.pools_dir}",
+                                   f"llama.preset={preset}"])
+            general.data.gen = dict(cfg.data.gen)
+            run(general, accelerator, info)
+    if init in ("scratch", "pretrained"):
+        model = build_drafter(preset, target.config, cfg.train.seed)
+    else:
+        model = load_llama(init, info)
+    if cfg.llama.finetune == "lora":
+        from peft import LoraConfig, get_peft_model
+
+        model = get_peft_model(model, LoraConfig(
+            r=cfg.llama.lora_r, lora_alpha=cfg.llama.lora_alpha, lora_dropout=0.0,
+            target_modules=["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]))
+    return model, preset, init
+
+
+def run(cfg: TrainConfig, accelerator, info: TargetInfo | None = None) -> dict:
+    """Data -> models -> train -> evaluate -> export; returns the eval figures."""
+    # 1. target and data
+    info = info or resolve_target(cfg.target)
+    kind = KINDS[cfg.drafter]
+    run_dir = Path(cfg.run_dir.format(target_slug=info.slug, domain=cfg.domain, drafter=cfg.drafter))
+    with _no_zero3_init(accelerator):
+        target, tok = load_target(info, accelerator.device)
+    train_rows, held_rows, provenance = prepare_rows(cfg, info, tok, accelerator)
+    if cfg.eval.max_sequences:
+        held_rows = held_rows[: cfg.eval.max_sequences]
+    dataset = ResponseDataset(train_rows, cfg.train.max_len)
+
+    # 2. drafter and loss
+    if kind == "eagle3":
+        model = make_eagle3(cfg, target, info, train_rows)
+        layers = model.config.eagle_aux_hidden_state_layer_ids
+        cache_dir = None
+        if cfg.eagle3.target_cache:
+            cache_dir = run_dir / "target_cache"
+            if accelerator.is_main_process:
+                data_hash = hashlib.sha256(b"".join(it[0].numpy().tobytes() for it in dataset.items)).hexdigest()
+                sig = f"{info.weights_sha256} {layers} {data_hash}"
+                build_cache(target, dataset, layers, cache_dir, sig)
+            accelerator.wait_for_everyone()
+        loss_fn = partial(eagle3_loss, target=target, layers=layers, steps=cfg.eagle3.ttt_steps,
+                          weight=cfg.eagle3.step_weight, draft_ids=model.draft_ids.to(accelerator.device),
+                          cache_dir=cache_dir)
+        extra = {"aux_layers": layers, "draft_vocab_size": model.config.draft_vocab_size}
+    else:
+        model, preset, init = make_llama(cfg, target, info, accelerator)
+        loss_fn = partial(llama_loss, target=target, kind=cfg.llama.loss)
+        extra = {"preset": preset, "init": init, "finetune": cfg.llama.finetune, "loss": cfg.llama.loss}
+    if accelerator.is_main_process:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        atomic_write_json(run_dir / "config.json", to_dict(cfg))
+
+    # 3. train
+    model = train(accelerator, cfg.train, model, dataset, tok.pad_token_id, loss_fn, run_dir,
+                  desc=f"train {cfg.domain}-{cfg.drafter}")
+    state = accelerator.get_state_dict(model)  # gathered on every rank (ZeRO-3 partitions it)
+    model = accelerator.unwrap_model(model)
+    if not accelerator.is_main_process:
+        accelerator.wait_for_everyone()
+        return {}
+    model.load_state_dict(state, strict=False)
+    if kind == "llama" and cfg.llama.finetune == "lora":
+        model = model.merge_and_unload()
+    model = model.float().to(accelerator.device).eval()
+
+    # 4. evaluate on the held-out split
+    res = evaluate(kind, model, target, held_rows, cfg.eval.depth, cfg.train.max_len, tok.pad_token_id,
+                   cfg.eval.batch_size)
+    res.update(domain=cfg.domain, drafter=cfg.drafter, target=info.name)
+    atomic_write_json(run_dir / "eval.json", res)
+    print(format_table(res, f"{cfg.domain}-{cfg.drafter} on {info.name}, held-out {cfg.domain} prompts"))
+
+    # 5. export to the pool
+    name = f"{cfg.domain}-{cfg.drafter}"
+    pool_dir = Path(cfg.export.pools_dir) / info.slug
+    meta = {"format": "draftpool-drafter/1", "kind": kind, "domain": cfg.domain, "drafter": cfg.drafter,
+            "target": info.name, "target_weights_sha256": info.weights_sha256,
+            "draftpool_version": draftpool.__version__, "data_provenance": _strip(provenance),
+            "train_config": to_dict(cfg), "eval": res, **extra}
+    if kind == "eagle3":
+        write_eagle3(model.cpu(), pool_dir / name, info, meta, cfg.export.speculators,
+                     cfg.export.speculative_tokens)
+    else:
+        write_llama(model.cpu(), tok, pool_dir / name, meta)
+    update_pool_manifest(pool_dir, info, name, {
+        "path": name, "kind": kind, "domain": cfg.domain, "drafter": cfg.drafter, **extra,
+        "eval": {k: res[k] for k in ("top1_per_step", "accept_per_step", "expected_chain_length_greedy",
+                                     "expected_chain_length_sampling", "empirical_greedy_chain_length")}})
+    print(f"exported {pool_dir / name} (manifest {pool_dir / 'pool.json'})")
+    accelerator.wait_for_everyone()
+    return res
+
+
+def _strip(prov: dict) -> dict:
+    return {k: v for k, v in prov.items() if k != "chat_template"}
+
+
+class _no_zero3_init:
+    """Load the frozen target whole even under DeepSpeed ZeRO-3 (only the drafter is partitioned)."""
+
+    def __init__(self, accelerator):
+        plugin = accelerator.state.deepspeed_plugin
+        self.cm = plugin.zero3_init_context_manager(enable=False) if plugin is not None else None
+
+    def __enter__(self):
+        return self.cm.__enter__() if self.cm is not None else None
+
+    def __exit__(self, *exc):
+        return self.cm.__exit__(*exc) if self.cm is not None else False
+
+
+def make_accelerator(cfg: TrainConfig, run_dir_hint: str = "runs"):
+    from accelerate import Accelerator
+
+    # accumulation is the recipe's train.grad_accum; DeepSpeed's "auto" takes it from here
+    os.environ.pop("ACCELERATE_GRADIENT_ACCUMULATION_STEPS", None)
+    accelerator = Accelerator(gradient_accumulation_steps=cfg.train.grad_accum,
+                       mixed_precision=resolve_mixed_precision(cfg.train.mixed_precision),
+                       log_with="tensorboard", project_dir=run_dir_hint)
+    _fix_deepspeed_cpu_ranks(accelerator)
+    _use_the_cores(accelerator)
+    return accelerator
+
+
+def _use_the_cores(accelerator) -> None:
+    """`accelerate launch` without a config file exports OMP_NUM_THREADS=1, which leaves all but one CPU core idle in
+    a single-process CPU run (data generation included): share the cores among the local processes instead.
+    DRAFTPOOL_CPU_THREADS overrides the count."""
+    if accelerator.device.type != "cpu":
+        return
+    local = max(1, int(os.environ.get("LOCAL_WORLD_SIZE", accelerator.num_processes)))
+    threads = int(os.environ.get("DRAFTPOOL_CPU_THREADS", 0)) or max(1, (os.cpu_count() or 1) // local)
+    torch.set_num_threads(threads)
+
+
+def _fix_deepspeed_cpu_ranks(accelerator) -> None:
+    """accelerate (1.15) under DeepSpeed on CPU counts one process per rank although torchrun started several:
+    start the gloo group and record the real ranks, so data is sharded and only rank 0 writes."""
+    if accelerator.distributed_type != "DEEPSPEED" or int(os.environ.get("WORLD_SIZE", "1")) <= 1:
+        return
+    if accelerator.num_processes > 1:
+        return
+    import deepspeed
+
+    deepspeed.comm.init_distributed(dist_backend="gloo", auto_mpi_discovery=False)
+    from accelerate.state import PartialState
+
+    for state in (PartialState(), accelerator.state):
+        state.num_processes = torch.distributed.get_world_size()
+        state.process_index = torch.distributed.get_rank()
+        state.local_process_index = int(os.environ.get("LOCAL_RANK", state.process_index))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--domain", help=f"one of {', '.join(ALL_DOMAINS)}")
+    ap.add_argument("--drafter", default="eagle3", choices=sorted(KINDS))
+    ap.add_argument("--target", default=None, help=f"hub id or local folder (default {DEFAULT_TARGET})")
+    ap.add_argument("--recipe", default=None, help="default: recipes/<domain>/<drafter>.yaml")
+    ap.add_argument("--help-config", action="store_true", help="list every config key and exit")
+    args, overrides = ap.parse_known_args(argv)
+    if args.help_config:
+        print(help_text(TrainConfig))
+        return 0
+    try:
+        if not args.domain:
+            raise ConfigError("--domain is required")
+        check_domain(args.domain)
+        recipe = args.recipe or f"recipes/{args.domain}/{args.drafter}.yaml"
+        extra = [f"domain={args.domain}", f"drafter={args.drafter}"]
+        extra += [f"target={args.target}"] if args.target else []
+        cfg = load_config(TrainConfig, recipe, overrides + extra)
+        info = resolve_target(cfg.target)
+        accelerator = make_accelerator(cfg, str(Path(cfg.run_dir.format(
+            target_slug=info.slug, domain=cfg.domain, drafter=cfg.drafter))))
+        accelerator.init_trackers("tb")
+        run(cfg, accelerator, info)
+        accelerator.end_training()
+    except (ConfigError, ValueError, NaNLossError, RuntimeError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
