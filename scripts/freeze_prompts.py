@@ -78,7 +78,7 @@ def assign_splits(sets: dict[str, list[dict[str, str]]]) -> None:
     held: Counter[str] = Counter()
     held_groups: set[str] = set()
     for comp in sorted(components(rows), key=lambda c: _sha1(c[0])):
-        need = Counter({set_of[g]: 0 for g in comp})
+        need: Counter[str] = Counter()
         for g in comp:
             need[set_of[g]] += size[g]
         if all(held[name] + n <= HELD_OUT_SHARE * len(sets[name]) for name, n in need.items()):
