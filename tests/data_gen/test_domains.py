@@ -1,12 +1,14 @@
-"""Shipped domains: prompt counts, the fixed train / held-out split, the general mix, unknown names, determinism."""
+"""Shipped domains: the frozen prompt files, the leak-free split by group, the general mix, unknown names."""
 
 from __future__ import annotations
 
-import importlib
+import hashlib
 import json
 import os
 import subprocess
 import sys
+import time
+from collections import defaultdict
 from pathlib import Path
 
 import pytest
@@ -16,14 +18,19 @@ from data_gen.domains import (
     ALL_DOMAINS,
     DOMAINS,
     GENERAL,
+    NEAR_DUPLICATE_JACCARD,
+    PROMPT_SETS,
+    PROMPTS_DIR,
+    ROW_KEYS,
+    SPLITS,
     UnknownDomainError,
     check_domain,
     domain_prompts,
-    split_of,
+    prompt_tokens,
+    token_jaccard,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-PROMPT_SETS = ("chat", *DOMAINS)
 
 
 @pytest.fixture(scope="module")
@@ -31,21 +38,115 @@ def tables():
     return {d: domain_prompts(d) for d in ALL_DOMAINS}
 
 
+@pytest.fixture(scope="module")
+def files():
+    """Every prompt set's rows, parsed straight from its jsonl file."""
+    return {name: [json.loads(line) for line in (PROMPTS_DIR / f"{name}.jsonl").read_text("utf-8").splitlines()]
+            for name in PROMPT_SETS}
+
+
 def _texts(table, split=None):
-    splits = [split] if split else ["train", "held_out"]
+    splits = [split] if split else list(SPLITS)
     return [r["prompt"] for s in splits for r in table[s]]
+
+
+def near_duplicate_leaks(files: dict[str, list[dict]]) -> dict[str, list[tuple[float, str, str]]]:
+    """Per set: (Jaccard, held-out prompt, nearest train prompt) for each of its held-out prompts whose token Jaccard
+    with some train prompt of any set is >= NEAR_DUPLICATE_JACCARD. Jaccard <= smaller size / larger size, so only
+    train prompts of a near token count are compared."""
+    train_by_size: dict[int, list[tuple[frozenset[str], str]]] = defaultdict(list)
+    for rows in files.values():
+        for r in rows:
+            if r["split"] == "train":
+                t = prompt_tokens(r["prompt"])
+                train_by_size[len(t)].append((t, r["prompt"]))
+    leaks: dict[str, list[tuple[float, str, str]]] = {}
+    for name, rows in files.items():
+        leaks[name] = []
+        for r in rows:
+            if r["split"] != "held_out":
+                continue
+            t = prompt_tokens(r["prompt"])
+            best = max(((token_jaccard(t, u), other) for size, train in train_by_size.items()
+                        if min(size, len(t)) / max(size, len(t)) >= NEAR_DUPLICATE_JACCARD for u, other in train),
+                       default=(0.0, ""))
+            if best[0] >= NEAR_DUPLICATE_JACCARD:
+                leaks[name].append((best[0], r["prompt"], best[1]))
+    return leaks
 
 
 def test_domain_lists():
     assert GENERAL not in DOMAINS
     assert set(ALL_DOMAINS) == {*DOMAINS, GENERAL}
     assert len(set(ALL_DOMAINS)) == len(ALL_DOMAINS)
+    assert set(PROMPT_SETS) == {"chat", *DOMAINS}
+    assert {p.stem for p in PROMPTS_DIR.glob("*.jsonl")} == set(PROMPT_SETS)
+
+
+@pytest.mark.parametrize("hashseed", ["0", "1"])
+def test_frozen_files_match_generators(hashseed):
+    """The committed jsonl files are what scripts/freeze_prompts.py makes, under any interpreter hash seed."""
+    out = subprocess.run([sys.executable, "scripts/freeze_prompts.py", "--check"], cwd=ROOT, capture_output=True,
+                         text=True, env={**os.environ, "PYTHONHASHSEED": hashseed})
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_rows_well_formed(files):
+    ids, prompts = set(), set()
+    for name, rows in files.items():
+        assert len(rows) >= 340, f"{name}: only {len(rows)} prompts"
+        for r in rows:
+            assert tuple(r) == ROW_KEYS and all(isinstance(v, str) for v in r.values())
+            assert r["id"] == f"{name}-{hashlib.sha1(r['prompt'].encode()).hexdigest()[:12]}"
+            assert r["split"] in SPLITS
+            assert r["group"].startswith(f"{name}/") and r["group"] != f"{name}/"
+            assert r["prompt"] and r["prompt"].strip() == r["prompt"]
+            assert r["id"] not in ids, f"duplicate id {r['id']}"
+            assert r["prompt"] not in prompts, f"prompt repeated: {r['prompt']!r}"
+            ids.add(r["id"])
+            prompts.add(r["prompt"])
+
+
+def test_group_never_spans_splits(files):
+    split_of_group: dict[str, set[str]] = defaultdict(set)
+    for rows in files.values():
+        for r in rows:
+            split_of_group[r["group"]].add(r["split"])
+    spanning = sorted(g for g, s in split_of_group.items() if len(s) > 1)
+    assert not spanning, f"groups in both splits: {spanning}"
+
+
+@pytest.mark.parametrize("name", PROMPT_SETS)
+def test_held_out_share(files, name):
+    rows = files[name]
+    share = sum(r["split"] == "held_out" for r in rows) / len(rows)
+    assert 0.15 <= share <= 0.25, f"{name}: held-out share {share:.1%}"
+
+
+def test_no_held_out_prompt_is_a_near_duplicate_of_a_train_prompt(files):
+    """The split does not leak: no held-out prompt of any set has token Jaccard >= 0.7 with a train prompt of any
+    set (the general mix trains on every set)."""
+    t0 = time.perf_counter()
+    leaks = near_duplicate_leaks(files)
+    assert time.perf_counter() - t0 < 5
+    held = {name: sum(r["split"] == "held_out" for r in rows) for name, rows in files.items()}
+    assert not any(leaks.values()), "; ".join(
+        f"{name}: {len(found)}/{held[name]} held-out prompts ({len(found) / held[name]:.0%}) leak, e.g. {found[0]}"
+        for name, found in leaks.items() if found)
+
+
+def test_token_jaccard():
+    assert prompt_tokens("Hello, hello WORLD_1! x-y") == {"hello", "world_1", "x", "y"}
+    a, b = prompt_tokens("a b c d e f g h i j"), prompt_tokens("a b c d e f g")
+    assert token_jaccard(a, b) == 0.7 >= NEAR_DUPLICATE_JACCARD  # exactly at the threshold counts
+    assert token_jaccard(a, a) == 1.0 and token_jaccard(a, prompt_tokens("k")) == 0.0
+    assert token_jaccard(frozenset(), frozenset()) == 1.0
 
 
 @pytest.mark.parametrize("domain", ALL_DOMAINS)
 def test_counts_and_no_duplicates(tables, domain):
     table = tables[domain]
-    assert set(table) == {"train", "held_out"}
+    assert set(table) == set(SPLITS)
     train, held = _texts(table, "train"), _texts(table, "held_out")
     assert train and held, "both splits must be non-empty"
     assert len(set(train) | set(held)) >= 300, f"{domain}: only {len(set(train) | set(held))} distinct prompts"
@@ -53,21 +154,21 @@ def test_counts_and_no_duplicates(tables, domain):
     assert len(held) == len(set(held)), f"{domain}: duplicate held-out prompts"
     assert not set(train) & set(held), f"{domain}: prompts in both splits"
     for r in table["train"] + table["held_out"]:
-        assert set(r) == {"id", "prompt", "source"}
-        assert isinstance(r["prompt"], str) and r["prompt"].strip() == r["prompt"] and r["prompt"]
+        assert set(r) == {"id", "prompt", "source", "group"}
+        assert r["group"].startswith(r["source"] + "/")
 
 
 @pytest.mark.parametrize("domain", DOMAINS)
-def test_held_out_share(tables, domain):
-    table = tables[domain]
-    n_held, n = len(table["held_out"]), len(table["train"]) + len(table["held_out"])
-    assert 0.10 <= n_held / n <= 0.30, f"{domain}: held-out share {n_held / n:.2f}"
+def test_domain_is_its_file(tables, files, domain):
+    for split in SPLITS:
+        assert [(r["id"], r["prompt"], r["group"]) for r in tables[domain][split]] == [
+            (r["id"], r["prompt"], r["group"]) for r in files[domain] if r["split"] == split]
 
 
 @pytest.mark.parametrize("domain", ALL_DOMAINS)
 def test_ids_unique_and_stable(tables, domain):
     table = tables[domain]
-    ids = [r["id"] for s in ("train", "held_out") for r in table[s]]
+    ids = [r["id"] for s in SPLITS for r in table[s]]
     assert len(ids) == len(set(ids)), f"{domain}: duplicate ids"
     again = domain_prompts(domain)
     assert again == table, "domain_prompts must return the same table twice"
@@ -75,45 +176,47 @@ def test_ids_unique_and_stable(tables, domain):
         assert r["id"].startswith(r["source"] + "-")
 
 
-@pytest.mark.parametrize("domain", DOMAINS)
-def test_split_follows_split_of(tables, domain):
-    for split in ("train", "held_out"):
-        for r in tables[domain][split]:
-            assert split_of(r["prompt"]) == split
+def test_rows_read_once_and_returned_fresh():
+    assert domains._rows("sql") is domains._rows("sql")
+    table = domain_prompts("sql")
+    table["train"][0]["prompt"] = "changed"
+    table["held_out"].clear()
+    assert domain_prompts("sql")["train"][0]["prompt"] != "changed"
+    assert domain_prompts("sql")["held_out"]
 
 
-def test_split_of_depends_only_on_text():
-    texts = ["SELECT 1", "What is a cell?", "x" * 500, "naïve café ☕", ""]
-    first = [split_of(t) for t in texts]
-    assert [split_of(t) for t in reversed(texts)] == list(reversed(first))
-    assert [split_of(str(t)) for t in texts] == first
-    assert set(first) <= {"train", "held_out"}
-    # the bucket is a sha1 of the text, so it does not depend on the interpreter's hash seed
-    code = f"from data_gen.domains import split_of; import json; print(json.dumps([split_of(t) for t in {texts!r}]))"
-    for hashseed in ("1", "2"):
-        out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
-                             env={**os.environ, "PYTHONHASHSEED": hashseed})
-        assert json.loads(out.stdout) == first
-    # over many texts the held-out share matches HELD_OUT_PERCENT
-    many = [f"prompt number {i}" for i in range(5000)]
-    share = sum(split_of(t) == "held_out" for t in many) / len(many)
-    assert abs(share - domains.HELD_OUT_PERCENT / 100) < 0.03
+@pytest.mark.parametrize("line", [
+    '{"id": "sql-1", "prompt": "p", "group": "sql/g"',  # not JSON
+    '["sql-1", "p", "sql/g", "train"]',  # not an object
+    '{"id": "sql-1", "prompt": "p", "group": "sql/g"}',  # a field missing
+    '{"id": "sql-1", "prompt": "p", "group": "sql/g", "split": "test"}',  # an unknown split
+    '{"id": "sql-1", "prompt": 3, "group": "sql/g", "split": "train"}',  # not a string
+])
+def test_malformed_line_names_file_and_line(tmp_path, monkeypatch, line):
+    good = '{"id": "sql-0", "prompt": "q", "group": "sql/g", "split": "train"}'
+    (tmp_path / "sql.jsonl").write_text(f"{good}\n{line}\n", encoding="utf-8")
+    monkeypatch.setattr(domains, "PROMPTS_DIR", tmp_path)
+    domains._rows.cache_clear()
+    try:
+        with pytest.raises(ValueError, match=r"sql\.jsonl, line 2"):
+            domain_prompts("sql")
+    finally:
+        domains._rows.cache_clear()
 
 
 def test_general_mix_composition(tables):
     general = tables[GENERAL]
-    sources = {r["source"] for s in ("train", "held_out") for r in general[s]}
+    sources = {r["source"] for s in SPLITS for r in general[s]}
     assert sources == {"chat", *DOMAINS}
-    for split in ("train", "held_out"):
+    for split in SPLITS:
         split_sources = {r["source"] for r in general[split]}
         assert "chat" in split_sources
         assert set(DOMAINS) <= split_sources, f"general {split} lacks {set(DOMAINS) - split_sources}"
     for d in DOMAINS:
-        for split in ("train", "held_out"):
+        for split in SPLITS:
             from_d = [r for r in general[split] if r["source"] == d]
-            # the mix takes prompts from the same split of the specialist domain, with the same ids
-            assert {(r["id"], r["prompt"]) for r in from_d} <= {(r["id"], r["prompt"]) for r in tables[d][split]}
-            assert 0 < len(from_d) <= domains.GENERAL_SHARE[split]
+            # the mix takes the first prompts of the same split of the specialist domain, with the same ids
+            assert from_d == tables[d][split][: domains.GENERAL_SHARE[split]]
 
 
 def test_general_never_trains_on_specialist_held_out(tables):
@@ -135,26 +238,3 @@ def test_unknown_domain_error_lists_known():
     with pytest.raises(UnknownDomainError):
         domain_prompts("chat")  # a prompt set, not a domain
     assert check_domain("sql") == "sql"
-
-
-@pytest.mark.parametrize("name", PROMPT_SETS)
-def test_prompt_sets_deterministic(name):
-    mod = importlib.import_module(f"data_gen.prompt_sets.{name}")
-    a, b = mod.prompts(), mod.prompts()
-    assert a == b
-    assert len(a) == len(set(a)), f"{name}: duplicate prompts"
-    assert all(isinstance(p, str) and p.strip() for p in a)
-    # reloading the module (fresh module-level state) gives the same list too
-    assert importlib.reload(mod).prompts() == a
-
-
-def test_prompt_sets_independent_of_hash_seed():
-    code = ("import json, importlib; print(json.dumps({n: importlib.import_module('data_gen.prompt_sets.' + n)"
-            f".prompts() for n in {PROMPT_SETS!r}}}))")
-    outs = []
-    for hashseed in ("0", "12345"):
-        out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
-                             env={**os.environ, "PYTHONHASHSEED": hashseed})
-        outs.append(json.loads(out.stdout))
-    assert outs[0] == outs[1]
-    assert outs[0] == {n: importlib.import_module(f"data_gen.prompt_sets.{n}").prompts() for n in PROMPT_SETS}

@@ -458,29 +458,37 @@ _TYPING = [
 ]
 
 
-def prompts() -> list[str]:
+# Standalone prompts, each its own group.
+_STANDALONE = {
+    "debug": _DEBUG, "stdlib": _STDLIB, "class": _CLASSES, "concept": _CONCEPTS, "complexity": _COMPLEXITY,
+    "refactor": _REFACTOR, "comprehension": _COMPREHENSIONS, "errors-io": _ERRORS_IO, "typing": _TYPING,
+}
+
+
+def prompts() -> list[tuple[str, str]]:
+    """(group, prompt) pairs: the requests for one function share a group ("function-chunk"); every explained
+    snippet and standalone prompt is its own group."""
     rng = random.Random(7340)
-    out: list[str] = []
+    out: list[tuple[str, str]] = []
     for sig, desc, needs_imports in _FUNCS:
         name = sig.split("(", 1)[0]
         templates = list(_FUNC_TEMPLATES)
         if not needs_imports:
             templates += _PURE_TEMPLATES
         for template in rng.sample(templates, 3):
-            out.append(template.format(sig=sig, name=name, desc=desc))
-    for snippet in _EXPLAIN_SNIPPETS:
+            out.append((f"function-{name}", template.format(sig=sig, name=name, desc=desc)))
+    for i, snippet in enumerate(_EXPLAIN_SNIPPETS, start=1):
         prefix = rng.choice(_EXPLAIN_PREFIXES)
-        out.append(f"{prefix}\n{snippet}")
-    for group in (_DEBUG, _STDLIB, _CLASSES, _CONCEPTS, _COMPLEXITY, _REFACTOR,
-                  _COMPREHENSIONS, _ERRORS_IO, _TYPING):
-        out.extend(group)
+        out.append((f"explain-snippet-{i}", f"{prefix}\n{snippet}"))
+    for kind, texts in _STANDALONE.items():
+        out.extend((f"{kind}-{i}", text) for i, text in enumerate(texts, start=1))
     rng.shuffle(out)
-    result: list[str] = []
+    result: list[tuple[str, str]] = []
     seen: set[str] = set()
-    for text in out:
+    for group, text in out:
         text = text.strip()
         if text and text not in seen:
             seen.add(text)
-            result.append(text)
+            result.append((group, text))
     assert len(result) >= 340, len(result)
     return result

@@ -1808,8 +1808,10 @@ def _format(rng: random.Random, instruction: str, passage: str) -> str:
     return f"Here is a text:\n\n{passage}\n\n{_after(instruction)}"
 
 
-def prompts() -> list[str]:
-    out: list[str] = []
+def prompts() -> list[tuple[str, str]]:
+    """(group, prompt) pairs: the passages drawn from one source item of a genre (the same story with other names,
+    places and numbers) share a group, "<genre>-<item>" ("council-3")."""
+    out: list[tuple[str, str]] = []
     seen: set[str] = set()
     instr_rng = random.Random(20240611)
     general = list(_GENERAL_INSTRUCTIONS)
@@ -1841,7 +1843,7 @@ def prompts() -> list[str]:
             prompt = _format(rng, instruction, passage).strip()
             if prompt not in seen:
                 seen.add(prompt)
-                out.append(prompt)
+                out.append((f"{key}-{item_idx + 1}", prompt))
     random.Random(7).shuffle(out)
-    assert len(out) == len(set(out)) and all(p and p == p.strip() for p in out)
+    assert all(p and p == p.strip() for _, p in out)
     return out

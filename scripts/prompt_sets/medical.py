@@ -787,57 +787,62 @@ _DIFFERENTIAL = [
 # ---------------------------------------------------------------------------
 # Assemble.
 # ---------------------------------------------------------------------------
-_FAMILIES = (
-    _overviews,
-    _symptoms,
-    _risks,
-    _diagnosis,
-    _treatments,
-    _drugs,
-    _drug_classes,
-    lambda: list(_DRUG_COMPARE),
-    lambda: list(_INTERACTIONS),
-    lambda: list(_PATIENT),
-    _vignettes,
-    _labs,
-    _lab_tests,
-    _anatomy,
-    lambda: list(_PHYSIOLOGY),
-    _first_aid,
-    _prevention,
-    lambda: list(_SCREENING),
-    _vaccines,
-    _terms,
-    lambda: list(_ROOTS),
-    _procedures,
-    _compare,
-    _mcq,
-    _quiz,
-    _myths,
-    _true_false,
-    _red_flags,
-    _kids,
-    lambda: list(_WHAT_IF),
-    _lifestyle,
-    _nutrition,
-    lambda: list(_MENTAL),
-    lambda: list(_PATHO),
-    lambda: list(_DIFFERENTIAL),
-)
+# A templated family (a function) is one group; every prompt of a standalone list is its own group.
+_FAMILIES = {
+    "overviews": _overviews,
+    "symptoms": _symptoms,
+    "risks": _risks,
+    "diagnosis": _diagnosis,
+    "treatments": _treatments,
+    "drugs": _drugs,
+    "drug-classes": _drug_classes,
+    "drug-compare": _DRUG_COMPARE,
+    "interactions": _INTERACTIONS,
+    "patient": _PATIENT,
+    "vignettes": _vignettes,
+    "labs": _labs,
+    "lab-tests": _lab_tests,
+    "anatomy": _anatomy,
+    "physiology": _PHYSIOLOGY,
+    "first-aid": _first_aid,
+    "prevention": _prevention,
+    "screening": _SCREENING,
+    "vaccines": _vaccines,
+    "terms": _terms,
+    "roots": _ROOTS,
+    "procedures": _procedures,
+    "compare": _compare,
+    "mcq": _mcq,
+    "quiz": _quiz,
+    "myths": _myths,
+    "true-false": _true_false,
+    "red-flags": _red_flags,
+    "kids": _kids,
+    "what-if": _WHAT_IF,
+    "lifestyle": _lifestyle,
+    "nutrition": _nutrition,
+    "mental": _MENTAL,
+    "patho": _PATHO,
+    "differential": _DIFFERENTIAL,
+}
 
 
-def prompts() -> list[str]:
-    """Return the medical prompts in a fixed, deterministic order."""
+def prompts() -> list[tuple[str, str]]:
+    """(group, prompt) pairs in a fixed, deterministic order: a templated family's prompts share a group
+    ("overviews"); every prompt of a standalone list is its own group ("what-if-3")."""
     seen = set()
     out = []
-    for family in _FAMILIES:
-        for p in family():
+    for name, family in _FAMILIES.items():
+        if callable(family):
+            items = [(name, p) for p in family()]
+        else:
+            items = [(f"{name}-{i}", p) for i, p in enumerate(family, start=1)]
+        for group, p in items:
             p = " ".join(p.split())
             if p and p not in seen:
                 seen.add(p)
-                out.append(p)
+                out.append((group, p))
     random.Random(_SEED).shuffle(out)
     assert len(out) >= 340, len(out)
-    assert all(p and p == p.strip() for p in out)
-    assert len(set(out)) == len(out)
+    assert all(p and p == p.strip() for _, p in out)
     return out

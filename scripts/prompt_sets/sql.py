@@ -132,121 +132,132 @@ _SCHEMAS = [
 # Request templates. Placeholders come from a schema plus: cv, cv2, cv3 (category
 # values), year, n (small threshold), k (top-k size). A leading "+" marks templates
 # that sum the numeric column, which only makes sense for additive quantities.
-_TEMPLATES = [
-    # select / filter / sort
-    "Given the table {ddl}, write a SQL query that returns every {item} whose {cat} is "
-    "'{cv}', newest first.",
-    "Write a query against {ddl} that lists the {k} {items} with the highest {num}. "
-    "Show only the id, {num}, and {date} columns.",
-    # joins
-    "How do I count the number of {items} for each {parent}? The tables are {ddl} and "
-    "{pddl}. {Parents} with zero {items} should still appear with a count of 0.",
-    "+Tables: {ddl} and {pddl}. Write a query that returns the top {k} {parents} by total "
-    "{num_label}, showing each {parent}'s {pname} next to the total.",
-    "Write a SQL query that finds {parents} with no {items} at all. Schema: {pddl} and {ddl}. "
-    "Use either a LEFT JOIN or NOT EXISTS, and say which one you picked.",
-    "Given {pddl} and {ddl}, compute the average {num_label} per {pgroup}. Order the result "
-    "from highest to lowest.",
-    # group by / having
-    "Using {ddl}, find every {fk} that has more than {n} {items}. Briefly explain why the "
-    "condition belongs in HAVING rather than WHERE.",
-    "Count the {items} per calendar month in {year} using {ddl}. Months with no {items} "
-    "can be left out.",
-    "+From {ddl}, show each {cat} value with its share of the total {num_label} as a "
-    "percentage rounded to one decimal place.",
-    # window functions
-    "Using a window function on {ddl}, rank the {items} by {num} within each {cat}. "
-    "Rows with equal {num} should get the same rank.",
-    "+Write a query that shows each {item} from {t} together with a running total of {num} "
-    "ordered by {date}. The table is {ddl}.",
-    "For each {parent}, I want to see every {item}'s {num} next to the previous {item}'s "
-    "{num}. Table: {ddl}. Which window function should I use, and what does the query look like?",
-    "Given {ddl}, return only the most recent {item} for each {fk}. Use ROW_NUMBER() in "
-    "your answer.",
-    "+Write a query that computes a 7-day moving average of the daily total {num} from {ddl}.",
-    "Split the {items} in {ddl} into four quartiles by {num} with NTILE, and report the "
-    "minimum and maximum {num} in each quartile.",
-    # subqueries / CTEs
-    "Find all {items} whose {num} value is greater than the average {num} across the whole "
-    "{t} table. Use a subquery. Table: {ddl}.",
-    "Write a query with a correlated subquery that returns the {items} whose {num} value is "
-    "above the average for their own {parent}. Table: {ddl}.",
-    "+Using a CTE, compute the total {num_label} per month in {year} from {ddl}, then keep "
-    "only the months that beat that year's monthly average.",
-    "+Compare each {parent}'s total {num_label} in {year} with the year before, showing both "
-    "totals and the difference. The data is in {ddl}; a CTE is fine.",
-    "With the tables {pddl} and {ddl}, write the same query twice, once with IN and once "
-    "with EXISTS, listing {parents} that have at least one {item} with {cat} = '{cv}'. "
-    "When can the two versions behave differently?",
-    # DDL / DML
-    "Write a PostgreSQL CREATE TABLE statement for {ddl}. Pick sensible data types, add a "
-    "primary key, and make {fk} a foreign key to {p}(id).",
-    "How do I add a NOT NULL column called updated_at to the existing {t} table without "
-    "breaking inserts that don't set it? Current schema: {ddl}.",
-    "Write a single INSERT statement that adds three new rows to {ddl} with realistic "
-    "values.",
-    "Write an UPDATE statement for {ddl} that changes {cat} from '{cv}' to '{cv2}' for every "
-    "row whose {date} is before {year}-01-01.",
-    "The table {ddl} contains duplicate rows that share the same {fk}, {num}, and {date}. "
-    "How do I delete the duplicates but keep the row with the lowest id?",
-    "+Create a view named {p}_summary that shows each {parent}'s {pname}, the number of "
-    "{items}, and the total {num}. Tables: {pddl} and {ddl}.",
-    # indexes / performance
-    "Which index would help this query, and why?\n"
-    "SELECT * FROM {t} WHERE {fk} = 42 AND {date} >= '{year}-01-01' ORDER BY {date};",
-    "This query is slow on a large {t} table even though {date} is indexed:\n"
-    "SELECT COUNT(*) FROM {t} WHERE EXTRACT(YEAR FROM {date}) = {year};\n"
-    "How would you rewrite it so the index can be used?",
-    "How do I page through the {t} table 25 rows at a time, ordered by {date}? Show a "
-    "LIMIT/OFFSET version and a keyset version, and say which one scales better.",
-    "My query on {t} uses SELECT * but only needs {num} and {date}. Why is that a problem, "
-    "and what could I gain by listing the columns?",
-    # explain a query
-    "Explain what this query does:\n"
-    "SELECT {cat}, COUNT(*) AS n, AVG({num}) AS avg_{num}\n"
-    "FROM {t}\n"
-    "WHERE {date} >= '{year}-01-01'\n"
-    "GROUP BY {cat}\n"
-    "HAVING COUNT(*) > {n}\n"
-    "ORDER BY n DESC;",
-    "In plain English, what does this query return?\n"
-    "SELECT p.id, p.{pname}, MAX(c.{date}) AS last_activity\n"
-    "FROM {p} p\n"
-    "LEFT JOIN {t} c ON c.{fk} = p.id\n"
-    "GROUP BY p.id, p.{pname};",
-    # fix a broken query
-    "This query throws an error. What is wrong, and how do I fix it?\n"
-    "SELECT {fk}, {cat}, SUM({num})\n"
-    "FROM {t}\n"
-    "GROUP BY {fk};",
-    "Why does this query fail, and what is the corrected version?\n"
-    "SELECT {fk}, COUNT(*) FROM {t} WHERE COUNT(*) > {n} GROUP BY {fk};",
-    "I get a 'column does not exist' error from this query. Why, and how should it be "
-    "written?\nSELECT {num} * 1.2 AS adjusted FROM {t} WHERE adjusted > 100;",
-    "In {ddl}, some rows have a NULL {cat}. Why does WHERE {cat} <> '{cv}' leave those rows "
-    "out, and how should I rewrite the filter to include them?",
-    # dialects
-    "Convert this MySQL query to PostgreSQL:\n"
-    "SELECT {fk}, IFNULL(SUM({num}), 0) AS total, DATE_FORMAT({date}, '%Y-%m') AS month\n"
-    "FROM {t}\n"
-    "GROUP BY {fk}, month\n"
-    "LIMIT 20, 10;",
-    "How would this PostgreSQL query be written in SQL Server (T-SQL)?\n"
-    "SELECT * FROM {t} WHERE {date} > NOW() - INTERVAL '7 days' ORDER BY {num} DESC LIMIT 5;",
-    # reporting patterns
-    "Using conditional aggregation on {ddl}, produce one row per {fk} with separate count "
-    "columns for the {cat} values '{cv}', '{cv2}', and '{cv3}'.",
-    "Using {ddl}, count the {items} per day by {date} and return the days whose count is "
-    "higher than the previous day's count. A window function such as LAG is fine.",
-    "Write a query on {ddl} that labels each {item} as 'low', 'medium', or 'high' based on "
-    "{num}, using CASE with thresholds of your choice, and then counts the {items} in each "
-    "label.",
-    "How many distinct {parents} had at least one {item} in the last 30 days? Write the "
-    "PostgreSQL query for {ddl}.",
-    "How do I compute the median {num} per {cat} from {ddl} in PostgreSQL?",
-    "Using PostgreSQL's generate_series, list every day of March {year} with the number of "
-    "{items} recorded in {ddl}, showing 0 for days that have none.",
-]
+_TEMPLATES = {
+    "select": [  # select / filter / sort
+        "Given the table {ddl}, write a SQL query that returns every {item} whose {cat} is "
+        "'{cv}', newest first.",
+        "Write a query against {ddl} that lists the {k} {items} with the highest {num}. "
+        "Show only the id, {num}, and {date} columns.",
+    ],
+    "join": [  # joins
+        "How do I count the number of {items} for each {parent}? The tables are {ddl} and "
+        "{pddl}. {Parents} with zero {items} should still appear with a count of 0.",
+        "+Tables: {ddl} and {pddl}. Write a query that returns the top {k} {parents} by total "
+        "{num_label}, showing each {parent}'s {pname} next to the total.",
+        "Write a SQL query that finds {parents} with no {items} at all. Schema: {pddl} and {ddl}. "
+        "Use either a LEFT JOIN or NOT EXISTS, and say which one you picked.",
+        "Given {pddl} and {ddl}, compute the average {num_label} per {pgroup}. Order the result "
+        "from highest to lowest.",
+    ],
+    "group-by": [  # group by / having
+        "Using {ddl}, find every {fk} that has more than {n} {items}. Briefly explain why the "
+        "condition belongs in HAVING rather than WHERE.",
+        "Count the {items} per calendar month in {year} using {ddl}. Months with no {items} "
+        "can be left out.",
+        "+From {ddl}, show each {cat} value with its share of the total {num_label} as a "
+        "percentage rounded to one decimal place.",
+    ],
+    "window": [  # window functions
+        "Using a window function on {ddl}, rank the {items} by {num} within each {cat}. "
+        "Rows with equal {num} should get the same rank.",
+        "+Write a query that shows each {item} from {t} together with a running total of {num} "
+        "ordered by {date}. The table is {ddl}.",
+        "For each {parent}, I want to see every {item}'s {num} next to the previous {item}'s "
+        "{num}. Table: {ddl}. Which window function should I use, and what does the query look like?",
+        "Given {ddl}, return only the most recent {item} for each {fk}. Use ROW_NUMBER() in "
+        "your answer.",
+        "+Write a query that computes a 7-day moving average of the daily total {num} from {ddl}.",
+        "Split the {items} in {ddl} into four quartiles by {num} with NTILE, and report the "
+        "minimum and maximum {num} in each quartile.",
+    ],
+    "subquery": [  # subqueries / CTEs
+        "Find all {items} whose {num} value is greater than the average {num} across the whole "
+        "{t} table. Use a subquery. Table: {ddl}.",
+        "Write a query with a correlated subquery that returns the {items} whose {num} value is "
+        "above the average for their own {parent}. Table: {ddl}.",
+        "+Using a CTE, compute the total {num_label} per month in {year} from {ddl}, then keep "
+        "only the months that beat that year's monthly average.",
+        "+Compare each {parent}'s total {num_label} in {year} with the year before, showing both "
+        "totals and the difference. The data is in {ddl}; a CTE is fine.",
+        "With the tables {pddl} and {ddl}, write the same query twice, once with IN and once "
+        "with EXISTS, listing {parents} that have at least one {item} with {cat} = '{cv}'. "
+        "When can the two versions behave differently?",
+    ],
+    "ddl-dml": [  # DDL / DML
+        "Write a PostgreSQL CREATE TABLE statement for {ddl}. Pick sensible data types, add a "
+        "primary key, and make {fk} a foreign key to {p}(id).",
+        "How do I add a NOT NULL column called updated_at to the existing {t} table without "
+        "breaking inserts that don't set it? Current schema: {ddl}.",
+        "Write a single INSERT statement that adds three new rows to {ddl} with realistic "
+        "values.",
+        "Write an UPDATE statement for {ddl} that changes {cat} from '{cv}' to '{cv2}' for every "
+        "row whose {date} is before {year}-01-01.",
+        "The table {ddl} contains duplicate rows that share the same {fk}, {num}, and {date}. "
+        "How do I delete the duplicates but keep the row with the lowest id?",
+        "+Create a view named {p}_summary that shows each {parent}'s {pname}, the number of "
+        "{items}, and the total {num}. Tables: {pddl} and {ddl}.",
+    ],
+    "index": [  # indexes / performance
+        "Which index would help this query, and why?\n"
+        "SELECT * FROM {t} WHERE {fk} = 42 AND {date} >= '{year}-01-01' ORDER BY {date};",
+        "This query is slow on a large {t} table even though {date} is indexed:\n"
+        "SELECT COUNT(*) FROM {t} WHERE EXTRACT(YEAR FROM {date}) = {year};\n"
+        "How would you rewrite it so the index can be used?",
+        "How do I page through the {t} table 25 rows at a time, ordered by {date}? Show a "
+        "LIMIT/OFFSET version and a keyset version, and say which one scales better.",
+        "My query on {t} uses SELECT * but only needs {num} and {date}. Why is that a problem, "
+        "and what could I gain by listing the columns?",
+    ],
+    "explain": [  # explain a query
+        "Explain what this query does:\n"
+        "SELECT {cat}, COUNT(*) AS n, AVG({num}) AS avg_{num}\n"
+        "FROM {t}\n"
+        "WHERE {date} >= '{year}-01-01'\n"
+        "GROUP BY {cat}\n"
+        "HAVING COUNT(*) > {n}\n"
+        "ORDER BY n DESC;",
+        "In plain English, what does this query return?\n"
+        "SELECT p.id, p.{pname}, MAX(c.{date}) AS last_activity\n"
+        "FROM {p} p\n"
+        "LEFT JOIN {t} c ON c.{fk} = p.id\n"
+        "GROUP BY p.id, p.{pname};",
+    ],
+    "fix": [  # fix a broken query
+        "This query throws an error. What is wrong, and how do I fix it?\n"
+        "SELECT {fk}, {cat}, SUM({num})\n"
+        "FROM {t}\n"
+        "GROUP BY {fk};",
+        "Why does this query fail, and what is the corrected version?\n"
+        "SELECT {fk}, COUNT(*) FROM {t} WHERE COUNT(*) > {n} GROUP BY {fk};",
+        "I get a 'column does not exist' error from this query. Why, and how should it be "
+        "written?\nSELECT {num} * 1.2 AS adjusted FROM {t} WHERE adjusted > 100;",
+        "In {ddl}, some rows have a NULL {cat}. Why does WHERE {cat} <> '{cv}' leave those rows "
+        "out, and how should I rewrite the filter to include them?",
+    ],
+    "dialect": [  # dialects
+        "Convert this MySQL query to PostgreSQL:\n"
+        "SELECT {fk}, IFNULL(SUM({num}), 0) AS total, DATE_FORMAT({date}, '%Y-%m') AS month\n"
+        "FROM {t}\n"
+        "GROUP BY {fk}, month\n"
+        "LIMIT 20, 10;",
+        "How would this PostgreSQL query be written in SQL Server (T-SQL)?\n"
+        "SELECT * FROM {t} WHERE {date} > NOW() - INTERVAL '7 days' ORDER BY {num} DESC LIMIT 5;",
+    ],
+    "report": [  # reporting patterns
+        "Using conditional aggregation on {ddl}, produce one row per {fk} with separate count "
+        "columns for the {cat} values '{cv}', '{cv2}', and '{cv3}'.",
+        "Using {ddl}, count the {items} per day by {date} and return the days whose count is "
+        "higher than the previous day's count. A window function such as LAG is fine.",
+        "Write a query on {ddl} that labels each {item} as 'low', 'medium', or 'high' based on "
+        "{num}, using CASE with thresholds of your choice, and then counts the {items} in each "
+        "label.",
+        "How many distinct {parents} had at least one {item} in the last 30 days? Write the "
+        "PostgreSQL query for {ddl}.",
+        "How do I compute the median {num} per {cat} from {ddl} in PostgreSQL?",
+        "Using PostgreSQL's generate_series, list every day of March {year} with the number of "
+        "{items} recorded in {ddl}, showing 0 for days that have none.",
+    ],
+}
 
 # Standalone conceptual questions, each written once.
 _CONCEPTS = [
@@ -373,25 +384,28 @@ def _fill(template: str, schema: dict, rng: random.Random) -> str:
     return template.format(**values)
 
 
-def prompts() -> list[str]:
+def prompts() -> list[tuple[str, str]]:
+    """(group, prompt) pairs: a request template's prompts share a group ("join-template-2"); every
+    standalone question and snippet is its own group."""
     rng = random.Random(20240611)
-    out: list[str] = []
-    for template in _TEMPLATES:
-        pool = _SCHEMAS
-        if template.startswith("+"):
-            template = template[1:]
-            pool = [s for s in _SCHEMAS if s.get("additive", True)]
-        for schema in rng.sample(pool, 7):
-            out.append(_fill(template, schema, rng))
-    out.extend(_CONCEPTS)
-    out.extend(_SNIPPETS)
+    out: list[tuple[str, str]] = []
+    for section, templates in _TEMPLATES.items():
+        for i, template in enumerate(templates, start=1):
+            pool = _SCHEMAS
+            if template.startswith("+"):
+                template = template[1:]
+                pool = [s for s in _SCHEMAS if s.get("additive", True)]
+            for schema in rng.sample(pool, 7):
+                out.append((f"{section}-template-{i}", _fill(template, schema, rng)))
+    out.extend((f"concept-{i}", text) for i, text in enumerate(_CONCEPTS, start=1))
+    out.extend((f"snippet-{i}", text) for i, text in enumerate(_SNIPPETS, start=1))
     rng.shuffle(out)
-    result: list[str] = []
+    result: list[tuple[str, str]] = []
     seen: set[str] = set()
-    for text in out:
+    for group, text in out:
         text = text.strip()
         if text and text not in seen:
             seen.add(text)
-            result.append(text)
+            result.append((group, text))
     assert len(result) >= 340, len(result)
     return result

@@ -3,14 +3,15 @@ trivia, recommendations, rewriting, translation, role-play) built from hand-writ
 
 import random
 
-# Each category: (templates, topics, optional follow-up sentences).
+# Each category: (name, templates, topics, optional follow-up sentences); its prompts are one group.
 # Templates use {0}, {1}, ... filled from a topic (a string or a tuple of strings).
 # Every topic is used exactly once, with a template chosen by a seeded RNG, so the
 # same topic never appears twice and phrasings vary inside a category.
 
 _CATEGORIES = [
     # 1. travel: what to see
-    (["I'm visiting {0} for {1} days next month. What are three things I shouldn't miss?",
+    ("travel-sights",
+     ["I'm visiting {0} for {1} days next month. What are three things I shouldn't miss?",
       "First time in {0}, staying {1} days. Could you suggest a simple plan for my visit?",
       "What would you recommend doing in {0} if I only have {1} days there?"],
      [("Lisbon", "three"), ("Rome", "two"), ("Tokyo", "four"), ("Barcelona", "three"),
@@ -19,7 +20,8 @@ _CATEGORIES = [
      ["I love food markets.", "I'm travelling with two young kids.", "I'm on a tight budget.",
       "I don't enjoy big crowds.", None, None]),
     # 2. packing lists
-    (["What should I pack for {0}?",
+    ("packing-lists",
+     ["What should I pack for {0}?",
       "Can you make me a short packing list for {0}?",
       "I always forget something important. What are the essentials to bring on {0}?"],
      ["a weekend camping trip in the mountains", "a week at the beach", "a business trip of three days",
@@ -28,7 +30,8 @@ _CATEGORIES = [
       "a cycling tour through the countryside"],
      ["I only have a carry-on bag.", "Keep it to about ten items.", None, None]),
     # 3. cooking fixes
-    (["How do I stop {0}?",
+    ("cooking-fixes",
+     ["How do I stop {0}?",
       "Any tips to keep {0}? It happens every time.",
       "What's the trick to stop {0}?"],
      ["my pancakes from sticking to the pan", "my rice from turning mushy", "my cookies from spreading too much in the oven",
@@ -37,7 +40,8 @@ _CATEGORIES = [
       "avocados from turning brown after I cut them", "garlic from burning in the pan"],
      None),
     # 4. meal from ingredients
-    (["I have {0} in the fridge. What simple dinner can I make?",
+    ("meal-from-ingredients",
+     ["I have {0} in the fridge. What simple dinner can I make?",
       "Suggest a quick meal using {0}. I have about 30 minutes.",
       "What's an easy recipe idea with {0}?"],
      ["eggs, spinach and some leftover cheese", "chicken thighs, a lemon and potatoes", "a tin of chickpeas, tomatoes and rice",
@@ -46,7 +50,8 @@ _CATEGORIES = [
       "bread, tomatoes and a bit of mozzarella", "lentils, carrots and curry powder", "peppers, courgette and feta"],
      ["I only have one pan and a hob.", "Nothing too spicy, please.", None, None, None]),
     # 5. productivity tips
-    (["Give me {0} practical tips for {1}.",
+    ("productivity-tips",
+     ["Give me {0} practical tips for {1}.",
       "What are {0} simple strategies for {1}?",
       "I struggle with {1}. Can you share {0} tips that actually work?"],
      [("three", "staying focused when working from home"), ("five", "managing a busy email inbox"),
@@ -56,7 +61,8 @@ _CATEGORIES = [
       ("three", "saying no to extra work politely"), ("four", "keeping a to-do list I actually use")],
      None),
     # 6. fitness for beginners
-    (["I'm a complete beginner and want to {0}. How should I start?",
+    ("fitness-beginners",
+     ["I'm a complete beginner and want to {0}. How should I start?",
       "What's a sensible first month plan if I want to {0}?",
       "I'm {1} and want to {0}. Any advice for getting started safely?"],
      [("start running", "in my forties"), ("get stronger without a gym", "quite busy"),
@@ -66,7 +72,8 @@ _CATEGORIES = [
       ("walk 10,000 steps a day", "working at a desk job"), ("start lifting weights", "nervous about the gym")],
      None),
     # 7. study advice
-    (["What's a good way to study for {0}?",
+    ("study-advice",
+     ["What's a good way to study for {0}?",
       "I have {0} coming up in three weeks. How should I organise my revision?",
       "Can you suggest a study method for {0}? I tend to forget things quickly."],
      ["a history exam with lots of dates", "a driving theory test", "a maths exam on algebra",
@@ -75,7 +82,8 @@ _CATEGORIES = [
       "a citizenship test"],
      None),
     # 8. emails
-    (["Write a short, polite email to {0} {1}.",
+    ("emails",
+     ["Write a short, polite email to {0} {1}.",
       "Help me write an email to {0} {1}. Keep it friendly and brief.",
       "Can you draft a quick email to {0} {1}?"],
      [("my landlord", "asking for the broken heater to be fixed"), ("my manager", "asking to work from home on Friday"),
@@ -85,7 +93,8 @@ _CATEGORIES = [
       ("a former professor", "asking for a letter of recommendation"), ("a restaurant", "booking a table for eight people")],
      ["Keep it under 100 words.", "I want it to sound warm but professional.", None]),
     # 9. short poems
-    (["Write a haiku about {0}.",
+    ("short-poems",
+     ["Write a haiku about {0}.",
       "Write a short four-line poem about {0}.",
       "Could you write a funny limerick about {0}?",
       "Write a short, cheerful poem about {0} for a birthday card."],
@@ -94,7 +103,8 @@ _CATEGORIES = [
       "a dog who loves the park", "riding a bike downhill", "a rainy afternoon in the city", "learning to bake bread"],
      None),
     # 10. toasts
-    (["Write a short toast for {0}.",
+    ("toasts",
+     ["Write a short toast for {0}.",
       "I need to give a quick toast at {0}. Can you write something warm and under a minute long?",
       "Help me with a two-minute toast for {0}. A little humour is welcome."],
      ["my sister's wedding", "my parents' 30th anniversary", "a colleague's retirement party",
@@ -102,7 +112,8 @@ _CATEGORIES = [
       "my brother's graduation", "a housewarming party", "my grandfather's 90th birthday"],
      None),
     # 11. product descriptions
-    (["Write a two-sentence product description for {0}.",
+    ("product-descriptions",
+     ["Write a two-sentence product description for {0}.",
       "Write a short, catchy online shop description for {0}.",
       "I sell {0} on a small online shop. Can you write a description that makes people want to buy it?"],
      ["a handmade ceramic coffee mug", "a reusable beeswax food wrap", "a waterproof hiking backpack",
@@ -111,7 +122,8 @@ _CATEGORIES = [
       "a folding travel yoga mat"],
      None),
     # 12. cover letter openings
-    (["Write the opening paragraph of a cover letter for {0} position. I have {1}.",
+    ("cover-letters",
+     ["Write the opening paragraph of a cover letter for {0} position. I have {1}.",
       "Help me start a cover letter for {0} job. Something about me: I have {1}.",
       "Can you write a confident first paragraph for my application to {0} role? I have {1}."],
      [("a junior graphic designer", "a degree in illustration and two freelance projects"),
@@ -125,7 +137,8 @@ _CATEGORIES = [
       ("a warehouse supervisor", "worked as a team leader in logistics for four years")],
      None),
     # 13. why questions about everyday phenomena
-    (["{0}",
+    ("why-questions",
+     ["{0}",
       "Can you explain this in simple terms? {0}",
       "I've always wondered about this: {0}"],
      ["Why is the sky blue?", "Why do onions make us cry?", "Why does bread go stale?", "Why do cats purr?",
@@ -136,7 +149,8 @@ _CATEGORIES = [
       "Why do bubbles form in a glass of fizzy water?", "Why does the moon look bigger near the horizon?"],
      None),
     # 14. explain like I'm five
-    (["Explain {0} as if I were five years old.",
+    ("eli5",
+     ["Explain {0} as if I were five years old.",
       "How would you explain {0} to a young child?",
       "Can you explain {0} in a few simple sentences?"],
      ["how rainbows form", "what electricity is", "how a plane stays in the air", "why we need sleep",
@@ -144,7 +158,8 @@ _CATEGORIES = [
       "what money is for", "how a refrigerator keeps food cold", "what an echo is"],
      None),
     # 15. history
-    (["What was {0}, and why does it matter?",
+    ("history",
+     ["What was {0}, and why does it matter?",
       "Give me a short overview of {0}.",
       "In a few sentences, what should everyone know about {0}?"],
      ["the printing press invented by Gutenberg", "the fall of the Berlin Wall", "the first moon landing",
@@ -153,7 +168,8 @@ _CATEGORIES = [
       "the Library of Alexandria"],
      None),
     # 16. geography
-    (["Where is {0}, and what is it known for?",
+    ("geography",
+     ["Where is {0}, and what is it known for?",
       "Tell me a little about {0}: where it is and what makes it special.",
       "What's interesting about {0}?"],
      ["the Atacama Desert", "Lake Baikal", "the Great Barrier Reef", "Patagonia", "the Danube River",
@@ -161,7 +177,8 @@ _CATEGORIES = [
       "Madagascar", "the Dead Sea"],
      None),
     # 17. recommendations
-    (["Can you recommend {0} {1} for someone who likes {2}?",
+    ("recommendations",
+     ["Can you recommend {0} {1} for someone who likes {2}?",
       "I really enjoy {2}. Could you suggest {0} {1} I might like?",
       "Suggest {0} {1} for a fan of {2}, with one line on why for each."],
      [("three", "books", "cosy mysteries"), ("three", "board games", "strategy games with simple rules"),
@@ -171,7 +188,8 @@ _CATEGORIES = [
       ("a few", "family games", "silly party games"), ("three", "road-trip songs", "upbeat 80s music")],
      None),
     # 18. naming brainstorm
-    (["Brainstorm {0} name ideas for {1}.",
+    ("naming",
+     ["Brainstorm {0} name ideas for {1}.",
       "I need a name for {1}. Can you give me {0} options?",
       "Come up with {0} catchy names for {1}."],
      [("five", "a small bakery that specialises in sourdough"), ("eight", "a neighbourhood book club"),
@@ -180,7 +198,8 @@ _CATEGORIES = [
       ("five", "a coffee truck"), ("six", "a fantasy kingdom in my story")],
      None),
     # 19. idea lists
-    (["Give me {0} ideas for {1}.",
+    ("idea-lists",
+     ["Give me {0} ideas for {1}.",
       "I'm out of ideas. Can you list {0} options for {1}?",
       "What are {0} fun ideas for {1}?"],
      [("five", "a rainy Sunday at home with kids"), ("six", "a cheap date night"), ("five", "a team-building activity"),
@@ -190,7 +209,8 @@ _CATEGORIES = [
       ("five", "a school science project using kitchen items")],
      ["Keep each idea to one line.", None]),
     # 20. rewrite in a tone
-    (["Rewrite this sentence to sound more {0}: \"{1}\"",
+    ("rewrite-tone",
+     ["Rewrite this sentence to sound more {0}: \"{1}\"",
       "Make this message {0}: \"{1}\"",
       "How could I say this in a {0} way? \"{1}\""],
      [("polite", "Send me the report now."), ("professional", "Hey, the thing you sent is broken, fix it."),
@@ -201,7 +221,8 @@ _CATEGORIES = [
       ("persuasive", "Recycling is good."), ("diplomatic", "Your idea won't work and it's too expensive.")],
      None),
     # 21. translations
-    (["How do you say \"{0}\" in {1}?",
+    ("translations",
+     ["How do you say \"{0}\" in {1}?",
       "Translate \"{0}\" into {1}, please.",
       "How would I say \"{0}\" in {1}, and roughly how is it pronounced?"],
      [("Where is the train station?", "Spanish"), ("Thank you very much", "Japanese"), ("Good morning, how are you?", "French"),
@@ -210,7 +231,8 @@ _CATEGORIES = [
       ("See you tomorrow", "French"), ("I would like a coffee", "Italian"), ("Happy birthday", "German")],
      None),
     # 22. trivia
-    (["{0}",
+    ("trivia",
+     ["{0}",
       "Quick trivia question: {0}",
       "{0} Give a short explanation too."],
      ["What is the largest planet in our solar system?", "Which ocean is the deepest?",
@@ -222,7 +244,8 @@ _CATEGORIES = [
       "What do bees collect from flowers to make honey?"],
      None),
     # 23. pros and cons
-    (["What are the pros and cons of {0}?",
+    ("pros-cons",
+     ["What are the pros and cons of {0}?",
       "I'm thinking about {0}. Can you list the main pros and cons?",
       "Give me a balanced view: is {0} a good idea?"],
      ["renting instead of buying a home", "working from home full time", "getting a dog while living in a flat",
@@ -231,7 +254,8 @@ _CATEGORIES = [
       "using a standing desk", "buying second-hand clothes", "moving abroad for work"],
      ["Keep it to three of each.", None]),
     # 24. comparisons: which is better
-    (["{0} or {1}: which is better for {2}, and why?",
+    ("which-is-better",
+     ["{0} or {1}: which is better for {2}, and why?",
       "Should I choose {0} or {1} for {2}?",
       "I'm torn between {0} and {1} for {2}. What would you pick?"],
      [("a tablet", "a laptop", "a university student"), ("tea", "coffee", "an afternoon energy boost"),
@@ -241,7 +265,8 @@ _CATEGORIES = [
       ("hostels", "cheap hotels", "a solo traveller"), ("flashcards", "a language app", "learning vocabulary")],
      None),
     # 25. tour guide role-play
-    (["Pretend you are a tour guide in {0}. Welcome our group and tell us about {1}.",
+    ("tour-guide",
+     ["Pretend you are a tour guide in {0}. Welcome our group and tell us about {1}.",
       "Act as a friendly local guide in {0} and give a short introduction to {1}.",
       "You're leading a walking tour of {0}. What would you say when we arrive at {1}?"],
      [("Paris", "the Eiffel Tower"), ("Rome", "the Colosseum"), ("Agra", "the Taj Mahal"), ("New York", "Central Park"),
@@ -249,7 +274,8 @@ _CATEGORIES = [
       ("Kyoto", "the Fushimi Inari shrine"), ("Sydney", "the Opera House"), ("Beijing", "the Forbidden City")],
      None),
     # 26. other role-plays
-    (["Act as {0} and {1}.",
+    ("role-plays",
+     ["Act as {0} and {1}.",
       "Pretend you're {0}. Please {1}.",
       "Role-play as {0}: {1}."],
      [("a friendly librarian", "suggest a book for a ten-year-old who loves dragons"),
@@ -264,14 +290,16 @@ _CATEGORIES = [
       ("a wise old owl", "give advice to a young bird leaving the nest")],
      None),
     # 27. word meanings
-    (["What does the word \"{0}\" mean? Use it in a sentence.",
+    ("word-meanings",
+     ["What does the word \"{0}\" mean? Use it in a sentence.",
       "Define \"{0}\" in simple words and give an example.",
       "I keep seeing the word \"{0}\". What does it mean?"],
      ["serendipity", "ubiquitous", "nostalgia", "resilient", "procrastinate", "ephemeral", "meticulous",
       "candid", "pragmatic", "whimsical", "ambiguous", "frugal"],
      None),
     # 28. differences
-    (["What's the difference between {0} and {1}?",
+    ("differences",
+     ["What's the difference between {0} and {1}?",
       "Can you explain the difference between {0} and {1} in a few sentences?",
       "People often mix up {0} and {1}. How are they different?"],
      [("weather", "climate"), ("a virus", "bacteria"), ("baking soda", "baking powder"), ("a lake", "a pond"),
@@ -279,7 +307,8 @@ _CATEGORIES = [
       ("a turtle", "a tortoise"), ("jam", "jelly"), ("a debit card", "a credit card"), ("a moth", "a butterfly")],
      None),
     # 29. how-to everyday tasks
-    (["How do I {0}?",
+    ("how-to",
+     ["How do I {0}?",
       "What's the easiest way to {0}?",
       "Can you give me step-by-step instructions to {0}?"],
      ["remove a red wine stain from a carpet", "change a flat bike tyre", "iron a shirt without creases",
@@ -288,7 +317,8 @@ _CATEGORIES = [
       "jump-start a car", "sew a button back on a coat"],
      ["I don't have any special tools.", "Please keep the steps short.", None]),
     # 30. gifts
-    (["What's a good gift for {0}? My budget is about {1}.",
+    ("gifts",
+     ["What's a good gift for {0}? My budget is about {1}.",
       "I need a present for {0}. Any ideas under {1}?",
       "Suggest three gift ideas for {0}, around {1}."],
      [("my dad who loves gardening", "$40"), ("a coworker who is leaving", "$25"), ("a friend who just had a baby", "$50"),
@@ -298,7 +328,8 @@ _CATEGORIES = [
       ("a teacher at the end of the school year", "$15")],
      None),
     # 31. encouraging messages
-    (["Write a short encouraging message for a friend who {0}.",
+    ("encouragement",
+     ["Write a short encouraging message for a friend who {0}.",
       "My friend {0}. What encouraging text could I send them?",
       "Help me write a kind note to someone who {0}."],
      ["just failed their driving test", "didn't get the job they wanted", "is nervous about starting a new school",
@@ -307,7 +338,8 @@ _CATEGORIES = [
       "is starting their own business"],
      None),
     # 32. decision help
-    (["I can't decide whether to {0} or {1}. Can you help me think it through?",
+    ("decision-help",
+     ["I can't decide whether to {0} or {1}. Can you help me think it through?",
       "Should I {0} or {1}? Give me a few questions to ask myself.",
       "Help me decide: {0}, or {1}?"],
      [("take a job with higher pay", "stay at one I enjoy"), ("repair my old laptop", "buy a new one"),
@@ -317,14 +349,16 @@ _CATEGORIES = [
       ("paint the living room myself", "hire a painter"), ("spend my bonus on a trip", "save it")],
      None),
     # 33. fun facts about animals
-    (["Tell me three fun facts about {0}.",
+    ("animal-facts",
+     ["Tell me three fun facts about {0}.",
       "What are some surprising facts about {0}?",
       "My kid is obsessed with {0}. Share a few fun facts we can talk about."],
      ["octopuses", "penguins", "honeybees", "elephants", "owls", "sloths", "dolphins", "hedgehogs",
       "giraffes", "sea turtles", "crows", "axolotls"],
      None),
     # 34. how things work
-    (["How does {0} work? Keep it short.",
+    ("how-things-work",
+     ["How does {0} work? Keep it short.",
       "In a few sentences, how does {0} work?",
       "Can you explain how {0} works without too much jargon?"],
      ["a microwave oven", "GPS on my phone", "a thermostat", "a compass", "a pair of noise-cancelling headphones",
@@ -332,7 +366,8 @@ _CATEGORIES = [
       "a hot-air balloon"],
      None),
     # 35. social etiquette
-    (["How can I politely {0}?",
+    ("etiquette",
+     ["How can I politely {0}?",
       "What's a tactful way to {0}?",
       "I find it awkward to {0}. What could I say?"],
      ["tell a friend I can't lend them money", "ask my neighbours to keep the noise down at night",
@@ -341,7 +376,8 @@ _CATEGORIES = [
       "tell my host I have a food allergy", "ask guests to take their shoes off", "end a phone call that is going on too long"],
      None),
     # 36. event planning
-    (["Help me plan {0} for {1} people.",
+    ("event-planning",
+     ["Help me plan {0} for {1} people.",
       "I'm organising {0} for {1} guests. What should I think about first?",
       "Give me a simple checklist for {0} with about {1} people."],
      [("a backyard barbecue", "15"), ("a children's birthday party", "10"), ("a baby shower", "20"),
@@ -350,7 +386,8 @@ _CATEGORIES = [
       ("a Thanksgiving dinner", "12")],
      None),
     # 37. routines and schedules
-    (["Make me a simple daily routine for {0}.",
+    ("routines",
+     ["Make me a simple daily routine for {0}.",
       "Can you suggest a morning routine for {0}?",
       "What would a realistic weekly schedule look like for {0}?"],
      ["someone learning to code in their spare time", "a student who also works part-time",
@@ -359,14 +396,16 @@ _CATEGORIES = [
       "someone who wants to stay active in winter", "a retired person who wants more structure"],
      None),
     # 38. jokes and riddles
-    (["Tell me a clean joke about {0}.",
+    ("jokes-riddles",
+     ["Tell me a clean joke about {0}.",
       "Do you know a good pun about {0}?",
       "Give me a short riddle about {0}, with the answer at the end."],
      ["vegetables", "cats", "the weather", "maths teachers", "coffee", "penguins", "computers",
       "the ocean", "books", "socks that go missing"],
      None),
     # 39. slogans
-    (["Come up with a catchy slogan for {0}.",
+    ("slogans",
+     ["Come up with a catchy slogan for {0}.",
       "Write three possible slogans for {0}.",
       "We need a tagline for {0}. Any ideas?"],
      ["a local bike repair shop", "a community garden", "a vegan pizza restaurant", "a dog-walking service",
@@ -374,7 +413,8 @@ _CATEGORIES = [
       "a small-town summer festival", "a mobile car wash", "a tutoring service for maths"],
      None),
     # 40. text messages
-    (["Help me write a text to {0} to {1}.",
+    ("text-messages",
+     ["Help me write a text to {0} to {1}.",
       "What's a nice way to text {0} to {1}?",
       "Write a short text message to {0} to {1}."],
      [("my friend", "say I'm running 15 minutes late"), ("my sister", "ask if she can babysit on Saturday"),
@@ -384,7 +424,8 @@ _CATEGORIES = [
       ("my team", "thank them for a great week")],
      None),
     # 41. story openings
-    (["Write the first few sentences of a story about {0}.",
+    ("story-openings",
+     ["Write the first few sentences of a story about {0}.",
       "Give me an opening paragraph for a short story about {0}.",
       "Start a cosy bedtime story about {0}."],
      ["a lighthouse keeper who finds a message in a bottle", "a robot who learns to bake", "a girl who can talk to trees",
@@ -393,7 +434,8 @@ _CATEGORIES = [
       "a detective who solves crimes using smell"],
      None),
     # 42. thank-you notes
-    (["Write a short thank-you note to {0} for {1}.",
+    ("thank-you-notes",
+     ["Write a short thank-you note to {0} for {1}.",
       "Help me thank {0} for {1}. Just a few sentences.",
       "Draft a warm thank-you card message to {0} for {1}."],
      [("my neighbour", "watering my plants while I was away"), ("my aunt", "the handmade blanket"),
@@ -402,7 +444,8 @@ _CATEGORIES = [
       ("my child's coach", "a great football season"), ("the hosts", "a lovely weekend at their house")],
      None),
     # 43. healthy / green habits
-    (["What are some easy ways to {0}?",
+    ("healthy-green-habits",
+     ["What are some easy ways to {0}?",
       "Give me a few simple habits that help me {0}.",
       "I want to {0}. Where should I start?"],
      ["reduce food waste at home", "drink more water during the day", "use less plastic", "save energy in winter",
@@ -410,7 +453,8 @@ _CATEGORIES = [
       "make my commute greener", "feel calmer during a busy week"],
      None),
     # 44. traditions and origins
-    (["Where does the tradition of {0} come from?",
+    ("traditions",
+     ["Where does the tradition of {0} come from?",
       "What's the origin of {0}?",
       "Why do people {1}? Where did that start?"],
      [("birthday cakes with candles", "put candles on birthday cakes"), ("April Fools' Day", "play pranks on April 1st"),
@@ -420,14 +464,16 @@ _CATEGORIES = [
       ("throwing coins into fountains", "throw coins into fountains")],
      None),
     # 45. money saving
-    (["What are some simple ways to save money on {0}?",
+    ("money-saving",
+     ["What are some simple ways to save money on {0}?",
       "I spend too much on {0}. Any tips to cut back?",
       "How can a student save money on {0}?"],
      ["groceries", "electricity bills", "eating out", "holidays", "clothes", "mobile phone bills",
       "commuting", "coffee", "birthday gifts", "home heating"],
      ["I live alone.", "Small changes are fine.", None]),
     # 46. plant and pet care
-    (["{0}",
+    ("plant-pet-care",
+     ["{0}",
       "Quick question: {0}",
       "{0} I'm a beginner."],
      ["How often should I water a snake plant?", "What do I need to know before getting a rabbit?",
@@ -437,7 +483,8 @@ _CATEGORIES = [
       "How do I stop my cat from scratching the sofa?", "How do I get my tomato plants to produce more fruit?"],
      None),
     # 47. conversation starters
-    (["Give me a few good conversation starters for {0}.",
+    ("conversation-starters",
+     ["Give me a few good conversation starters for {0}.",
       "I'm a bit shy. What could I talk about during {0}?",
       "Suggest five questions I could ask to break the ice during {0}."],
      ["a networking event", "a first date", "a dinner with my partner's parents", "my first lunch with new coworkers",
@@ -445,7 +492,8 @@ _CATEGORIES = [
       "a neighbourhood barbecue"],
      None),
     # 48. simplify a sentence
-    (["Explain this sentence in simpler words: \"{0}\"",
+    ("simplify-sentence",
+     ["Explain this sentence in simpler words: \"{0}\"",
       "What does this mean in plain English? \"{0}\"",
       "Can you rewrite this so a teenager would understand it? \"{0}\""],
      ["The meeting has been postponed until further notice owing to unforeseen circumstances.",
@@ -458,21 +506,24 @@ _CATEGORIES = [
       "The library will levy a fine on items returned after the due date."],
      None),
     # 49. seasonal / destination timing
-    (["Is {0} better to visit in summer or winter?",
+    ("seasonal-timing",
+     ["Is {0} better to visit in summer or winter?",
       "When is the best time of year to visit {0}, and why?",
       "I'm planning a trip to {0}. Which season would you recommend?"],
      ["Iceland", "Japan", "Morocco", "Banff in the Canadian Rockies", "Thailand", "New Zealand", "Greece",
       "Norway", "Costa Rica", "Scotland"],
      None),
     # 50. quick opinions
-    (["In your opinion, what makes {0}?",
+    ("quick-opinions",
+     ["In your opinion, what makes {0}?",
       "What do you think makes {0}? Give me your top three points.",
       "What are the key ingredients of {0}?"],
      ["a good friend", "a great teacher", "a memorable holiday", "a good team leader", "a cosy home",
       "a great birthday party", "a good first impression at a job interview", "a relaxing weekend"],
      None),
     # 51. simple explanations of concepts in money and life admin
-    (["Explain {0} in plain language.",
+    ("money-life-admin",
+     ["Explain {0} in plain language.",
       "What is {0}, and why should I care?",
       "Can you give me a simple explanation of {0} with an example?"],
      ["compound interest", "a credit score", "inflation", "an emergency fund", "a budget spreadsheet",
@@ -481,11 +532,12 @@ _CATEGORIES = [
 ]
 
 
-def prompts() -> list[str]:
+def prompts() -> list[tuple[str, str]]:
+    """(group, prompt) pairs: a category's prompts share a group, named after it ("packing-lists")."""
     rng = random.Random(8675309)
-    out: list[str] = []
+    out: list[tuple[str, str]] = []
     seen: set[str] = set()
-    for templates, topics, extras in _CATEGORIES:
+    for name, templates, topics, extras in _CATEGORIES:
         order = list(range(len(templates)))
         for i, topic in enumerate(topics):
             if i % len(templates) == 0:
@@ -501,7 +553,7 @@ def prompts() -> list[str]:
             text = text[0].upper() + text[1:]
             if text not in seen:
                 seen.add(text)
-                out.append(text)
+                out.append((name, text))
     rng.shuffle(out)
-    assert len(out) == len(set(out)) and all(p and p == p.strip() for p in out)
+    assert all(p and p == p.strip() for _, p in out)
     return out

@@ -843,67 +843,72 @@ _SOLUBILITY = [
 # ---------------------------------------------------------------------------
 # Assemble.
 # ---------------------------------------------------------------------------
-_FAMILIES = (
-    _mass_to_moles,
-    _moles_to_mass,
-    _molarity,
-    lambda: list(_DILUTIONS),
-    lambda: list(_STOICH),
-    lambda: list(_LIMITING),
-    lambda: list(_YIELD),
-    lambda: list(_EMPIRICAL),
-    _percent,
-    _balancing,
-    _classify,
-    lambda: list(_PREDICT),
-    _ph_strong,
-    lambda: list(_PH_OTHER),
-    lambda: list(_TITRATION),
-    _conjugate,
-    _trend_pairs,
-    lambda: list(_TREND_WHY),
-    _configs,
-    _bond_types,
-    _vsepr,
-    _imf,
-    _functional_groups,
-    _naming,
-    lambda: list(_ORGANIC_RXNS),
-    _heat,
-    lambda: list(_THERMO),
-    _gas_laws,
-    lambda: list(_GAS_MISC),
-    _equilibrium,
-    lambda: list(_KINETICS),
-    lambda: list(_ELECTRO),
-    lambda: list(_NUCLEAR),
-    lambda: list(_SAFETY),
-    _definitions,
-    _compare,
-    _kids,
-    lambda: list(_WHAT_IF),
-    lambda: list(_EVERYDAY),
-    _mcq,
-    _quiz,
-    _true_false,
-    lambda: list(_EXPERIMENTS),
-    lambda: list(_MEASUREMENT),
-    lambda: list(_SOLUBILITY),
-)
+# A templated family (a function) is one group; every prompt of a standalone list is its own group.
+_FAMILIES = {
+    "mass-to-moles": _mass_to_moles,
+    "moles-to-mass": _moles_to_mass,
+    "molarity": _molarity,
+    "dilutions": _DILUTIONS,
+    "stoich": _STOICH,
+    "limiting": _LIMITING,
+    "yield": _YIELD,
+    "empirical": _EMPIRICAL,
+    "percent": _percent,
+    "balancing": _balancing,
+    "classify": _classify,
+    "predict": _PREDICT,
+    "ph-strong": _ph_strong,
+    "ph-other": _PH_OTHER,
+    "titration": _TITRATION,
+    "conjugate": _conjugate,
+    "trend-pairs": _trend_pairs,
+    "trend-why": _TREND_WHY,
+    "configs": _configs,
+    "bond-types": _bond_types,
+    "vsepr": _vsepr,
+    "imf": _imf,
+    "functional-groups": _functional_groups,
+    "naming": _naming,
+    "organic-rxns": _ORGANIC_RXNS,
+    "heat": _heat,
+    "thermo": _THERMO,
+    "gas-laws": _gas_laws,
+    "gas-misc": _GAS_MISC,
+    "equilibrium": _equilibrium,
+    "kinetics": _KINETICS,
+    "electro": _ELECTRO,
+    "nuclear": _NUCLEAR,
+    "safety": _SAFETY,
+    "definitions": _definitions,
+    "compare": _compare,
+    "kids": _kids,
+    "what-if": _WHAT_IF,
+    "everyday": _EVERYDAY,
+    "mcq": _mcq,
+    "quiz": _quiz,
+    "true-false": _true_false,
+    "experiments": _EXPERIMENTS,
+    "measurement": _MEASUREMENT,
+    "solubility": _SOLUBILITY,
+}
 
 
-def prompts() -> list[str]:
-    """Return the chemistry prompts in a fixed, deterministic order."""
+def prompts() -> list[tuple[str, str]]:
+    """(group, prompt) pairs in a fixed, deterministic order: a templated family's prompts share a group
+    ("molarity"); every prompt of a standalone list is its own group ("what-if-3")."""
     seen = set()
     out = []
-    for family in _FAMILIES:
-        for p in family():
+    for name, family in _FAMILIES.items():
+        if callable(family):
+            items = [(name, p) for p in family()]
+        else:
+            items = [(f"{name}-{i}", p) for i, p in enumerate(family, start=1)]
+        for group, p in items:
             p = " ".join(p.split())
             if p and p not in seen:
                 seen.add(p)
-                out.append(p)
+                out.append((group, p))
     random.Random(_SEED).shuffle(out)
     assert len(out) >= 340, len(out)
-    assert all(p and p == p.strip() for p in out)
-    assert len(set(out)) == len(out)
+    assert all(p and p == p.strip() for _, p in out)
     return out

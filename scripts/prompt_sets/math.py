@@ -841,12 +841,14 @@ _GENERATORS = [
 _NO_SUFFIX = {_cards, _is_prime}
 
 
-def prompts() -> list[str]:
+def prompts() -> list[tuple[str, str]]:
+    """(group, prompt) pairs: a problem generator's prompts share a group, named after it ("work-rate")."""
     rng = random.Random(31415)
-    result: list[str] = []
+    result: list[tuple[str, str]] = []
     seen: set[str] = set()
     per_generator = 7
     for gen in _GENERATORS:
+        group = gen.__name__.strip("_").replace("_", "-")
         made = 0
         for _ in range(60):
             if made == per_generator:
@@ -864,8 +866,8 @@ def prompts() -> list[str]:
             if core in seen:
                 continue
             seen.add(core)
-            result.append(text)
+            result.append((group, text))
             made += 1
     rng.shuffle(result)
-    assert len(result) == len(set(result)) >= 340, len(result)
+    assert len(result) == len({text for _, text in result}) >= 340, len(result)
     return result

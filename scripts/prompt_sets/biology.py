@@ -933,56 +933,61 @@ def _classic():
 # ---------------------------------------------------------------------------
 # Assemble.
 # ---------------------------------------------------------------------------
-_FAMILIES = (
-    _organelles,
-    _processes,
-    _compare,
-    _definitions,
-    lambda: list(_WHAT_IF),
-    _kids,
-    _examples,
-    _mcq,
-    _quiz,
-    lambda: list(_GENETICS),
-    _hardy_weinberg,
-    _growth,
-    lambda: list(_ENERGY),
-    _dna_tasks,
-    lambda: list(_EXPERIMENTS),
-    lambda: list(_SCENARIOS),
-    lambda: list(_CAUSE_EFFECT),
-    _misconceptions,
-    _true_false,
-    lambda: list(_ORDERING),
-    _roles,
-    _organs,
-    _classification,
-    _microbes,
-    _plants,
-    _evidence,
-    _cycles,
-    lambda: list(_WHY),
-    _blanks,
-    _analogies,
-    lambda: list(_DATA),
-    _summaries,
-    _adaptations,
-    _classic,
-)
+# A templated family (a function) is one group; every prompt of a standalone list is its own group.
+_FAMILIES = {
+    "organelles": _organelles,
+    "processes": _processes,
+    "compare": _compare,
+    "definitions": _definitions,
+    "what-if": _WHAT_IF,
+    "kids": _kids,
+    "examples": _examples,
+    "mcq": _mcq,
+    "quiz": _quiz,
+    "genetics": _GENETICS,
+    "hardy-weinberg": _hardy_weinberg,
+    "growth": _growth,
+    "energy": _ENERGY,
+    "dna-tasks": _dna_tasks,
+    "experiments": _EXPERIMENTS,
+    "scenarios": _SCENARIOS,
+    "cause-effect": _CAUSE_EFFECT,
+    "misconceptions": _misconceptions,
+    "true-false": _true_false,
+    "ordering": _ORDERING,
+    "roles": _roles,
+    "organs": _organs,
+    "classification": _classification,
+    "microbes": _microbes,
+    "plants": _plants,
+    "evidence": _evidence,
+    "cycles": _cycles,
+    "why": _WHY,
+    "blanks": _blanks,
+    "analogies": _analogies,
+    "data": _DATA,
+    "summaries": _summaries,
+    "adaptations": _adaptations,
+    "classic": _classic,
+}
 
 
-def prompts() -> list[str]:
-    """Return the biology prompts in a fixed, deterministic order."""
+def prompts() -> list[tuple[str, str]]:
+    """(group, prompt) pairs in a fixed, deterministic order: a templated family's prompts share a group
+    ("organelles"); every prompt of a standalone list is its own group ("what-if-3")."""
     seen = set()
     out = []
-    for family in _FAMILIES:
-        for p in family():
+    for name, family in _FAMILIES.items():
+        if callable(family):
+            items = [(name, p) for p in family()]
+        else:
+            items = [(f"{name}-{i}", p) for i, p in enumerate(family, start=1)]
+        for group, p in items:
             p = " ".join(p.split())
             if p and p not in seen:
                 seen.add(p)
-                out.append(p)
+                out.append((group, p))
     random.Random(_SEED).shuffle(out)
     assert len(out) >= 340, len(out)
-    assert all(p and p == p.strip() for p in out)
-    assert len(set(out)) == len(out)
+    assert all(p and p == p.strip() for _, p in out)
     return out

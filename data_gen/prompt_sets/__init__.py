@@ -1,1 +1,0 @@
-"""Shipped prompt sets, one module per domain, each with `prompts() -> list[str]`."""
