@@ -164,12 +164,20 @@ def shard_seed(seed: int, name: str) -> int:
     return int(hashlib.sha256(f"{seed}:{name}".encode()).hexdigest()[:8], 16)
 
 
-def provenance(cfg: DataGenConfig, info: TargetInfo, tok, n_shards: int) -> dict[str, Any]:
+def table_sha256(table: dict[str, list[dict[str, str]]]) -> str:
+    """sha256 of the prompt table's (split, id) pairs: data made from another prompt set or split is not reused."""
+    pairs = [[split, r["id"]] for split in sorted(table) for r in table[split]]
+    return hashlib.sha256(json.dumps(pairs).encode()).hexdigest()
+
+
+def provenance(cfg: DataGenConfig, info: TargetInfo, tok, n_shards: int,
+               table: dict[str, list[dict[str, str]]]) -> dict[str, Any]:
     import transformers
 
     return {
         "target": info.name, "target_weights_sha256": info.weights_sha256, "domain": cfg.domain,
         "prompt_source": "shipped" if cfg.user_prompts is None else to_dict(cfg.user_prompts),
+        "prompt_table_sha256": table_sha256(table),
         "chat_template": tok.chat_template, "system_prompt": cfg.system_prompt,
         "train_temperatures": cfg.train_temperatures, "held_out_temperatures": cfg.held_out_temperatures,
         "top_p": cfg.top_p, "max_new_tokens": cfg.max_new_tokens, "seed": cfg.seed, "shard_size": cfg.shard_size,
@@ -180,7 +188,8 @@ def provenance(cfg: DataGenConfig, info: TargetInfo, tok, n_shards: int) -> dict
     }
 
 
-_IDENTITY_KEYS = ("target_weights_sha256", "domain", "prompt_source", "chat_template", "system_prompt",
+_IDENTITY_KEYS = ("target_weights_sha256", "domain", "prompt_source", "prompt_table_sha256", "chat_template",
+                  "system_prompt",
                   "train_temperatures", "held_out_temperatures", "top_p", "max_new_tokens", "seed", "shard_size",
                   "max_prompts_per_split", "samples_per_prompt", "n_shards")
 
@@ -200,14 +209,10 @@ def run(cfg: DataGenConfig, info: TargetInfo | None = None, model=None, tok=None
     if model is None:
         device = resolve_device(cfg.device)
         model, tok = load_target(info, device, default_dtype(device))
-    prov = provenance(cfg, info, tok, len(shards))
+    prov = provenance(cfg, info, tok, len(shards), table)
     prov_path = out / "provenance.json"
     if prov_path.exists():
-        old = json.loads(prov_path.read_text())
-        diff = [k for k in _IDENTITY_KEYS if old.get(k) != prov.get(k)]
-        if diff:
-            raise ConfigError(f"{out} holds data made with other settings ({', '.join(diff)} differ); "
-                              f"choose another data_dir or delete it")
+        _check_same(out, prov)
     else:
         atomic_write_json(prov_path, prov)
     if not todo:
@@ -246,6 +251,25 @@ def run(cfg: DataGenConfig, info: TargetInfo | None = None, model=None, tok=None
         datasets.Dataset.from_list(records).to_parquet(str(tmp))
         os.replace(tmp, shard_dir / f"{shard['name']}.parquet")
     bar.close()
+    return out
+
+
+def _check_same(out: Path, prov: dict[str, Any]) -> None:
+    old = json.loads((out / "provenance.json").read_text())
+    diff = [k for k in _IDENTITY_KEYS if old.get(k) != prov.get(k)]
+    if diff:
+        raise ConfigError(f"{out} holds data made with other settings ({', '.join(diff)} differ); "
+                          f"choose another data_dir or delete it")
+
+
+def ensure_data(cfg: DataGenConfig, info: TargetInfo, tok, model=None) -> Path:
+    """The self-distilled data folder for `cfg`: generated (or finished) when incomplete, and refused when it was
+    made with other settings, another prompt set or another split (`tok`: the target's tokenizer)."""
+    out = data_dir_for(cfg.data_dir, info.slug, cfg.domain)
+    if not is_complete(out):
+        return run(cfg, info, model, tok if model is not None else None)
+    table = prompt_table(cfg)
+    _check_same(out, provenance(cfg, info, tok, len(plan_shards(cfg, table)), table))
     return out
 
 

@@ -154,8 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     import sys
 
     from data_gen.domains import check_domain
-    from data_gen.generate import DataGenConfig, data_dir_for, is_complete, load_distilled
-    from data_gen.generate import run as run_data_gen
+    from data_gen.generate import DataGenConfig, ensure_data, load_distilled
     from draftpool.config import ConfigError, load_config
     from draftpool.io import atomic_write_json
     from draftpool.pool import DrafterLoadError, load_eagle3, load_llama
@@ -176,9 +175,7 @@ def main(argv: list[str] | None = None) -> int:
         target, tok = load_target(info)
         dcfg = load_config(DataGenConfig, f"recipes/{args.domain}/data_gen.yaml",
                            [f"domain={args.domain}", f"target={args.target}"])
-        ddir = data_dir_for(dcfg.data_dir, info.slug, args.domain)
-        if not is_complete(ddir):
-            run_data_gen(dcfg, info, target, tok)
+        ddir = ensure_data(dcfg, info, tok, target)
         rows = [r for r in load_distilled(ddir, "held_out") if r["temperature"] == 0.0]
         rows = rows[: args.max_sequences] if args.max_sequences else rows
         path = Path(args.drafter)

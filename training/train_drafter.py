@@ -22,8 +22,7 @@ import torch
 
 import draftpool
 from data_gen.domains import ALL_DOMAINS, GENERAL, check_domain
-from data_gen.generate import DataGenConfig, data_dir_for, is_complete, load_distilled, render_prompt
-from data_gen.generate import run as run_data_gen
+from data_gen.generate import DataGenConfig, data_dir_for, ensure_data, load_distilled, render_prompt
 from data_gen.user_data import UserData, load_user_rows, user_split
 from draftpool.config import ConfigError, build, deep_merge, field, help_text, load_config, read_yaml, to_dict
 from draftpool.io import atomic_write_json
@@ -119,8 +118,8 @@ def prepare_rows(cfg: TrainConfig, info: TargetInfo, tok, accelerator) -> tuple[
     recipe = read_yaml(cfg.data.recipe.format(domain=cfg.domain))
     dcfg = build(DataGenConfig, deep_merge(recipe, {**cfg.data.gen, "domain": cfg.domain, "target": cfg.target}))
     ddir = data_dir_for(dcfg.data_dir, info.slug, cfg.domain)
-    if accelerator.is_main_process and not is_complete(ddir):
-        run_data_gen(dcfg, info)
+    if accelerator.is_main_process:
+        ensure_data(dcfg, info, tok)
     accelerator.wait_for_everyone()
     train_rows = list(load_distilled(ddir, "train"))
     held = [r for r in load_distilled(ddir, "held_out") if r["temperature"] == 0.0] or list(
