@@ -1,17 +1,19 @@
 """The accelerate training loop shared by every drafter kind.
 
 Same code single-process CPU, DDP and DeepSpeed ZeRO-2/3 (`accelerate launch --config_file ...`). Gradient
-accumulation, cosine schedule with linear warmup, gradient clipping, tensorboard through accelerate's trackers.
-Full resume: every `save_every` optimizer steps the accelerate state (model, optimizer, scheduler, RNG) and the data
-position are saved atomically; a restarted run continues from the newest complete checkpoint and ends with the same
-weights as a run that was never killed (the data order of each epoch is a pure function of (seed, epoch)).
+accumulation, transformers' cosine schedule with linear warmup and a floor, gradient clipping, tensorboard through
+accelerate's trackers. Full resume: every `save_every` optimizer steps the accelerate state (model, optimizer,
+scheduler, RNG) is saved with accelerate's automatic checkpoint naming and rotation (`run_dir/checkpoints/
+checkpoint_<n>`, `keep_checkpoints` kept), and the data position is written last (`trainer_state.json`): a folder
+without it was cut by a kill and is removed at restart. A restarted run continues from the newest complete checkpoint
+and ends with the same weights as a run that was never killed (each epoch's data order is a function of (seed, epoch)).
 """
 
 from __future__ import annotations
 
 import json
 import math
-import os
+import re
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,6 +23,7 @@ from pathlib import Path
 import torch
 from torch.utils.data import DataLoader, Dataset, Subset
 from tqdm.auto import tqdm
+from transformers import get_cosine_with_min_lr_schedule_with_warmup
 
 from draftpool.config import ConfigError, field
 from draftpool.io import atomic_write_json
@@ -66,22 +69,30 @@ def resolve_mixed_precision(mp: str) -> str:
     return "bf16" if torch.cuda.is_available() and torch.cuda.is_bf16_supported() else "no"
 
 
-def cosine_with_warmup(step: int, total: int, warmup: int, min_ratio: float) -> float:
-    """Multiplier of the peak lr at optimizer step `step` (0-based)."""
-    if step < warmup:
-        return (step + 1) / warmup
-    progress = min(1.0, (step - warmup) / max(1, total - warmup))
-    return min_ratio + (1 - min_ratio) * 0.5 * (1 + math.cos(math.pi * progress))
-
-
 def epoch_order(n: int, seed: int, epoch: int) -> list[int]:
     g = torch.Generator().manual_seed(seed * 1_000_003 + epoch)
     return torch.randperm(n, generator=g).tolist()
 
 
-def latest_checkpoint(ckpt_dir: Path) -> Path | None:
-    done = sorted(p for p in ckpt_dir.glob("step-*") if (p / "trainer_state.json").exists())
-    return done[-1] if done else None
+def resume_point(accelerator, run_dir: Path, keep: int) -> Path | None:
+    """Point accelerate's automatic checkpoint naming at run_dir/checkpoints (rotation: `keep` kept), remove the
+    folders a kill left incomplete, and return the newest complete checkpoint (None: start fresh). The next save
+    gets the number after it."""
+    pc = accelerator.project_configuration
+    pc.set_directories(str(run_dir))
+    pc.automatic_checkpoint_naming, pc.total_limit = True, keep
+    ckpt_dir = run_dir / "checkpoints"
+    found = sorted((int(m.group(1)), p) for p in ckpt_dir.glob("checkpoint_*")
+                   if (m := re.fullmatch(r"checkpoint_(\d+)", p.name)))
+    complete = [(n, p) for n, p in found if (p / "trainer_state.json").is_file()]
+    if accelerator.is_main_process:
+        for _, p in found:
+            if (p / "trainer_state.json").is_file():
+                continue
+            shutil.rmtree(p, ignore_errors=True)  # rule: a checkpoint without its data position is incomplete
+    accelerator.wait_for_everyone()
+    pc.iteration = complete[-1][0] + 1 if complete else 0
+    return complete[-1][1] if complete else None
 
 
 def train(accelerator, cfg: OptimConfig, model: torch.nn.Module, dataset: Dataset, pad_id: int,
@@ -100,21 +111,21 @@ def train(accelerator, cfg: OptimConfig, model: torch.nn.Module, dataset: Datase
     if not params:
         raise ConfigError("the drafter has no trainable parameter")
     opt = torch.optim.AdamW(params, lr=cfg.lr, betas=tuple(cfg.betas), weight_decay=cfg.weight_decay)
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, partial(cosine_with_warmup, total=total_steps, warmup=warmup, min_ratio=cfg.min_lr_ratio))
+    sched = get_cosine_with_min_lr_schedule_with_warmup(opt, warmup, total_steps, min_lr_rate=cfg.min_lr_ratio)
     plugin = accelerator.state.deepspeed_plugin
     if plugin is not None:  # DeepSpeed's batch geometry, all three set (accelerate's "auto" fill gets the total wrong)
         plugin.deepspeed_config.update(train_micro_batch_size_per_gpu=cfg.batch_size,
                                        gradient_accumulation_steps=cfg.grad_accum,
-                                       train_batch_size=cfg.batch_size * cfg.grad_accum * world)
+                                       train_batch_size=cfg.batch_size * cfg.grad_accum * world,
+                                       # rule: DeepSpeed clips inside its engine (clip_grad_norm_ is a no-op there)
+                                       gradient_clipping=cfg.max_grad_norm)
     # the scheduler is stepped here once per optimizer step (accelerate's wrapper would step it once per process)
     model, opt = accelerator.prepare(model, opt)
     accelerator.register_for_checkpointing(sched)
 
     # 3. resume from the newest complete checkpoint
-    ckpt_dir = run_dir / "checkpoints"
     step, epoch, skip = 0, 0, 0
-    last = latest_checkpoint(ckpt_dir)
+    last = resume_point(accelerator, run_dir, cfg.keep_checkpoints)
     if last is not None:
         accelerator.load_state(str(last))
         state = json.loads((last / "trainer_state.json").read_text())
@@ -122,8 +133,9 @@ def train(accelerator, cfg: OptimConfig, model: torch.nn.Module, dataset: Datase
         accelerator.print(f"resuming from {last} (step {step}/{total_steps})")
 
     # 4. train
+    clip = model.gradient_clipping() if plugin is not None else cfg.max_grad_norm  # what the engine applies
     accelerator.print(f"training on {accelerator.num_processes} process(es), {accelerator.distributed_type}, "
-                      f"{len(dataset)} sequences, {total_steps} optimizer steps")
+                      f"{len(dataset)} sequences, {total_steps} optimizer steps, gradient clipping {clip}")
     bar = tqdm(total=total_steps, initial=step, desc=desc, disable=not accelerator.is_local_main_process)
     model.train()
     while step < total_steps:
@@ -160,25 +172,17 @@ def train(accelerator, cfg: OptimConfig, model: torch.nn.Module, dataset: Datase
                 bar.set_postfix(loss=f"{loss.item():.3f}", top1=f"{metrics.get('top1_0', float('nan')):.2f}")
             if step % cfg.save_every == 0 or step == total_steps:
                 next_epoch, next_skip = (epoch + 1, 0) if batch_idx >= n_usable else (epoch, batch_idx)
-                save_checkpoint(accelerator, ckpt_dir, step, next_epoch, next_skip, cfg.keep_checkpoints)
+                save_checkpoint(accelerator, step, next_epoch, next_skip)
         epoch, skip = epoch + 1, 0
     bar.close()
     return model
 
 
-def save_checkpoint(accelerator, ckpt_dir: Path, step: int, epoch: int, batch_in_epoch: int, keep: int) -> None:
-    """accelerate state into a temp folder, then renamed: a kill mid-save leaves the previous checkpoint usable."""
-    final = ckpt_dir / f"step-{step:07d}"
-    tmp = ckpt_dir / f".tmp-step-{step:07d}"
+def save_checkpoint(accelerator, step: int, epoch: int, batch_in_epoch: int) -> None:
+    """accelerate state into the next numbered checkpoint (accelerate rotates the old ones), then the data position:
+    a kill before that last write leaves a folder `resume_point` discards."""
+    path = Path(accelerator.save_state())
     if accelerator.is_main_process:
-        shutil.rmtree(tmp, ignore_errors=True)
-    accelerator.wait_for_everyone()
-    accelerator.save_state(str(tmp))
-    accelerator.wait_for_everyone()
-    if accelerator.is_main_process:
-        atomic_write_json(tmp / "trainer_state.json", {"step": step, "epoch": epoch, "batch_in_epoch": batch_in_epoch})
-        shutil.rmtree(final, ignore_errors=True)
-        os.replace(tmp, final)
-        for old in sorted(p for p in ckpt_dir.glob("step-*"))[:-keep]:
-            shutil.rmtree(old, ignore_errors=True)
+        atomic_write_json(path / "trainer_state.json",
+                          {"step": step, "epoch": epoch, "batch_in_epoch": batch_in_epoch})
     accelerator.wait_for_everyone()

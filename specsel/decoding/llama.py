@@ -46,7 +46,8 @@ class LlamaDrafter:
         limit = min(len(self.cached), len(tokens) - 1)  # feed at least the last committed token
         while n < limit and self.cached[n] == tokens[n]:
             n += 1
-        self.cache.crop(n - self.cache.get_seq_length())
+        if self.cache.get_seq_length():  # (transformers' sliding layers cannot crop before their first update)
+            self.cache.crop(n - self.cache.get_seq_length())
         del self.cached[n:]
         self._feed(tokens[n:])
         self.known = len(self.cached)

@@ -1,7 +1,7 @@
 """Sampling parameters and the one logits -> probabilities rule shared by target and drafter.
 
 Lossless speculative sampling needs p (target) and q (drafter) shaped by the *same* transform: temperature, then top-k,
-then top-p. Shapes: [..., V].
+then top-p, applied by transformers' logits warpers (the ones `generate` uses). Shapes: [..., V].
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import torch
+from transformers import LogitsProcessorList, TemperatureLogitsWarper, TopKLogitsWarper, TopPLogitsWarper
 
 
 @dataclass(frozen=True)
@@ -31,21 +32,17 @@ class SamplingParams:
 
 
 def filter_logits(logits: torch.Tensor, params: SamplingParams) -> torch.Tensor:
-    """[..., V] -> [..., V] float logits with temperature applied and filtered tokens at -inf."""
-    x = logits.float() / params.temperature
-    if params.top_k and params.top_k < x.shape[-1]:
-        # rule: keep the k largest (ties at the k-th value kept)
-        kth = x.topk(params.top_k, dim=-1).values[..., -1:]
-        x = x.masked_fill(x < kth, float("-inf"))
+    """[..., V] -> [..., V] float logits with temperature applied and filtered tokens at -inf.
+
+    top-k keeps the k largest (ties at the k-th value kept); top-p keeps the smallest prefix of the sorted
+    distribution whose mass reaches top_p (the top token always)."""
+    warpers = LogitsProcessorList([TemperatureLogitsWarper(params.temperature)])
+    if params.top_k:
+        warpers.append(TopKLogitsWarper(params.top_k))
     if params.top_p < 1:
-        # rule: keep the smallest prefix of the sorted distribution whose mass reaches top_p (the top token always)
-        sorted_x, order = x.sort(dim=-1, descending=True)
-        probs = sorted_x.softmax(-1)
-        mass_before = probs.cumsum(-1) - probs
-        drop_sorted = mass_before >= params.top_p
-        drop = torch.zeros_like(drop_sorted).scatter(-1, order, drop_sorted)
-        x = x.masked_fill(drop, float("-inf"))
-    return x
+        warpers.append(TopPLogitsWarper(params.top_p))
+    flat = logits.float().reshape(-1, logits.shape[-1])  # the warpers take [batch, V]
+    return warpers(None, flat).reshape(logits.shape)
 
 
 def probs_from_logits(logits: torch.Tensor, params: SamplingParams) -> torch.Tensor:

@@ -68,14 +68,15 @@ def test_resume_after_kill_matches_unkilled_run(data_root, tmp_path):
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     ckpt = tmp_path / "b" / "run-sql-eagle3" / "checkpoints"
     deadline = time.time() + 300
-    while time.time() < deadline and not list(ckpt.glob("step-*/trainer_state.json")):
+    while time.time() < deadline and not list(ckpt.glob("checkpoint_*/trainer_state.json")):
         assert proc.poll() is None, "the run ended before it could be killed"
         time.sleep(0.05)
     assert proc.poll() is None, "the run ended before it could be killed"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    done = sorted(p.name for p in ckpt.glob("step-*"))
-    assert done and done[-1] < "step-0000008", done
+    done = sorted(int(p.name.split("_")[1]) for p in ckpt.glob("checkpoint_*") if (p / "trainer_state.json").exists())
+    assert done and done[-1] < 3, done  # the last checkpoint (step 8) is number 3
+    (ckpt / f"checkpoint_{done[-1] + 1}" / "model.safetensors").parent.mkdir(exist_ok=True)  # a save cut by a kill
     resumed = run_cli(args_b)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert "resuming from" in resumed.stdout + resumed.stderr
@@ -99,14 +100,18 @@ def test_ddp_two_cpu_processes(data_root, tmp_path, monkeypatch):
     # accelerate then runs them as MULTI_CPU DDP over gloo
     monkeypatch.setenv("ACCELERATE_USE_CPU", "true")
     launcher = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", "29531"]
-    out = run_cli(tiny_args(data_root, tmp_path, "train.max_steps=3", "train.grad_accum=2"), launcher)
+    out = run_cli(tiny_args(data_root, tmp_path, "train.max_steps=3", "train.grad_accum=2",
+                            "train.max_grad_norm=0.25"), launcher)
     _check_distributed(out, tmp_path)
+    assert "gradient clipping 0.25" in out.stdout  # the recipe's clip reaches DeepSpeed's engine (it clips inside)
 
 
 def test_deepspeed_zero2_two_cpu_processes(data_root, tmp_path):
     launcher = [sys.executable, "-m", "accelerate.commands.launch", "--config_file", str(ACC / "cpu_zero2.yaml")]
-    out = run_cli(tiny_args(data_root, tmp_path, "train.max_steps=3", "train.grad_accum=2"), launcher)
+    out = run_cli(tiny_args(data_root, tmp_path, "train.max_steps=3", "train.grad_accum=2",
+                            "train.max_grad_norm=0.25"), launcher)
     _check_distributed(out, tmp_path)
+    assert "gradient clipping 0.25" in out.stdout  # the recipe's clip reaches DeepSpeed's engine (it clips inside)
 
 
 def test_llama_two_stages_lora_and_assistant_model(data_root, tmp_path, target):
