@@ -18,9 +18,9 @@ from typing import Any
 import torch
 
 from data_gen.domains import check_domain, domain_prompts
-from data_gen.generate import generate_batch, render_prompt, resolve_device, stop_token_ids
+from data_gen.generate import generate_batch, render_prompt, stop_token_ids
 from draftpool.io import atomic_write_json
-from draftpool.target import DEFAULT_TARGET, default_dtype, load_target, resolve_target
+from draftpool.target import DEFAULT_TARGET, default_dtype, load_target, resolve_device, resolve_target
 
 SINGLE_MAX = 8  # one-at-a-time is slow; it is measured on the first min(n, SINGLE_MAX) prompts
 

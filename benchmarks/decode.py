@@ -43,10 +43,18 @@ from tqdm.auto import tqdm
 
 from benchmarks.baselines import hf_assisted, hf_prompt_lookup
 from data_gen.domains import ALL_DOMAINS, check_domain, domain_prompts
-from data_gen.generate import render_prompt, resolve_device, stop_token_ids
+from data_gen.generate import render_prompt, stop_token_ids
 from draftpool.config import ConfigError, build, field, to_dict
 from draftpool.io import atomic_write_json, atomic_write_text
-from draftpool.target import DEFAULT_TARGET, TargetError, TargetInfo, default_dtype, load_target, resolve_target
+from draftpool.target import (
+    DEFAULT_TARGET,
+    TargetError,
+    TargetInfo,
+    default_dtype,
+    load_target,
+    resolve_device,
+    resolve_target,
+)
 from specsel.decoding.loop import RequestMetrics, SpecDecoder, sync_device
 from specsel.decoding.sampling import SamplingParams
 from specsel.decoding.tree import TreeSpec

@@ -29,7 +29,15 @@ from data_gen.domains import ALL_DOMAINS, check_domain, domain_prompts
 from data_gen.user_data import UserData, load_user_rows, user_prompt_id, user_split
 from draftpool.config import ConfigError, field, load_config, to_dict
 from draftpool.io import atomic_write_json
-from draftpool.target import DEFAULT_TARGET, TargetError, TargetInfo, default_dtype, load_target, resolve_target
+from draftpool.target import (
+    DEFAULT_TARGET,
+    TargetError,
+    TargetInfo,
+    default_dtype,
+    load_target,
+    resolve_device,
+    resolve_target,
+)
 
 
 @dataclass
@@ -69,12 +77,6 @@ class DataGenConfig:
                 raise ConfigError(f"{k} must be >= 1")
         if not 0 < self.top_p <= 1:
             raise ConfigError("top_p must be in (0, 1]")
-
-
-def resolve_device(device: str) -> torch.device:
-    if device == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    return torch.device(device)
 
 
 def data_dir_for(cfg_data_dir: str, target_slug: str, domain: str) -> Path:

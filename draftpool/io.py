@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -94,3 +95,45 @@ def weights_hash(model_dir: str | Path) -> str:
     with contextlib.suppress(OSError):  # read-only hub caches are fine: we just recompute next time
         atomic_write_json(cache, {"stamp": stamp, "sha256": digest})
     return digest
+
+
+class LockedError(RuntimeError):
+    """A folder another run is writing to."""
+
+
+@contextlib.contextmanager
+def run_lock(folder: str | Path) -> Iterator[Path]:
+    """Hold `<folder>/.lock` (fcntl.flock) for the duration: a second run into the same folder fails at once, naming
+    the holder's pid. The lock goes with the process, so a killed run never leaves the folder locked."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / ".lock"
+    f = open(path, "a+")  # noqa: SIM115 - held open for the lock's lifetime
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        f.seek(0)
+        holder = f.read().strip() or "?"
+        f.close()
+        raise LockedError(f"{folder} is in use by another run (pid {holder}); wait for it or choose another folder") \
+            from None
+    try:
+        f.seek(0)
+        f.truncate()
+        f.write(str(os.getpid()))
+        f.flush()
+        yield folder
+    finally:
+        f.close()  # closing releases the lock
+
+
+def check_writable(path: str | Path, what: str) -> None:
+    """Fail before any work when `path` cannot become a folder: an existing non-folder on the way, or no permission."""
+    path = Path(path).absolute()
+    probe = path
+    while not probe.exists():
+        probe = probe.parent
+    if not probe.is_dir():
+        raise NotADirectoryError(f"{what} {path} cannot be created: {probe} is a file, not a folder")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise PermissionError(f"{what} {path} cannot be created: {probe} is not writable")

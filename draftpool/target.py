@@ -126,6 +126,22 @@ def load_target(info: TargetInfo, device: str | torch.device = "cpu", dtype: tor
     return model, tok
 
 
+def resolve_device(device: str) -> torch.device:
+    """"auto" -> cuda when there is one, else cpu; a device that is not there -> TargetError naming it."""
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        dev = torch.device(device)
+    except RuntimeError as e:
+        raise TargetError(f"device {device!r} is not a torch device ({e})") from None
+    if dev.type == "cuda" and (not torch.cuda.is_available() or (dev.index or 0) >= torch.cuda.device_count()):
+        raise TargetError(f"device {device!r} asked for, but this machine has {torch.cuda.device_count()} CUDA "
+                          f"device(s) (torch {torch.__version__}, CUDA build: {torch.version.cuda is not None})")
+    if dev.type not in ("cpu", "cuda", "mps", "xpu"):
+        raise TargetError(f"device {device!r}: draftpool runs on cpu, cuda, mps or xpu")
+    return dev
+
+
 def default_dtype(device: str | torch.device) -> torch.dtype:
     """bf16 where the device has it, else fp32."""
     device = torch.device(device)

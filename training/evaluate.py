@@ -158,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     from draftpool.config import ConfigError, load_config
     from draftpool.io import atomic_write_json
     from draftpool.pool import DrafterLoadError, load_eagle3, load_llama
-    from draftpool.target import DEFAULT_TARGET, load_target, resolve_target
+    from draftpool.target import DEFAULT_TARGET, TargetError, load_target, resolve_target
 
     ap = argparse.ArgumentParser(description=main.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--drafter", required=True, help="an exported drafter folder")
@@ -169,6 +169,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-sequences", type=int, default=0)
     ap.add_argument("--out", default=None, help="JSON path (default <drafter>/eval-<domain>.json)")
     args = ap.parse_args(argv)
+    for flag, value, low in (("--depth", args.depth, 1), ("--max-len", args.max_len, 3),
+                             ("--max-sequences", args.max_sequences, 0)):
+        if value < low:
+            ap.error(f"{flag} must be >= {low}, got {value}")
     try:
         check_domain(args.domain)
         info = resolve_target(args.target)
@@ -186,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             drafter = load_llama(path, info)
         res = evaluate(kind, drafter, target, rows, args.depth, args.max_len, tok.pad_token_id)
-    except (ConfigError, DrafterLoadError, ValueError, OSError) as e:
+    except (ConfigError, DrafterLoadError, TargetError, ValueError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     res.update(domain=args.domain, drafter=str(path), target=info.name)

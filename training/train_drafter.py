@@ -25,10 +25,10 @@ from data_gen.domains import ALL_DOMAINS, GENERAL, check_domain
 from data_gen.generate import DataGenConfig, data_dir_for, ensure_data, load_distilled, render_prompt
 from data_gen.user_data import UserData, load_user_rows, user_split
 from draftpool.config import ConfigError, build, deep_merge, field, help_text, load_config, read_yaml, to_dict
-from draftpool.io import atomic_write_json
+from draftpool.io import atomic_write_json, check_writable, run_lock
 from draftpool.models.eagle3 import Eagle3Head, check_aux_layers, default_aux_layers, head_config, select_draft_vocab
 from draftpool.models.llama import build_drafter, pick_preset
-from draftpool.pool import load_llama, update_pool_manifest, write_eagle3, write_llama
+from draftpool.pool import check_manifest, load_llama, update_pool_manifest, write_eagle3, write_llama
 from draftpool.target import DEFAULT_TARGET, TargetInfo, load_target, resolve_target
 from training.data import ResponseDataset, response_token_counts
 from training.evaluate import evaluate, format_table, target_forward
@@ -98,8 +98,16 @@ class TrainConfig:
     def validate(self) -> None:
         if self.data.user_dataset is None:
             check_domain(self.domain)
-        if self.eagle3.ttt_steps < 1 or self.eval.depth < 1:
-            raise ConfigError("eagle3.ttt_steps and eval.depth must be >= 1")
+        for key, value, low in (("eagle3.ttt_steps", self.eagle3.ttt_steps, 1), ("eval.depth", self.eval.depth, 1),
+                                ("eval.batch_size", self.eval.batch_size, 1),
+                                ("eval.max_sequences", self.eval.max_sequences, 0),
+                                ("eagle3.draft_vocab_size", self.eagle3.draft_vocab_size, 0),
+                                ("llama.lora_r", self.llama.lora_r, 1), ("llama.lora_alpha", self.llama.lora_alpha, 1),
+                                ("export.speculative_tokens", self.export.speculative_tokens, 1)):
+            if value < low:
+                raise ConfigError(f"{key} must be >= {low}, got {value}")
+        if not self.eagle3.step_weight > 0:
+            raise ConfigError(f"eagle3.step_weight must be > 0, got {self.eagle3.step_weight}")
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -184,11 +192,23 @@ def make_llama(cfg: TrainConfig, target, info: TargetInfo, accelerator):
 
 
 def run(cfg: TrainConfig, accelerator, info: TargetInfo | None = None) -> dict:
-    """Data -> models -> train -> evaluate -> export; returns the eval figures."""
-    # 1. target and data
+    """Data -> models -> train -> evaluate -> export; returns the eval figures. What would fail at the end (an
+    output path under a file, a corrupt or foreign pool manifest) fails first; the run holds its run_dir's lock."""
     info = info or resolve_target(cfg.target)
-    kind = KINDS[cfg.drafter]
     run_dir = Path(cfg.run_dir.format(target_slug=info.slug, domain=cfg.domain, drafter=cfg.drafter))
+    pool_dir = Path(cfg.export.pools_dir) / info.slug
+    check_writable(run_dir, "run_dir")
+    check_writable(pool_dir, "export.pools_dir")
+    check_manifest(pool_dir, info)
+    if not accelerator.is_main_process:
+        return _run(cfg, accelerator, info, run_dir, pool_dir)
+    with run_lock(run_dir):
+        return _run(cfg, accelerator, info, run_dir, pool_dir)
+
+
+def _run(cfg: TrainConfig, accelerator, info: TargetInfo, run_dir: Path, pool_dir: Path) -> dict:
+    # 1. target and data
+    kind = KINDS[cfg.drafter]
     with _no_zero3_init(accelerator):
         target, tok = load_target(info, accelerator.device)
     train_rows, held_rows, provenance = prepare_rows(cfg, info, tok, accelerator)
@@ -240,9 +260,9 @@ def run(cfg: TrainConfig, accelerator, info: TargetInfo | None = None) -> dict:
     atomic_write_json(run_dir / "eval.json", res)
     print(format_table(res, f"{cfg.domain}-{cfg.drafter} on {info.name}, held-out {cfg.domain} prompts"))
 
-    # 5. export to the pool
+    # 5. export to the pool (the manifest is checked again before the head is written: nothing half-updated)
     name = f"{cfg.domain}-{cfg.drafter}"
-    pool_dir = Path(cfg.export.pools_dir) / info.slug
+    check_manifest(pool_dir, info)
     meta = {"format": "draftpool-drafter/1", "kind": kind, "domain": cfg.domain, "drafter": cfg.drafter,
             "target": info.name, "target_weights_sha256": info.weights_sha256,
             "draftpool_version": draftpool.__version__, "data_provenance": _strip(provenance),
@@ -341,12 +361,13 @@ def main(argv: list[str] | None = None) -> int:
         extra += [f"target={args.target}"] if args.target else []
         cfg = load_config(TrainConfig, recipe, overrides + extra)
         info = resolve_target(cfg.target)
-        accelerator = make_accelerator(cfg, str(Path(cfg.run_dir.format(
-            target_slug=info.slug, domain=cfg.domain, drafter=cfg.drafter))))
+        run_dir = Path(cfg.run_dir.format(target_slug=info.slug, domain=cfg.domain, drafter=cfg.drafter))
+        check_writable(run_dir, "run_dir")  # before accelerate makes its logging folder there
+        accelerator = make_accelerator(cfg, str(run_dir))
         accelerator.init_trackers("tb")
         run(cfg, accelerator, info)
         accelerator.end_training()
-    except (ConfigError, ValueError, NaNLossError, RuntimeError) as e:
+    except (ConfigError, ValueError, NaNLossError, RuntimeError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     return 0

@@ -92,6 +92,13 @@ def test_cli_unknown_target_one_line(tmp_path):
     assert "no_such_folder" in line
 
 
+@pytest.mark.skipif(__import__("torch").cuda.is_available(), reason="needs a machine without CUDA")
+def test_cli_device_that_is_not_there_one_line(tmp_path):
+    line = _one_line_error(_cli("--domain", "sql", f"data_dir={tmp_path / 'out'}", "device=cuda"))
+    assert "'cuda'" in line and "0 CUDA device(s)" in line
+    assert not (tmp_path / "out").exists()
+
+
 def test_main_custom_domain_with_user_prompts(tmp_path, monkeypatch):
     # BUG (data_gen/generate.py main, `check_domain(args.domain)` before the config is built): DataGenConfig accepts
     # "any name when user_prompts is set" (its help text and validate()), but the CLI rejects such a domain before

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 
 import pytest
 import torch
@@ -62,6 +63,15 @@ def test_round_trip_identical_logits(written, head, info):
         a, b = head(aux, ids, mask, 3)[1], loaded(aux, ids, mask, 3)[1]
     assert all(torch.equal(x, y) for x, y in zip(a, b))
     assert torch.equal(loaded.d2t, head.d2t) and torch.equal(loaded.t2d, head.t2d)
+
+
+def test_exported_files_are_readable_by_other_users(written):
+    """safetensors writes its files 0600; every exported file gets the mode a plain open() gives (0644 here)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    files = [f for f in written.rglob("*") if f.is_file()]
+    assert {f.name for f in files} >= {"model.safetensors", "config.json", "draftpool.json"}
+    assert {f.name: oct(f.stat().st_mode & 0o777) for f in files} == {f.name: oct(0o666 & ~mask) for f in files}
 
 
 def test_config_json(written, info):

@@ -149,6 +149,8 @@ def test_nan_loss_stops_with_clear_error_and_exports_nothing(data_root, tmp_path
     (["--domain", "sql", "eagle3.aux_layers=[2, 15, 31]"], "aux layer ids"),
     (["--domain", "sql", "train.lr=fast"], "train.lr: expected a number"),
     (["--domain", "sql", "train.nosuch=1"], "unknown key train.nosuch"),
+    (["--domain", "sql", "eval.batch_size=0"], "eval.batch_size must be >= 1"),
+    (["--domain", "sql", "eagle3.step_weight=-2"], "eagle3.step_weight must be > 0"),
 ])
 def test_bad_input_one_clear_error(args, message, tmp_path, data_root, capsys):
     rc = train_drafter.main(args + [f"run_dir={tmp_path}/run", f"export.pools_dir={tmp_path}/pools",
@@ -158,6 +160,44 @@ def test_bad_input_one_clear_error(args, message, tmp_path, data_root, capsys):
     err = capsys.readouterr().err
     assert message in err and err.count("error:") == 1
     assert not (tmp_path / "pools").exists()
+
+
+def test_what_would_fail_at_export_fails_before_training(data_root, tmp_path, capsys):
+    """An output path under a regular file, or a corrupt pool manifest: one error before any training step, and the
+    pool is not touched."""
+    (tmp_path / "file").write_text("x")
+    for extra, message in ((f"run_dir={tmp_path}/file/run", "is a file, not a folder"),
+                           (f"export.pools_dir={tmp_path}/file/pools", "is a file, not a folder")):
+        assert train_drafter.main(tiny_args(data_root, tmp_path, "train.max_steps=50", extra)) == 2
+        assert message in capsys.readouterr().err
+    pool = tmp_path / "pools" / "smollm2-135m-instruct"
+    pool.mkdir(parents=True)
+    for bad in ("{not json", "[1, 2]", '{"target": "x"}'):
+        (pool / "pool.json").write_text(bad)
+        assert train_drafter.main(tiny_args(data_root, tmp_path, "train.max_steps=50")) == 2
+        err = capsys.readouterr().err
+        assert str(pool / "pool.json") in err and err.count("error:") == 1
+        assert (pool / "pool.json").read_text() == bad and list(pool.iterdir()) == [pool / "pool.json"]
+    assert not (tmp_path / "run-sql-eagle3" / "checkpoints").exists()  # nothing was trained
+
+
+@pytest.mark.parametrize("flag, value", [("--depth", "0"), ("--max-len", "1"), ("--max-sequences", "-1")])
+def test_evaluate_cli_bad_numbers_one_error(flag, value, capsys):
+    from training import evaluate
+
+    with pytest.raises(SystemExit) as e:
+        evaluate.main(["--drafter", "nowhere", "--domain", "sql", flag, value])
+    assert e.value.code == 2
+    assert f"{flag} must be >=" in capsys.readouterr().err
+
+
+def test_two_runs_into_one_run_dir(data_root, tmp_path, capsys):
+    from draftpool.io import run_lock
+
+    with run_lock(tmp_path / "run-sql-eagle3"):  # another run holds the folder
+        assert train_drafter.main(tiny_args(data_root, tmp_path, "train.max_steps=1")) == 2
+    assert f"in use by another run (pid {os.getpid()})" in capsys.readouterr().err
+    assert train_drafter.main(tiny_args(data_root, tmp_path, "train.max_steps=1")) == 0  # released: it runs
 
 
 def test_llama_init_from_a_head_folder_is_refused(data_root, tmp_path, capsys):

@@ -3,8 +3,14 @@ cache layers that cannot be packed refused for tree verification, logit post-pro
 
 import pytest
 import torch
-from transformers import GraniteConfig, GraniteForCausalLM, LlamaConfig, LlamaForCausalLM, MistralConfig, \
-    MistralForCausalLM
+from transformers import (
+    GraniteConfig,
+    GraniteForCausalLM,
+    LlamaConfig,
+    LlamaForCausalLM,
+    MistralConfig,
+    MistralForCausalLM,
+)
 
 from specsel.decoding.llama import LlamaDrafter
 from specsel.decoding.loop import SpecDecoder, SpecError
