@@ -137,6 +137,14 @@ def build_tables(target, drafters: list[tuple[str, Any]], requests: list[Request
     return out
 
 
+def router_arms(router, requests: list[ReplayRequest], names: list[str]) -> dict[str, int]:
+    """The drafter index the offline router sends each request to (its predicted domain's head, else general)."""
+    from specsel.selection.router import route_to_drafter
+
+    pred = router.predict([r.prompt for r in requests])
+    return {r.id: names.index(route_to_drafter(p, names)) for r, p in zip(requests, pred)}
+
+
 def subset(stream: list[ReplayRequest], arms: list[int]) -> list[ReplayRequest]:
     return [ReplayRequest(r.id, r.domain, r.prompt_len, r.length, r.acc[arms], r.gamma[arms], r.bd[arms], r.prompt)
             for r in stream]
@@ -353,12 +361,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     # 3. router decisions (offline baseline)
     router_arm = None
     if not args.no_router:
-        from specsel.selection.router import route_to_drafter, train_domain_router
+        from benchmarks.router import train_domain_router
 
         router = train_domain_router(domains=domains, seed=args.seed, cache_dir=out / "router")
-        reqs = mixed + perturbed
-        pred = router.predict([r.prompt for r in reqs])
-        router_arm = {r.id: names.index(route_to_drafter(p, names)) for r, p in zip(reqs, pred)}
+        router_arm = router_arms(router, mixed + perturbed, names)
 
     # 4. replay every method on every stream
     persistent = args.state == "persistent"

@@ -10,6 +10,7 @@ from torch import nn
 from transformers import LlamaConfig, LlamaForCausalLM
 
 from draftpool.models.eagle3 import Eagle3Head, default_aux_layers, head_config, select_draft_vocab
+from specsel.decoding.eagle3 import Eagle3Drafter
 from specsel.decoding.tree import DraftTree
 
 
@@ -128,6 +129,43 @@ class OracleChainDrafter:
         drafted = [t if i < self.correct else (t + 1) % self.vocab_size for i, t in enumerate(want)]
         self.chain_logits = [self._onehot(t) for t in drafted]
         return torch.tensor(drafted), None
+
+
+class SteeredHead(Eagle3Drafter):
+    """A real EAGLE-3 head (its own syncs over the target's features, its KV cache, its own drafting run every
+    cycle) whose proposals are then steered to the known greedy continuation: the next `correct` tokens right, then
+    wrong ones. The real target then accepts long chains and tree paths, so the feature and cache bookkeeping
+    behind multi-token acceptance is exercised on a real head, which a random head (it accepts nothing) never does."""
+
+    def __init__(self, head, reference: list[int], correct: int):
+        super().__init__(head)
+        self.reference, self.correct = reference, correct
+        self.accepting = 0  # cycles whose drafts were steered (for the tests' own checks)
+
+    def sync(self, state) -> None:
+        self.state = state
+        super().sync(state)
+
+    def draft_chain(self, k: int, params, generator):
+        _, q = super().draft_chain(k, params, generator)  # the head's own chain (keys appended, BD logits kept)
+        done = len(self.state.tokens) - self.state.prompt_len
+        want = (self.reference[done:done + k] + [0] * k)[:k]
+        self.accepting += 1
+        return torch.tensor([t if i < self.correct else (t + 1) % self.vocab_size for i, t in enumerate(want)]), q
+
+    def draft_tree(self, spec) -> DraftTree:
+        super().draft_tree(spec)  # the head's own tree expansion runs too
+        oracle = OracleTreeDrafter(self.reference, self.vocab_size, spec.depth, self.correct)
+        oracle.sync(self.state)
+        self.accepting += 1
+        return oracle.draft_tree(spec)
+
+
+def fresh_cache_matches(drafter: Eagle3Drafter, state) -> bool:
+    """Whether a head's cache, built sync by sync over a request, equals one prefill of the same committed pairs."""
+    fresh = Eagle3Drafter(drafter.head)
+    fresh.sync(type(state)(tokens=state.tokens, prompt_len=state.prompt_len, feats=state.feats[:drafter.n_real]))
+    return drafter.n_real > 0 and torch.allclose(drafter.k[:, :, :drafter.n_real], fresh.k, atol=1e-4, rtol=1e-4)
 
 
 VOCAB, DRAFT_VOCAB = 128, 48

@@ -1,7 +1,8 @@
 """benchmarks.decode: one clear error for bad input, and a tiny real run of every method on the embedded target.
 
-No trained drafters exist in a clean clone, so the run uses randomly initialised ones exported the way
-train_drafter.py exports them: at temperature 0 every method is lossless whatever the drafter proposes.
+No trained drafters exist in a clean clone, so the run uses a randomly initialised EAGLE-3 head (almost every draft
+rejected) and, as the independent drafter, the target's own weights exported the way train_drafter.py exports a
+Llama drafter (every draft accepted): both extremes have figures known in advance, which the report must show.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ def _meta(info, kind: str) -> dict:
 @pytest.fixture(scope="module")
 def random_drafters(target_info, target, tmp_path_factory):
     """(EAGLE-3 head folder, Llama drafter folder), randomly initialised, in the pool layout."""
-    from transformers import LlamaConfig, LlamaForCausalLM
+    from transformers import LlamaForCausalLM
 
     from draftpool.models.eagle3 import Eagle3Head, default_aux_layers, head_config, select_draft_vocab
     from draftpool.pool import write_eagle3, write_llama
@@ -39,11 +40,9 @@ def random_drafters(target_info, target, tmp_path_factory):
     head.d2t.copy_(d2t)
     head.t2d.copy_(t2d)
     write_eagle3(head, root / "sql-eagle3", target_info, _meta(target_info, "eagle3"))
-    cfg = LlamaConfig(vocab_size=target_info.vocab_size, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                      num_attention_heads=4, num_key_value_heads=4, max_position_embeddings=2048,
-                      tie_word_embeddings=False, bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id,
-                      pad_token_id=tok.pad_token_id)
-    write_llama(LlamaForCausalLM(cfg), tok, root / "sql-llama68m", _meta(target_info, "llama"))
+    self_draft = LlamaForCausalLM(model.config)  # the target's own weights: it drafts the target's greedy tokens
+    self_draft.load_state_dict(model.state_dict())
+    write_llama(self_draft, tok, root / "sql-llama68m", _meta(target_info, "llama"))
     return root / "sql-eagle3", root / "sql-llama68m"
 
 
@@ -113,11 +112,23 @@ def test_tiny_run_every_method_lossless(random_drafters, tmp_path, capsys):
     res = json.loads((out / "results.json").read_text())
     assert list(res["summary"]) == list(METHODS)  # the default method list, plain first
     assert res["n_prompts"] == 2 and len(res["runs"]) == 2 * len(METHODS)
+    runs = {m: [r for r in res["runs"] if r["method"] == m] for m in METHODS}
     for name, row in res["summary"].items():
         assert row["exact_match"] == 1.0, name  # lossless at temperature 0
-        assert row["mat"] >= 1.0, name
-        assert row["tok_s"]["mean"] > 0 and row["speedup"]["mean"] > 0, name
+        # the figures are the runs' own: MAT = tokens / forwards, tok/s = tokens / seconds, speedup vs plain
+        new, fwd = sum(r["new_tokens"] for r in runs[name]), sum(r["target_forwards"] for r in runs[name])
+        assert row["mat"] == pytest.approx(new / fwd), name
+        assert row["tok_s"]["mean"] == pytest.approx(new / sum(r["total_s"] for r in runs[name])), name
+        assert row["speedup"]["mean"] == pytest.approx(row["tok_s"]["mean"] / res["summary"]["plain"]["tok_s"]["mean"])
         assert name in printed
+    assert all(r["target_forwards"] == r["new_tokens"] for r in runs["plain"])  # one forward per token
+    # the self-drafting Llama drafter: every draft accepted, so a cycle commits k + 1 = 4 tokens after the prefill's 1
+    for r in runs["chain-llama"]:
+        assert r["accepted"] == [3] * (r["target_forwards"] - 1) and r["target_forwards"] == 1 + -(-9 // 4), r
+    assert res["summary"]["chain-llama"]["accepted_per_cycle"] == 3.0
+    assert res["summary"]["assisted"]["mat"] > 2  # transformers with the same drafter accepts runs of drafts too
+    # the random head: its drafts are almost never the target's (a draft vocabulary of 1024 random tokens)
+    assert res["summary"]["chain"]["mat"] < 1.5 and res["summary"]["tree"]["mat"] < 2
     assert set(res["forward_cost_ms"]) == {"1", "3"} and all(v > 0 for v in res["forward_cost_ms"].values())
     assert res["summary"]["plain"]["mat"] == 1.0 and res["summary"]["plain"]["speedup"]["mean"] == 1.0
     for name in ("chain", "tree", "chain-llama"):

@@ -2,6 +2,7 @@
 
 import random
 
+import pytest
 import torch
 
 from benchmarks import select as select_bench
@@ -35,10 +36,47 @@ def test_methods_oracle_and_hedgespec_on_a_mixed_stream():
     # per-request switching: the full-information learner gets close to the oracle, far above any single drafter
     assert res["hedgespec-nh"].mat > 0.8 * res["oracle"].mat > max(singles)
     assert res["hedgespec-nh"].mat > res["uniform"].mat
-    assert res["router"].mat == singles[0]
     for r in res.values():
         assert sum(r.tokens) == sum(q.new_tokens for q in stream)
         assert all(f >= 1 for f in r.forwards)
+
+
+def fixed_arm_mat(stream: list[ReplayRequest], arm: dict[str, int]) -> float:
+    """MAT of serving each request with one drafter, straight from the tables: a chunk from position s commits
+    acc[arm, s] + 1 tokens per target forward, after the prefill's one."""
+    tokens = forwards = 0
+    for q in stream:
+        s, fwd = q.prompt_len + 1, 1
+        while s < q.length:
+            s += int(q.acc[arm[q.id], s]) + 1
+            fwd += 1
+        tokens, forwards = tokens + q.new_tokens, forwards + fwd
+    return tokens / forwards
+
+
+def test_router_method_serves_each_request_with_its_routed_drafter():
+    stream = synthetic_stream()
+    for shift in (0, 1):  # the right drafter for every request, then a wrong one
+        arms = {q.id: (int(q.domain[3:]) + shift) % 3 for q in stream}
+        res = select_bench.run_methods(stream, ["a", "b", "c"], K, False, arms)
+        assert res["router"].mat == pytest.approx(fixed_arm_mat(stream, arms))
+        assert [set(c) for c in res["router"].choices] == [{arms[q.id]} for q in stream]
+    assert res["router"].mat < max(res[f"single:{n}"].mat for n in "abc") < res["oracle"].mat
+
+
+def test_router_arms_map_predicted_domains_to_the_pool_s_heads():
+    from specsel.selection.router import PromptRouter
+
+    prompts = ["Write a SQL query joining orders and customers.", "SELECT the top 5 rows by total in SQL.",
+               "Solve 3x + 5 = 20 for x.", "What is the derivative of x^2 + 3x?"]
+    router = PromptRouter().fit(prompts, ["sql", "sql", "math", "math"], epochs=100)
+    stream = [ReplayRequest(f"q{i}", "?", 1, 2, *(torch.zeros(1, 2),) * 3, prompt=p)
+              for i, p in enumerate(["Count the rows of table t in SQL.", "Solve 2x = 10 for x.",
+                                     "SELECT name FROM users WHERE age > 30"])]
+    names = ["general-eagle3", "math-eagle3", "sql-eagle3"]
+    assert select_bench.router_arms(router, stream, names) == {"q0": 2, "q1": 1, "q2": 2}
+    assert select_bench.router_arms(router, stream, ["general-eagle3", "python-eagle3"]) == {"q0": 0, "q1": 0,
+                                                                                            "q2": 0}
 
 
 def test_regret_of_the_best_single_drafter_ends_at_zero():

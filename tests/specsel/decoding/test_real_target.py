@@ -12,7 +12,7 @@ from specsel.decoding.llama import LlamaDrafter
 from specsel.decoding.loop import SpecDecoder
 from specsel.decoding.sampling import SamplingParams
 from specsel.decoding.tree import TreeSpec
-from tests.stubs import OracleTreeDrafter
+from tests.stubs import OracleTreeDrafter, SteeredHead, fresh_cache_matches
 
 NEW = 24
 
@@ -35,13 +35,22 @@ def setup(target, target_info):
 
 @pytest.mark.parametrize("domain", ["sql", "python", "math"])
 def test_chain_and_tree_equal_plain_greedy(setup, domain):
+    """A random head and a random independent drafter (every draft rejected), and the same head steered to the answer
+    (long chains and tree paths accepted through the head's real feature and cache bookkeeping)."""
     model, head, llama, prompts, refs, stops = setup
+    steered = [SteeredHead(head, refs[domain], correct=c) for c in (3, 2)]
     for dec in (SpecDecoder(model, Eagle3Drafter(head), mode="chain", k=4, stop_ids=stops),
                 SpecDecoder(model, Eagle3Drafter(head), mode="tree", tree=TreeSpec(4, 4, 16), stop_ids=stops),
-                SpecDecoder(model, LlamaDrafter(llama), mode="chain", k=3, stop_ids=stops)):
+                SpecDecoder(model, LlamaDrafter(llama), mode="chain", k=3, stop_ids=stops),
+                SpecDecoder(model, steered[0], mode="chain", k=4, stop_ids=stops),
+                SpecDecoder(model, steered[1], mode="tree", tree=TreeSpec(4, 4, 16), stop_ids=stops)):
         out, m = dec.generate(prompts[domain], NEW)
         assert out == refs[domain], (dec.mode, dec.drafters[0].kind)
         assert m.target_forwards == 1 + len(m.accepted)
+        if isinstance(dec.drafters[0], SteeredHead):
+            assert max(m.accepted) == dec.drafters[0].correct and m.mat > 2
+            dec.drafters[0].sync(dec.state)
+            assert fresh_cache_matches(dec.drafters[0], dec.state)  # chunk by chunk == one prefill
 
 
 @pytest.mark.parametrize("correct", [3, 6])

@@ -12,7 +12,7 @@ from specsel.decoding.loop import SpecDecoder
 from specsel.selection.delayed_feedback import GameConfig
 from specsel.selection.learners import make_learner
 from specsel.selection.selector import Selector
-from tests.stubs import OracleChainDrafter, random_head
+from tests.stubs import OracleChainDrafter, SteeredHead, fresh_cache_matches, random_head
 
 NEW, K = 32, 4
 
@@ -29,8 +29,11 @@ def setup(target, target_info):
 
 
 def pool(setup, correct=3):
+    """A head steered to the answer for 1 token, the oracle for `correct`, a random llama, a random head: every
+    drafter's counterfactual predictions come from its own state after multi-token accepted chunks."""
     model, heads, llama, prompt, ref, stops = setup
-    return {"head-a": Eagle3Drafter(heads[0]), "oracle": OracleChainDrafter(ref, model.config.vocab_size, correct),
+    return {"head-a": SteeredHead(heads[0], ref, 1),
+            "oracle": OracleChainDrafter(ref, model.config.vocab_size, correct),
             "llama": LlamaDrafter(llama), "head-b": Eagle3Drafter(heads[1])}
 
 
@@ -45,6 +48,11 @@ def test_lossless_on_the_real_target(setup, name, game):
     out, m = dec.generate(prompt, NEW)
     assert out == ref
     assert m.target_forwards == 1 + len(m.choices)
+    assert sum(m.accepted) > 0
+    for d in dec.drafters:
+        if isinstance(d, Eagle3Drafter) and d.n_real:
+            d.sync(dec.state)
+            assert fresh_cache_matches(d, dec.state)
 
 
 def test_hedgespec_finds_the_drafter_that_knows_the_answer(setup):
