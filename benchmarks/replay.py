@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import torch
 from transformers import DynamicCache
@@ -35,10 +36,19 @@ class ReplayRequest:
     gamma: torch.Tensor  # [N, length] float: step-0 greedy acceptance at position s
     bd: torch.Tensor  # [N, length] float: MetaSD BD reward of the chain started at s
     prompt: str = ""
+    depth: torch.Tensor | None = None  # [N, K, length] float: greedy acceptance of a depth-j draft at position s
 
     @property
     def new_tokens(self) -> int:
         return self.length - self.prompt_len
+
+
+class Tables(NamedTuple):
+    acc: torch.Tensor  # [N, T] accepted drafts of the chain started at each position
+    gamma: torch.Tensor  # [N, T] depth-0 greedy acceptance (what the counterfactual prefill sees)
+    bd: torch.Tensor  # [N, T] MetaSD's BD reward along the drafted chain
+    length: int  # T
+    depth: torch.Tensor  # [N, K, T] row j: acceptance of the chain's depth-j draft at each position
 
 
 @torch.inference_mode()
@@ -71,10 +81,14 @@ def greedy_prefix_len(logits: torch.Tensor, ids: torch.Tensor, p0: int) -> int:
 
 @torch.inference_mode()
 def acceptance_tables(target, drafters: list[tuple[str, torch.nn.Module]], prompt_ids: list[int],
-                      answer_ids: list[int], k: int, chunk: int = 128
-                      ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, int]:
-    """-> (acc [N,T], gamma [N,T], bd [N,T], T), filled at the positions a chain can start from (after the prefill's
-    token). `drafters` = [(kind, model)], kind "eagle3" or "llama".
+                      answer_ids: list[int], k: int, chunk: int = 128) -> Tables:
+    """-> Tables (acc, gamma, bd [N,T], T, depth [N,K,T]), filled at the positions a chain can start from (after the
+    prefill's token). `drafters` = [(kind, model)], kind "eagle3" or "llama".
+
+    depth[i, j, u]: whether drafter i's depth-j draft for position u is the target's token there, drafted from the true
+    prefix (teacher forcing): under greedy decoding, exactly the draft a chain makes at depth j when its earlier
+    drafts were accepted. An independent drafter's depth-j draft is its next-token prediction (= gamma); an EAGLE-3
+    head's comes from its own hidden state (the TTT step j).
 
     The answer is cut where it stops being the target's greedy continuation (batched generation can differ in the
     last bits), so the tables describe the target's own greedy output. Each drafter's chain from every start is its
@@ -95,12 +109,17 @@ def acceptance_tables(target, drafters: list[tuple[str, torch.nn.Module]], promp
     acc = torch.zeros(n, t_len, dtype=torch.long)
     gamma = torch.zeros(n, t_len)
     bd = torch.zeros(n, t_len)
+    depth = torch.zeros(n, k, t_len)
     starts = torch.arange(p0 + 1, t_len, device=device)  # [S] where a chain can start
     for i, (kind, model) in enumerate(drafters):
         aux = None
         if kind == "eagle3":
             aux = torch.cat([out.hidden_states[j][:, :t_len] for j in model.config.eagle_aux_hidden_state_layer_ids],
                             -1)
+            _, steps = model(aux, x[None], torch.ones_like(x[None]), k)  # teacher-forced TTT: step j at t -> t+2+j
+            for j, lg in enumerate(steps):
+                pos = torch.arange(2 + j, t_len, device=device)
+                depth[i, j, pos.cpu()] = (model.draft_ids[lg[0, pos - 2 - j].argmax(-1)] == x[pos]).float().cpu()
         for s, drafts, qs, dids in greedy_chains(kind, model, x, aux, k, starts, chunk):
             acc[i, s.cpu()], gamma[i, s.cpu()] = (v.cpu() for v in chain_acceptance(drafts, x, s))
             # the target's distribution at each drafted position, on the drafted chain (what verification sees)
@@ -112,7 +131,9 @@ def acceptance_tables(target, drafters: list[tuple[str, torch.nn.Module]], promp
             agree = torch.stack([torch.minimum(p.softmax(-1)[:, dids], q.softmax(-1)).sum(-1)
                                  for p, q in zip(ps, qs)], dim=1)  # [S,K]
             bd[i, s.cpu()] = ((agree * inside).sum(1) / inside.sum(1)).cpu()
-    return acc, gamma, bd, t_len
+        if kind != "eagle3":  # an independent drafter's depth-j draft is its next-token prediction there
+            depth[i, :, :] = gamma[i]
+    return Tables(acc, gamma, bd, t_len, depth)
 
 
 @torch.inference_mode()
@@ -165,6 +186,7 @@ class Method:
     game: GameConfig | None = None  # full-information learners
     reward: str = "bd"  # bandit learners: bd | be | length
     arm_of: Callable[[ReplayRequest], int] | None = None  # fixed arm per request (single drafter, oracle, router)
+    depth: bool = False  # full information: feed per-depth gammas (ReplayRequest.depth) instead of depth-0 ones
 
 
 @dataclass
@@ -196,6 +218,10 @@ def replay(stream: list[ReplayRequest], method: Method, n_arms: int, k: int, per
         fixed = method.arm_of(req) if method.arm_of is not None else None
         if game is not None:
             game.reset_request()
+        if method.depth and req.depth is None:
+            raise ValueError(f"method {method.name} needs per-depth gammas; request {req.id} has none")
+        table = req.depth if method.depth else req.gamma  # [N, K, T] or [N, T]
+        gammas = (lambda a, b, t=table: t[..., a:b])  # noqa: E731
         s = req.prompt_len + 1  # the prefill emitted position prompt_len; drafting starts after it
         forwards, rounds, pending, eval_from = 1, 0, [], s
         choices = []
@@ -211,7 +237,7 @@ def replay(stream: list[ReplayRequest], method: Method, n_arms: int, k: int, per
             if game is not None:
                 pending.append(a)
                 if game.wants_evaluation(rounds):
-                    game.observe(req.gamma[:, eval_from:s + a + 1], pending)
+                    game.observe(gammas(eval_from, s + a + 1), pending)
                     eval_from, pending = s + a + 1, []
             elif fixed is None and method.reward != "none":
                 reward = {"bd": float(req.bd[i, s]), "be": a / k, "length": (a + 1) / (k + 1)}[method.reward]
@@ -221,7 +247,7 @@ def replay(stream: list[ReplayRequest], method: Method, n_arms: int, k: int, per
             rounds += 1
         if game is not None:
             if pending:
-                game.observe(req.gamma[:, eval_from:req.length], pending)
+                game.observe(gammas(eval_from, req.length), pending)
             game.finish_request()
         res.tokens.append(req.new_tokens)
         res.forwards.append(forwards)
@@ -245,3 +271,17 @@ def cumulative_regret(res: ReplayResult, losses: torch.Tensor) -> torch.Tensor:
     arms = torch.tensor(res.token_arm)
     played = torch.where(arms >= 0, losses.gather(0, arms.clamp_min(0)[None])[0], torch.zeros(()))
     return played.cumsum(0) - losses.cumsum(1).min(0).values
+
+
+def chain_estimates(req: ReplayRequest, k: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Per drafter, over every start position of a request: (Theorem 3's estimate of the accepted length from depth-0
+    gammas, the estimate from per-depth gammas, the true accepted length), bonus included, each [N, S]. The first
+    two read the gammas of the chain's positions s..s+K-1 that can still be drafted (before the last token)."""
+    s = torch.arange(req.prompt_len + 1, req.length)  # [S]
+    pos = s[:, None] + torch.arange(k)  # [S, K]
+    ok = (pos < req.length - 1).float()  # a chain never drafts the last token
+    pos = pos.clamp(max=req.length - 1)
+    step0 = req.gamma[:, pos] * ok  # [N, S, K]
+    per_depth = req.depth[:, torch.arange(k), pos] * ok  # [N, S, K]: depth j read at position s + j
+    est = (lambda g: 1 + g.cumprod(-1).sum(-1))  # noqa: E731
+    return est(step0), est(per_depth), 1 + req.acc[:, s].float()

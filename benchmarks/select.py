@@ -37,7 +37,15 @@ from typing import Any
 import torch
 from tqdm.auto import tqdm
 
-from benchmarks.replay import Method, ReplayRequest, acceptance_tables, cumulative_regret, replay, token_losses
+from benchmarks.replay import (
+    Method,
+    ReplayRequest,
+    acceptance_tables,
+    chain_estimates,
+    cumulative_regret,
+    replay,
+    token_losses,
+)
 from data_gen.domains import GENERAL
 from data_gen.generate import data_dir_for, generate_batch, load_distilled, render_prompt, stop_token_ids
 from draftpool.config import ConfigError
@@ -50,7 +58,7 @@ from specsel.selection.learners import make_learner
 PRACTICAL = GameConfig(hybrid=3, token_stride=6, warmup_rounds=6, feedback_every=12)  # HedgeSpec App. B.5
 
 
-TABLES_FORMAT = 2  # bumped when acceptance_tables changes what it computes (2: BD along the drafted chain)
+TABLES_FORMAT = 3  # bumped when acceptance_tables changes what it computes (2: BD along the drafted chain; 3: depth)
 
 
 def learner(name: str, **kw):
@@ -61,6 +69,7 @@ def selection_methods() -> list[Method]:
     """The online selectors, named as in the tables."""
     return [
         Method("hedgespec-nh", learner("normal_hedge"), GameConfig()),
+        Method("hedgespec-nh-depth", learner("normal_hedge"), GameConfig(), depth=True),
         Method("hedgespec-hedge", learner("hedge"), GameConfig()),
         Method("hedgespec-adanh", learner("ada_normal_hedge"), GameConfig()),
         Method("hedgespec-nh-accept", learner("normal_hedge"), GameConfig(loss="accept")),
@@ -127,14 +136,23 @@ def build_tables(target, drafters: list[tuple[str, Any]], requests: list[Request
         if path.exists():
             t = torch.load(path)
         else:
-            acc, gamma, bd, length = acceptance_tables(target, drafters, r.prompt_ids, r.answer_ids, k)
-            t = {"acc": acc, "gamma": gamma, "bd": bd, "length": length}
+            t = acceptance_tables(target, drafters, r.prompt_ids, r.answer_ids, k)._asdict()
             tmp = path.with_suffix(f".tmp{uuid.uuid4().hex[:6]}")
             torch.save(t, tmp)
             os.replace(tmp, path)
         out.append(ReplayRequest(r.id, r.domain, len(r.prompt_ids), t["length"], t["acc"], t["gamma"], t["bd"],
-                                 prompt=r.prompt))
+                                 prompt=r.prompt, depth=t["depth"]))
     return out
+
+
+def estimator_bias(stream: list[ReplayRequest], names: list[str], k: int) -> dict[str, dict[str, float]]:
+    """Per drafter, mean over every chain start of the stream: the accepted length (bonus included) estimated from
+    depth-0 gammas (Theorem 3, what the live counterfactual evaluation feeds the game), from per-depth gammas, and
+    the true one from the tables."""
+    parts = [chain_estimates(q, k) for q in stream]
+    step0, depth, truth = (torch.cat([p[i] for p in parts], dim=1) for i in range(3))  # [N, all starts]
+    return {n: {"depth0_estimate": float(step0[i].mean()), "per_depth_estimate": float(depth[i].mean()),
+                "true": float(truth[i].mean())} for i, n in enumerate(names)}
 
 
 def router_arms(router, requests: list[ReplayRequest], names: list[str]) -> dict[str, int]:
@@ -146,7 +164,8 @@ def router_arms(router, requests: list[ReplayRequest], names: list[str]) -> dict
 
 
 def subset(stream: list[ReplayRequest], arms: list[int]) -> list[ReplayRequest]:
-    return [ReplayRequest(r.id, r.domain, r.prompt_len, r.length, r.acc[arms], r.gamma[arms], r.bd[arms], r.prompt)
+    return [ReplayRequest(r.id, r.domain, r.prompt_len, r.length, r.acc[arms], r.gamma[arms], r.bd[arms], r.prompt,
+                          None if r.depth is None else r.depth[arms])
             for r in stream]
 
 
@@ -313,6 +332,15 @@ def format_table(report: dict[str, Any]) -> str:
     for name, row in report["table"].items():
         cells = [f"{row['per_domain'][d]:.2f}" for d in doms]
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {row['mixed']:.2f} | {row['perturbed']:.2f} |")
+    bias = report.get("estimator_bias")
+    if bias:
+        lines += ["", "Accepted length per chain (bonus included), mean over every start of the mixed stream: "
+                      "estimated from depth-0 gammas (what live HedgeSpec sees), from per-depth gammas, true:", "",
+                  "| drafter | depth-0 estimate | per-depth estimate | true | bias of depth-0 |",
+                  "|---|---|---|---|---|"]
+        for name, b in bias.items():
+            lines.append(f"| {name} | {b['depth0_estimate']:.3f} | {b['per_depth_estimate']:.3f} | {b['true']:.3f} | "
+                         f"{b['depth0_estimate'] - b['true']:+.3f} |")
     live = report.get("live")
     if live:
         lines += ["", f"Live PoolDecoder, first {len(live['requests'])} requests of the mixed stream "
@@ -415,6 +443,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                                                                                                      "best-single"],
                       "mat": ps},
         "choices_mixed": {k: v.choices for k, v in res_mixed.items() if not k.startswith("single:")},
+        "estimator_bias": estimator_bias(mixed, names, args.k),
     }
     out.mkdir(parents=True, exist_ok=True)
     atomic_write_json(out / "results.json", report)  # the replay part, kept if the live part is stopped

@@ -23,7 +23,8 @@ def synthetic_stream(n_req=12, length=60, seed=0):
                 acc[i, s] = min(rng.choice([3, 4, 2]) if i == d else rng.choice([0, 0, 1]), length - 1 - s)
         gamma = (acc > 0).float()
         bd = acc.float() / K
-        stream.append(ReplayRequest(f"r{r}", f"dom{d}", 10, length, acc, gamma, bd, prompt=f"p{r}"))
+        depth = gamma[:, None].expand(3, K, length).clone()  # acceptance as at depth 0, at every depth
+        stream.append(ReplayRequest(f"r{r}", f"dom{d}", 10, length, acc, gamma, bd, prompt=f"p{r}", depth=depth))
     return stream
 
 

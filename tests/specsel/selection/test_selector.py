@@ -154,7 +154,7 @@ def test_replay_reproduces_the_live_decoder(learner, game, reward):
     stream = []
     for i, p in enumerate(prompts):
         ans = plain(p, 30)
-        acc, gam, bd, length = acceptance_tables(tgt, [("llama", d.model) for d in drafters.values()], p, ans, K)
+        acc, gam, bd, length, _ = acceptance_tables(tgt, [("llama", d.model) for d in drafters.values()], p, ans, K)
         stream.append(ReplayRequest(str(i), "x", len(p), length, acc, gam, bd))
     method = Method(learner, lambda n, s: make_learner(learner, n, seed=s), game, reward)
     res = replay(stream, method, 3, K)
@@ -183,7 +183,7 @@ def test_replayed_bd_reward_equals_the_live_one_off_the_verified_path():
     drafters = {"mod3": LlamaDrafter(BigramLM(successor_table(V, lambda t: (t + 1) % V if t % 3 else (t + 5) % V)))}
     tgt, prompt = target(), [1]
     out, m = SpecDecoder(tgt, drafters, selector=Selector(Spy(), 1, K, reward="bd"), k=K).generate(prompt, 30)
-    acc, _, bd, length = acceptance_tables(tgt, [("llama", d.model) for d in drafters.values()], prompt, out, K)
+    acc, _, bd, length, _ = acceptance_tables(tgt, [("llama", d.model) for d in drafters.values()], prompt, out, K)
     starts = [len(prompt) + 1]
     for a in m.accepted[:-1]:
         starts.append(starts[-1] + a + 1)
