@@ -11,6 +11,7 @@ config regenerates only the missing shards (no sample lost or duplicated). Each 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import json
 import os
@@ -264,14 +265,31 @@ def _check_same(out: Path, prov: dict[str, Any]) -> None:
                           f"choose another data_dir or delete it")
 
 
+_SOURCE_KEYS = ("target_weights_sha256", "domain", "prompt_source", "chat_template", "system_prompt")
+
+
 def ensure_data(cfg: DataGenConfig, info: TargetInfo, tok, model=None) -> Path:
-    """The self-distilled data folder for `cfg`: generated (or finished) when incomplete, and refused when it was
-    made with other settings, another prompt set or another split (`tok`: the target's tokenizer)."""
+    """The self-distilled data folder for `cfg`, generated (or finished) when incomplete. Complete data made with other
+    sampling settings (a quick profile's subset, other temperatures) is used as it is; data of another target,
+    template or prompt source, or whose prompts sit in another split than today's (an older prompt set or split), is
+    refused: training on it could train on held-out prompts. `tok`: the target's tokenizer."""
     out = data_dir_for(cfg.data_dir, info.slug, cfg.domain)
     if not is_complete(out):
         return run(cfg, info, model, tok if model is not None else None)
     table = prompt_table(cfg)
-    _check_same(out, provenance(cfg, info, tok, len(plan_shards(cfg, table)), table))
+    old = json.loads((out / "provenance.json").read_text())
+    new = provenance(cfg, info, tok, len(plan_shards(cfg, table)), table)
+    diff = [k for k in _SOURCE_KEYS if old.get(k) != new.get(k)]
+    if diff:
+        raise ConfigError(f"{out} holds data of another source ({', '.join(diff)} differ); "
+                          f"choose another data_dir or delete it")
+    full = prompt_table(dataclasses.replace(cfg, max_prompts_per_split=0))  # the split of every prompt of the set
+    split_of = {r["id"]: split for split, rows in full.items() for r in rows}
+    rows = load_distilled(out).select_columns(["prompt_id", "split"])
+    moved = sorted({r["prompt_id"] for r in rows if split_of.get(r["prompt_id"]) != r["split"]})
+    if moved:
+        raise ConfigError(f"{out} was made from another prompt set or split ({len(moved)} prompts are not in today's "
+                          f"{cfg.domain} split as recorded there, e.g. {moved[0]}): delete it to regenerate")
     return out
 
 

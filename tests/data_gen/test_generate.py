@@ -209,6 +209,29 @@ def test_other_settings_in_same_dir_rejected(reference, target_info, target):
     assert rows_by_id(data_dir) == rows
 
 
+def test_complete_data_is_reused_unless_its_split_moved(reference, target_info, target, monkeypatch):
+    """ensure_data: complete data made with other sampling settings is used as it is (a quick profile's subset);
+    data whose prompts sit in another split than today's is refused (it could train on held-out prompts)."""
+    import data_gen.generate as generate
+
+    _, data_dir, rows = reference
+    model, tok = target
+    assert generate.ensure_data(make_cfg(data_dir, "max_prompts_per_split=2", "max_new_tokens=9"), target_info,
+                                tok) == data_dir
+    real = generate.prompt_table
+
+    def moved(cfg):  # one prompt of the data moves from train to held-out, as under another split
+        table = real(cfg)
+        pid = next(r["prompt_id"] for r in rows.values() if r["split"] == "train")
+        row = next(r for r in table["train"] if r["id"] == pid)
+        return {"train": [r for r in table["train"] if r is not row], "held_out": table["held_out"] + [row]}
+
+    monkeypatch.setattr(generate, "prompt_table", moved)
+    with pytest.raises(ConfigError, match="another prompt set or split"):
+        generate.ensure_data(make_cfg(data_dir), target_info, tok)
+    assert rows_by_id(data_dir) == rows
+
+
 def test_temp_file_ignored(reference, target_info, target):
     model, tok = target
     cfg, data_dir, rows = reference
