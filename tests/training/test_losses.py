@@ -156,3 +156,16 @@ def test_acceptance_smaller_when_tokens_excluded(teacher):
     p_kept = _per_row(lambda t, _: sum(_softmax(t)[v] for v in keep.tolist()), teacher, teacher)
     _check(part, p_kept)
     assert (part < full - 1e-3).all()
+
+
+@pytest.mark.parametrize("beta", [0.0, 0.3, 0.5, 1.0])
+def test_divergences_equal_trls_generalized_jsd(student, teacher, beta, monkeypatch):
+    """TRL's generalized JSD (GKD) per position: beta 0 is forward KL(p||q), beta 1 reverse KL(q||p), in between our
+    jsd with the mixture beta p + (1 - beta) q. (TRL keeps it in trl.experimental: draftpool keeps its own.)"""
+    monkeypatch.setenv("TRL_EXPERIMENTAL_SILENCE", "1")
+    from trl.experimental.gkd.gkd_trainer import GKDTrainer
+
+    trl = GKDTrainer.generalized_jsd_loss(student, teacher, beta=beta, reduction="none").sum(-1)
+    ours = forward_kl(student, teacher) if beta == 0 else reverse_kl(student, teacher) if beta == 1 else \
+        jsd(student, teacher, beta)
+    _check(ours, trl.double())
