@@ -2,12 +2,13 @@
 switching, convergence, and the replay tables reproducing the live decoder exactly."""
 
 import pytest
+import torch
 
 from benchmarks.replay import Method, ReplayRequest, acceptance_tables, replay
 from specsel.decoding.llama import LlamaDrafter
 from specsel.decoding.loop import SpecDecoder, SpecError
 from specsel.decoding.sampling import SamplingParams
-from specsel.selection.delayed_feedback import GameConfig
+from specsel.selection.delayed_feedback import DelayedFeedback, GameConfig
 from specsel.selection.learners import make_learner
 from specsel.selection.selector import Selector
 from tests.stubs import BigramLM, cached_tokens, successor_table
@@ -141,6 +142,29 @@ def test_sampling_gammas_are_one_minus_tv():
     # the 'always' drafter has the target's own table: 1 - TV = 1, loss 0; the others lose a share
     assert rec.seen and all(v[1] == pytest.approx(0.0, abs=1e-6) for v in rec.seen)
     assert all(0 < v[0] < 1 for v in rec.seen)
+
+
+def test_sampling_selection_feeds_the_reweighted_length_estimate(monkeypatch):
+    """Under sampling the game gets beta = min(1, q/p) of the committed tokens beside the gammas (the unbiased
+    length estimate); under greedy decoding it gets none (there beta == gamma)."""
+    calls = []
+    real = DelayedFeedback.observe
+
+    def spy(self, gammas, accepted, betas=None):
+        calls.append((gammas.clone(), None if betas is None else betas.clone()))
+        return real(self, gammas, accepted, betas)
+
+    monkeypatch.setattr(DelayedFeedback, "observe", spy)
+    rec = Recorder([1])
+    SpecDecoder(target(), pool(), selector=Selector(rec, 3, K), k=K).generate([0], 20, SamplingParams(1.0), seed=3)
+    assert calls and all(b is not None and b.shape == g.shape for g, b in calls)
+    betas = torch.cat([b for _, b in calls], 1)
+    assert torch.allclose(betas[1], torch.ones_like(betas[1]))  # q == p for the drafter with the target's table
+    assert (betas[0] < 0.05).all()  # the 'never' drafter puts almost no mass on the tokens the target drew
+    assert rec.seen and all(v[1] == pytest.approx(0.0, abs=1e-5) for v in rec.seen)
+    calls.clear()
+    SpecDecoder(target(), pool(), selector=Selector(Recorder([1]), 3, K), k=K).generate([0], 20)
+    assert calls and all(b is None for _, b in calls)
 
 
 @pytest.mark.parametrize("learner,game,reward", [("normal_hedge", GameConfig(), "bd"),
