@@ -42,10 +42,14 @@ class HeadBank:
         self.base = drafters[0].head  # the module whose code runs; its weights are swapped for the stacked ones
         names = [n for n, _ in self.base.named_parameters() if not n.startswith(SHARED)]
         params = [dict(d.head.named_parameters()) for d in drafters]
-        self.params = {n: torch.stack([p[n].detach() for p in params]) for n in names}  # n -> [N, ...]
+        # {submodule: {parameter: [N, ...]}}: the stacked weights, grouped by the submodule that runs them
+        self.params: dict[str, dict[str, torch.Tensor]] = {}
+        for n in names:
+            module, name = n.split(".", 1)
+            self.params.setdefault(module, {})[name] = torch.stack([p[n].detach() for p in params])
         self.run = vmap(self._one, in_dims=(0, None, None, None, None, 0, 0, None))
 
-    def _one(self, params: dict[str, torch.Tensor], feats: torch.Tensor, emb: torch.Tensor, cos: torch.Tensor,
+    def _one(self, params: dict[str, dict[str, torch.Tensor]], feats: torch.Tensor, emb: torch.Tensor, cos: torch.Tensor,
              sin: torch.Tensor, past_k: torch.Tensor, past_v: torch.Tensor, allowed: torch.Tensor):
         """One head (vmapped over the stack): feats [1,n,3H], emb [1,n,h], past_k/v [1,nh,L,d], allowed [n,L+n]
         -> (out [1,n,h], logits [1,n,Vd], keys / values [1,nh,L+n,d])."""
@@ -60,10 +64,9 @@ class HeadBank:
             s = s.masked_fill(~allowed, torch.finfo(s.dtype).min)
             return torch.softmax(s.float(), dim=-1).to(q.dtype) @ cache["v"]
 
-        sub = lambda prefix: {n[len(prefix):]: t for n, t in params.items() if n.startswith(prefix)}  # noqa: E731
-        hidden = functional_call(head.fc, sub("fc."), (feats,))
-        out = functional_call(head.midlayer, sub("midlayer."), (hidden, emb, cos, sin, attend))
-        logits = functional_call(head.lm_head, sub("lm_head."), (functional_call(head.norm, sub("norm."), (out,)),))
+        hidden = functional_call(head.fc, params["fc"], (feats,))
+        out = functional_call(head.midlayer, params["midlayer"], (hidden, emb, cos, sin, attend))
+        logits = functional_call(head.lm_head, params["lm_head"], (functional_call(head.norm, params["norm"], (out,)),))
         return out, logits, cache["k"], cache["v"]
 
     @torch.inference_mode()

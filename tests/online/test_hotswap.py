@@ -70,7 +70,7 @@ def test_output_is_lossless_through_swaps_at_every_cycle(target, learner, mode):
     bank = dec.selector.bank
     assert (bank is not None) == (learner == "normal_hedge")
     if bank is not None:  # the bank restacked the new weights
-        torch.testing.assert_close(bank.params["fc.weight"][0], heads[0].fc.weight.detach())
+        torch.testing.assert_close(bank.params["fc"]["weight"][0], heads[0].fc.weight.detach())
 
 
 def test_a_torn_slot_is_never_swapped_in(target):
