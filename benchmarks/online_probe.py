@@ -1,7 +1,8 @@
 """Quick settings probe for online adaptation: one updater on one fixed drafter over the first N requests of the
 online benchmark's cached domain-shift stream (run `python online_adapt.py --bench --parts replay` once first).
 
-    python -m benchmarks.online_probe --drafter python-eagle3 --requests 300 --updater ogd --lr 1e-3 --batch 4 --epochs 2
+    python -m benchmarks.online_probe --drafter python-eagle3 --requests 300 --updater ogd --lr 1e-3 \
+        --batch 4 --epochs 2
     python -m benchmarks.online_probe --drafter python-eagle3 --requests 300 --lr 0     (static: no updates)
 
 Prints MAT per window of 20 requests and over the last 100 (the same replay as online/bench.py, one torch thread).

@@ -49,8 +49,8 @@ class HeadBank:
             self.params.setdefault(module, {})[name] = torch.stack([p[n].detach() for p in params])
         self.run = vmap(self._one, in_dims=(0, None, None, None, None, 0, 0, None))
 
-    def _one(self, params: dict[str, dict[str, torch.Tensor]], feats: torch.Tensor, emb: torch.Tensor, cos: torch.Tensor,
-             sin: torch.Tensor, past_k: torch.Tensor, past_v: torch.Tensor, allowed: torch.Tensor):
+    def _one(self, params: dict[str, dict[str, torch.Tensor]], feats: torch.Tensor, emb: torch.Tensor,
+             cos: torch.Tensor, sin: torch.Tensor, past_k: torch.Tensor, past_v: torch.Tensor, allowed: torch.Tensor):
         """One head (vmapped over the stack): feats [1,n,3H], emb [1,n,h], past_k/v [1,nh,L,d], allowed [n,L+n]
         -> (out [1,n,h], logits [1,n,Vd], keys / values [1,nh,L+n,d])."""
         head = self.base
@@ -66,7 +66,8 @@ class HeadBank:
 
         hidden = functional_call(head.fc, params["fc"], (feats,))
         out = functional_call(head.midlayer, params["midlayer"], (hidden, emb, cos, sin, attend))
-        logits = functional_call(head.lm_head, params["lm_head"], (functional_call(head.norm, params["norm"], (out,)),))
+        normed = functional_call(head.norm, params["norm"], (out,))
+        logits = functional_call(head.lm_head, params["lm_head"], (normed,))
         return out, logits, cache["k"], cache["v"]
 
     @torch.inference_mode()
