@@ -5,7 +5,7 @@ online benchmark's cached domain-shift stream (run `python online_adapt.py --ben
         --batch 4 --epochs 2
     python -m benchmarks.online_probe --drafter python-eagle3 --requests 300 --lr 0     (static: no updates)
 
-Prints MAT per window of 20 requests and over the last 100 (the same replay as online/bench.py, one torch thread).
+Prints MAT per window of 20 requests and over the last 100 (the same replay as benchmarks/online.py, one torch thread).
 """
 
 from __future__ import annotations
