@@ -2,8 +2,9 @@
 
 Two slots of one flat float buffer each (double buffering) and a small int64 header, all in shared memory
 (`share_memory_`, so they cross a torch.multiprocessing boundary by handle, never through disk). Each slot carries a
-sequence counter (seqlock): the writer makes it odd, copies, then makes it even again and only then points `active`
-at the slot. A reader copies the active slot out and keeps the copy only if the slot's counter was even and unchanged
+sequence counter (seqlock): the writer sets it to the next odd value, copies, sets it to the next even value and only
+then points `active` at the slot (set, never flipped, so a writer that died mid-copy cannot invert the parity for
+the next one). A reader copies the active slot out and keeps the copy only if the slot's counter was even and unchanged
 across the copy, so a torn (half-written) version can never be served: the reader keeps its current weights and
 tries again at the next cycle boundary.
 """
@@ -36,16 +37,19 @@ class WeightBoard:
             raise ValueError("published weights do not match the board's template")
         if version <= self.latest():
             raise ValueError(f"version {version} is not newer than the published {self.latest()}")
+        for name, shape, *_ in self.layout:
+            if tuple(params[name].shape) != shape:
+                raise ValueError(f"{name}: shape {tuple(params[name].shape)} != template {shape}")
         slot = 1 - int(self.header[ACTIVE]) if int(self.header[ACTIVE]) >= 0 else 0
         buf = self.slots[slot]
-        self.header[SEQ[slot]] += 1  # rule: odd while writing
-        for name, shape, _, a, b in self.layout:
-            t = params[name]
-            if tuple(t.shape) != shape:
-                raise ValueError(f"{name}: shape {tuple(t.shape)} != template {shape}")
-            buf[a:b].copy_(t.detach().reshape(-1))
+        seq = int(self.header[SEQ[slot]])
+        # rule: odd while writing, set (not flipped): a writer that died mid-copy left it odd, and a flip would make
+        # the copy look complete while it is written and hide it once it is; odd -> the next odd still changes it
+        self.header[SEQ[slot]] = seq + 1 if seq % 2 == 0 else seq + 2
+        for name, _, _, a, b in self.layout:
+            buf[a:b].copy_(params[name].detach().reshape(-1))
         self.header[VERSION[slot]] = version
-        self.header[SEQ[slot]] += 1  # rule: even again once the copy is complete
+        self.header[SEQ[slot]] += 1  # rule: even once the copy is complete
         self.header[ACTIVE] = slot  # rule: readers are pointed at a slot only after it is complete
 
     def latest(self) -> int:

@@ -69,3 +69,58 @@ def test_thousand_hot_swaps_against_a_live_writer_serve_no_torn_version():
         proc.join(timeout=30)
     assert proc.exitcode == 0
     assert swaps == 1000 and torn == 0
+
+
+class _DiesOnCopy(torch.Tensor):
+    """A tensor whose copy into the board kills its process: a writer dying half-way through a publish."""
+
+    def detach(self):
+        import os
+
+        os._exit(3)
+
+
+def _crash_mid_publish(board):
+    """Publish a version whose second tensor kills the writer: the slot's counter was already moved, the first tensor
+    copied, the second not; nothing cleans up."""
+    params = filled(7.0)
+    params["b"] = torch.Tensor._make_subclass(_DiesOnCopy, params["b"])
+    board.publish(params, 2)
+
+
+def _restarted_writer(board, first, last):
+    for v in range(first, last + 1):
+        board.publish(filled(float(v % 200)), v)
+
+
+def test_a_writer_killed_mid_publish_leaves_later_versions_visible_and_untorn():
+    ctx = mp.get_context("spawn")
+    board = WeightBoard(template())
+    board.publish(filled(1.0), 1)
+    crashed = ctx.Process(target=_crash_mid_publish, args=(board,))
+    crashed.start()
+    crashed.join(timeout=60)
+    assert crashed.exitcode == 3
+    assert board.read(0)[0] == 1  # the complete version is still served
+    # a restarted writer: every version it publishes is visible at once (a flipped parity hid them)
+    for v in (2, 3, 4):
+        board.publish(filled(float(v)), v)
+        got = board.read(v - 1)
+        assert got is not None and got[0] == v and torch.all(got[1]["a"] == v) and torch.all(got[1]["b"] == v)
+    # and a concurrent reader against a restarted writer process sees no torn copy and reaches the last version
+    writer = ctx.Process(target=_restarted_writer, args=(board, 5, 1000), daemon=True)
+    writer.start()
+    current, torn, reads = 4, 0, 0
+    while current < 1000:
+        got = board.read(current)
+        if got is None:
+            if not writer.is_alive() and board.read(current) is None:
+                break
+            continue
+        current, w = got
+        expect = float(current % 200)
+        torn += int(not (torch.all(w["a"] == expect) and torch.all(w["b"] == expect)))
+        reads += 1
+    writer.join(timeout=60)
+    assert writer.exitcode == 0
+    assert torn == 0 and current == 1000 and reads > 0
