@@ -12,7 +12,8 @@ written as a new pool version `<out>/versions/v000123/` in the offline pipeline'
 into a temp folder renamed into place, and `<out>/latest.json` points at it.
 
 `TrainerHandle` is the server's side: start, submit feedback (never blocks), poll (drain status, detect a crash or a
-stale heartbeat, restart up to `max_restarts` times from the weights being served), stop.
+stale heartbeat, restart up to `max_restarts` times from the last exported trainer state, or from the served weights
+before the first export), stop.
 """
 
 from __future__ import annotations
@@ -158,7 +159,7 @@ def trainer_main(models: dict[str, tuple[str, torch.nn.Module]], tcfg: TrainerCo
                     "seconds": time.perf_counter() - t0})
 
     parent = os.getppid()
-    status.put({"event": "started", "version": version})
+    status.put({"event": "started", "version": version, "rounds": trainer.rounds})
     while not stop.is_set():
         if os.getppid() != parent:  # rule: the server is gone (killed): do not outlive it
             return
@@ -185,8 +186,9 @@ def trainer_main(models: dict[str, tuple[str, torch.nn.Module]], tcfg: TrainerCo
 
 # ---------------------------------------------------------------------------------------------------------------------
 class TrainerHandle:
-    """The server's handle on the trainer process. `models` are the served modules (name -> (kind, module)): a
-    (re)started trainer begins from their current weights, i.e. the last good version served."""
+    """The server's handle on the trainer process. `models` are the served modules (name -> (kind, module)): the
+    trainer begins from their current weights (and `state`, when a restarted server resumes an export); a trainer
+    restarted after a crash or hang continues from the last exported trainer state."""
 
     def __init__(self, models: dict[str, tuple[str, torch.nn.Module]], tcfg: TrainerConfig, pcfg: ProcessConfig,
                  export: ExportSpec | None = None, state: dict | None = None, start_version: int = 0,
@@ -208,6 +210,7 @@ class TrainerHandle:
         self.faults: list[dict] = []  # crashes and hangs, as reported
         self.last_round: dict = {}
         self.exports: list[dict] = []
+        self.starts: list[dict] = []  # "started" events: the version and round each (re)started trainer began at
         self.rounds_seen = 0
         self.log = log
 
@@ -226,7 +229,17 @@ class TrainerHandle:
             args=(models, self.tcfg, self.pcfg, self.boards, self.feedback.q, self.status, self.stop_event,
                   self.heartbeat, self.export, start_version, self.state))
         self.proc.start()
-        self.state = None  # a restart begins from the served weights, not from the first start's state
+        self.state = None  # a restart takes the last exported state (`restart_state`), not the first start's
+
+    def restart_state(self) -> tuple[dict | None, str]:
+        """What a restarted trainer continues from: the last exported version's trainer state (its weights with their
+        optimizer moments, optimistic hints and ensemble weights, consistent with each other; the rounds since that
+        export are lost), or, with no export yet, the served weights and a fresh optimizer. -> (state, description)"""
+        found = latest_version(self.export.out_dir) if self.export is not None else None
+        path = found[1] / "trainer_state.pt" if found else None
+        if path is None or not path.is_file():
+            return None, "the served weights (no exported state yet: fresh optimizer state)"
+        return torch.load(path, weights_only=False), f"exported version {found[0]}'s state (optimizer state kept)"
 
     def submit(self, fb: Feedback) -> None:
         """Queue one served request's feedback; never blocks (drop-oldest when the trainer is behind)."""
@@ -262,6 +275,8 @@ class TrainerHandle:
                 self.rounds_seen += 1
             elif ev["event"] == "export":
                 self.exports.append(ev)
+            elif ev["event"] == "started":
+                self.starts.append(ev)
         return events
 
     def _fault(self, kind: str, why: str) -> None:
@@ -275,8 +290,9 @@ class TrainerHandle:
             self.proc, self.enabled = None, False
             return
         self.restarts += 1
-        print(f"[online] {why}; restarting the trainer ({self.restarts}/{self.pcfg.max_restarts}) from the served "
-              f"weights", file=self.log, flush=True)
+        self.state, source = self.restart_state()
+        print(f"[online] {why}; restarting the trainer ({self.restarts}/{self.pcfg.max_restarts}) from {source}",
+              file=self.log, flush=True)
         self.start()
 
     @property

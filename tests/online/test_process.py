@@ -173,3 +173,27 @@ def test_trainer_does_not_outlive_a_killed_server(tmp_path):
         proc.kill()
         if trainer_pid is not None and psutil.pid_exists(trainer_pid):
             psutil.Process(trainer_pid).kill()
+
+
+def test_a_restarted_trainer_continues_the_exported_optimizer_state(tmp_path, target, plain_out):
+    tcfg = TrainerConfig(lr=1e-2, batch=1, holdout_every=0, full_information=True, optimizer="adam", epochs=2)
+    server, handle, heads, _ = start(tmp_path, target, tcfg, export_every=1, max_restarts=1)
+    try:
+        serve_until(server, plain_out, lambda: len(handle.exports) >= 2)
+        handle.proc.kill()
+        handle.proc.join(10)
+        _, folder = latest_version(tmp_path / "online")
+        before = torch.load(folder / "trainer_state.pt", weights_only=False)
+        serve_until(server, plain_out, lambda: len(handle.starts) >= 2)
+        assert handle.starts[1]["rounds"] == before["rounds"] >= 2  # not a fresh trainer (0 rounds)
+        n_exports = len(handle.exports)
+        serve_until(server, plain_out, lambda: len(handle.exports) > n_exports)
+    finally:
+        handle.stop()
+    assert handle.restarts == 1 and server.failed == 0
+    _, folder = latest_version(tmp_path / "online")
+    after = torch.load(folder / "trainer_state.pt", weights_only=False)
+    for name in heads:
+        # Adam's step count went on from the exported one: 2 epochs per round over every round since the start
+        steps = {int(s["step"]) for s in after["updaters"][name]["opt"]["state"].values()}
+        assert steps == {2 * after["rounds"]} and after["rounds"] > before["rounds"]
