@@ -27,20 +27,31 @@ def plain(target, prompt, n):
 
 
 class Publisher:
-    """Publishes a new random version of every head, then lets the swap take it: a swap at every cycle boundary."""
+    """Publishes a new random version of every head, then lets the swap take it: a swap at every cycle boundary.
+    After each swap the served modules must hold exactly the tensors just published (a no-op install fails here:
+    at temperature 0 the output alone cannot tell which weights drafted)."""
 
     def __init__(self, heads, boards, swap, seed=0):
         self.heads, self.boards, self.swap = heads, boards, swap
         self.gen = torch.Generator().manual_seed(seed)
         self.version = 0
+        self.checked = 0
 
     def __call__(self):
         self.version += 1
         base = trainable(self.heads[0])  # same-shape heads: one template for every board
-        for board in self.boards.values():
-            params = {k: v + 0.05 * torch.randn(v.shape, generator=self.gen) for k, v in base.items()}
-            board.publish(params, self.version)
-        return self.swap.poll()
+        published = {}
+        for name, board in self.boards.items():
+            published[name] = {k: v + 0.05 * torch.randn(v.shape, generator=self.gen) for k, v in base.items()}
+            board.publish(published[name], self.version)
+        changed = self.swap.poll()
+        assert changed == list(range(len(self.heads)))
+        assert self.swap.versions() == {n: self.version for n in self.boards}
+        for head, name in zip(self.heads, self.boards):
+            served = trainable(head)
+            assert all(torch.equal(served[k], published[name][k]) for k in published[name]), name
+        self.checked += 1
+        return changed
 
 
 @pytest.mark.parametrize("learner,mode", [("normal_hedge", "chain"), ("fixed", "chain"), ("normal_hedge", "tree")])
@@ -57,6 +68,8 @@ def test_output_is_lossless_through_swaps_at_every_cycle(target, learner, mode):
         out, m = dec.generate(prompt, 20)
         assert out == plain(target, prompt, 20)
         assert m.weight_swaps == 3 * len(m.accepted)  # every head, every cycle
+    assert pub.checked == pub.version > 0
+    assert all(d.head is h for d, h in zip(dec.drafters, heads))  # the decoder drafts with the swapped modules
     assert swap.versions() == {n: pub.version for n in names}
     last = boards["h0"].read(0)[1]
     assert all(torch.equal(trainable(heads[0])[k], last[k]) for k in last)  # the served module holds the version
