@@ -29,8 +29,23 @@ def field(default: Any = dataclasses.MISSING, *, help: str, default_factory: Any
     return dataclasses.field(default=default, metadata={"help": help})
 
 
-def parse_overrides(overrides: list[str]) -> dict[str, Any]:
-    """["a.b=1", "c=x"] -> {"a": {"b": 1}, "c": "x"}; values parsed as YAML scalars/lists."""
+@dataclasses.dataclass(frozen=True)
+class Override:
+    """A CLI override's value as typed: a string field takes the text itself (`serve.requests=-` is "-", not the YAML
+    list [None]); every other field takes it parsed as YAML (on first use, so a bad YAML value names its key)."""
+
+    item: str
+    raw: str
+
+    def parsed(self) -> Any:
+        try:
+            return yaml.safe_load(self.raw) if self.raw != "" else ""
+        except yaml.YAMLError as e:
+            raise ConfigError(f"override {self.item!r}: value is not valid YAML ({e})") from None
+
+
+def _override_tree(overrides: list[str]) -> dict[str, Any]:
+    """["a.b=1", "c=x"] -> {"a": {"b": Override(..)}, "c": Override(..)}."""
     tree: dict[str, Any] = {}
     for item in overrides:
         if "=" not in item:
@@ -39,10 +54,7 @@ def parse_overrides(overrides: list[str]) -> dict[str, Any]:
         key = key.strip().lstrip("-")
         if not key:
             raise ConfigError(f"override {item!r} has an empty key")
-        try:
-            value = yaml.safe_load(raw) if raw != "" else ""
-        except yaml.YAMLError as e:
-            raise ConfigError(f"override {item!r}: value is not valid YAML ({e})") from None
+        value = Override(item, raw)
         node = tree
         parts = key.split(".")
         for p in parts[:-1]:
@@ -53,6 +65,18 @@ def parse_overrides(overrides: list[str]) -> dict[str, Any]:
             raise ConfigError(f"override {item!r} conflicts with another override below {key!r}")
         node[parts[-1]] = value
     return tree
+
+
+def _parsed(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {k: _parsed(v) for k, v in node.items()}
+    return node.parsed() if isinstance(node, Override) else node
+
+
+def parse_overrides(overrides: list[str]) -> dict[str, Any]:
+    """["a.b=1", "c=x"] -> {"a": {"b": 1}, "c": "x"}; values parsed as YAML scalars/lists (`load_config` keeps a
+    string field's text as typed)."""
+    return _parsed(_override_tree(overrides))
 
 
 def deep_merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
@@ -90,7 +114,20 @@ def read_yaml(path: str | Path) -> dict[str, Any]:
     return data
 
 
+def _takes_text(tp: Any, value: Override) -> bool:
+    """A string field (or `str | None`, unless the override says null) takes an override's text as typed."""
+    if tp is str:
+        return True
+    if get_origin(tp) in (typing.Union, types.UnionType) and set(get_args(tp)) == {str, type(None)}:
+        return value.raw.strip() not in ("null", "~", "Null", "NULL")
+    return False
+
+
 def _coerce(value: Any, tp: Any, key: str) -> Any:
+    if isinstance(value, Override):
+        value = value.raw if _takes_text(tp, value) else value.parsed()
+    if isinstance(value, dict) and not dataclasses.is_dataclass(tp) and get_origin(tp) is not dict:
+        value = _parsed(value)  # a mapping given to a field of type Any
     origin = get_origin(tp)
     if tp is Any:
         return value
@@ -179,7 +216,7 @@ def build(cls: type[T], data: dict[str, Any], prefix: str = "") -> T:
 def load_config(cls: type[T], path: str | Path | None, overrides: list[str] | None = None) -> T:
     """Read a recipe (or nothing), merge dotted overrides, build and validate `cls`."""
     data = read_yaml(path) if path is not None else {}
-    data = deep_merge(data, parse_overrides(overrides or []))
+    data = deep_merge(data, _override_tree(overrides or []))
     return build(cls, data)
 
 

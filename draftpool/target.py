@@ -100,8 +100,13 @@ def resolve_target(name: str = DEFAULT_TARGET) -> TargetInfo:
             raise TargetError(
                 f"target {name!r} is neither {DEFAULT_TARGET!r}, a local folder, nor a reachable hub id ({e})"
             ) from None
-    cfg = AutoConfig.from_pretrained(path)
-    cfg = getattr(cfg, "text_config", cfg)
+    try:
+        cfg = AutoConfig.from_pretrained(path)
+        cfg = getattr(cfg, "text_config", cfg)
+        cfg.num_hidden_layers, cfg.hidden_size, cfg.vocab_size  # noqa: B018 - a causal LM's config has them
+    except Exception as e:  # noqa: BLE001 - transformers raises ValueError, OSError, KeyError, AttributeError here
+        raise TargetError(f"target {name!r} ({path}) does not hold a causal language model's config: "
+                          f"{type(e).__name__}: {e}") from None
     return TargetInfo(
         name=name,
         slug=slugify(name),
@@ -118,10 +123,14 @@ def load_target(info: TargetInfo, device: str | torch.device = "cpu", dtype: tor
     """Frozen target model in eval mode and its tokenizer."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    tok = AutoTokenizer.from_pretrained(info.path)
+    try:
+        tok = AutoTokenizer.from_pretrained(info.path)
+        model = AutoModelForCausalLM.from_pretrained(info.path, dtype=dtype)
+    except Exception as e:  # noqa: BLE001 - missing weights or tokenizer files, an unknown architecture, ...
+        raise TargetError(f"cannot load target {info.name!r} from {info.path}: {type(e).__name__}: {e}") from None
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token
-    model = AutoModelForCausalLM.from_pretrained(info.path, dtype=dtype).to(device)
+    model = model.to(device)
     model.eval().requires_grad_(False)
     return model, tok
 

@@ -4,15 +4,17 @@
     python online_adapt.py serve.requests=prompts.jsonl trainer.updater=optimistic process.device=cuda:1
     cat prompts.jsonl | python online_adapt.py serve.requests=-
     python online_adapt.py serve.http=127.0.0.1:8000              (OpenAI-compatible completions endpoint)
-    python online_adapt.py --bench [online/bench.py options]      (the domain-shift benchmark)
+    python -m benchmarks.online [options]                         (the domain-shift benchmark, source checkout)
 
-Requests are JSON lines {"id": ..., "prompt": ..., "max_new_tokens": optional}; each prompt is chat-templated for the
-target. Answers are appended to `serve.answers` (default <out_dir>/answers.jsonl) as each request finishes: id, text,
+Requests are JSON lines {"id": ..., "prompt": ..., "max_new_tokens" (or "max_tokens"): optional}; each prompt is
+chat-templated for the target. A line that is not such a request (invalid UTF-8 or JSON, unknown keys, a lone
+surrogate, an id seen before, a prompt too long for the target's context) gets an error record naming the line, and
+serving goes on. Answers are appended to `serve.answers` (default <out_dir>/answers.jsonl) as each request finishes: id, text,
 new tokens, MAT, tok/s and the drafter versions that served it (or the error). The trainer (online/process.py)
 learns from every verification, publishes versions the server swaps in between decode cycles, and exports pool
-versions under <out_dir>/versions/. Ctrl-C / SIGTERM / end of input stops both cleanly (the trainer exports first).
-A restarted run loads the last exported pool version (and the trainer's optimizer state) and skips the requests already
-answered. `python online_adapt.py --help-config` lists every key.
+versions under <out_dir>/versions/. Ctrl-C / SIGTERM / end of input stops both cleanly (the trainer exports first); a request interrupted by the stop
+gets no record (over HTTP: a 503), so a restarted run serves it. A restarted run loads the last exported pool version
+(and the trainer's optimizer state) and skips the requests (and bad lines) already recorded. One run per out_dir. `python online_adapt.py --help-config` lists every key.
 """
 
 from __future__ import annotations
@@ -31,12 +33,13 @@ import torch
 from data_gen.generate import render_prompt, stop_token_ids
 from draftpool.config import ConfigError, field, help_text, load_config
 from draftpool.pool import load_pool
-from draftpool.target import DEFAULT_TARGET, load_target, resolve_target
+from draftpool.io import LockedError, run_lock
+from draftpool.target import DEFAULT_TARGET, TargetError, load_target, resolve_device, resolve_target
 from online.http_api import HttpFrontend, Job, error_body, openai_reply, parse_address
 from online.process import ExportSpec, ProcessConfig, TrainerHandle, latest_version
 from online.server import SWAPS, AdaptiveServer, Request
 from online.trainer import TrainerConfig
-from specsel.decoding.loop import SpecDecoder
+from specsel.decoding.loop import SpecDecoder, SpecError
 from specsel.decoding.sampling import SamplingParams
 from specsel.selection.delayed_feedback import GameConfig
 from specsel.selection.learners import make_learner
@@ -54,6 +57,8 @@ class ServeConfig:
     requests: str = field("-", help="JSONL file of requests, or - for stdin")
     http: str = field("", help="host:port: serve an OpenAI-compatible /v1/completions and /v1/chat/completions "
                                "there instead of reading serve.requests (e.g. 127.0.0.1:8000)")
+    http_timeout: float = field(30.0, help="seconds an HTTP client may take to send a request (a stalled body "
+                                           "gets a 408 and its connection closed)")
     answers: str = field("", help="answers JSONL (default <out_dir>/answers.jsonl), appended as requests finish")
     selection: str = field("normal_hedge", help="normal_hedge (HedgeSpec) or fixed:<drafter name>")
     selection_state: str = field("reset", help="reset: a fresh selector per request; persistent: one for the run")
@@ -85,6 +90,8 @@ class AdaptConfig:
             raise ConfigError(f"serve.swap must be one of {', '.join(SWAPS)}, got {s.swap!r}")
         if s.k < 1 or s.max_new_tokens < 1 or s.top_k < 1 or s.threads < 1:
             raise ConfigError("serve.k, max_new_tokens, top_k and threads must be >= 1")
+        if not (s.temperature >= 0 and s.http_timeout > 0):
+            raise ConfigError("serve.temperature must be >= 0 and serve.http_timeout > 0")
         if s.http:
             try:
                 parse_address(s.http)
@@ -98,29 +105,71 @@ class AdaptConfig:
 
 
 # ---------------------------------------------------------------------------------------------------------------------
+REQUEST_KEYS = ("id", "prompt", "max_new_tokens", "max_tokens")
+
+
+def _text(value: Any, what: str) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"{what} must be a string, got {type(value).__name__}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as e:  # JSON can spell a lone surrogate ("\ud800"); no tokenizer takes one
+        raise ValueError(f"{what} is not valid Unicode ({e.reason} at character {e.start})") from None
+    return value
+
+
+def parse_request(raw: bytes, n: int, default_max: int) -> dict[str, Any]:
+    """One JSONL line (bytes) -> {"id", "prompt", "max_new_tokens"}; ValueError naming what is wrong."""
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"not valid UTF-8 (byte 0x{raw[e.start]:02x} at offset {e.start})") from None
+    row = json.loads(line)
+    if not isinstance(row, dict):
+        raise ValueError('expected a JSON object {"id", "prompt", "max_new_tokens"}')
+    unknown = sorted(set(row) - set(REQUEST_KEYS))
+    if unknown:
+        raise ValueError(f"unknown key(s) {', '.join(map(repr, unknown))}; a request has {', '.join(REQUEST_KEYS)}")
+    prompt = _text(row.get("prompt"), '"prompt"')
+    if not prompt:
+        raise ValueError('"prompt" must be a non-empty string')
+    rid = row.get("id", f"line-{n}")
+    if isinstance(rid, bool) or not isinstance(rid, str | int):
+        raise ValueError(f'"id" must be a string or an integer, got {rid!r}')
+    given = {k: row[k] for k in ("max_new_tokens", "max_tokens") if k in row}
+    if len(set(map(repr, given.values()))) > 1:
+        raise ValueError(f"max_new_tokens and max_tokens (its alias) disagree: {given}")
+    max_new = next(iter(given.values()), default_max)
+    if isinstance(max_new, bool) or not isinstance(max_new, int) or max_new < 1:
+        raise ValueError(f"{next(iter(given), 'max_new_tokens')} must be an integer >= 1, got {max_new!r}")
+    return {"id": _text(str(rid), '"id"'), "prompt": prompt, "max_new_tokens": max_new}
+
+
 def read_requests(stream, default_max: int, skip: set[str]):
-    """Yield Request-like dicts from JSON lines; a malformed line yields {"id", "error"} (serving goes on)."""
-    for n, line in enumerate(stream, 1):
-        line = line.strip()
-        if not line:
+    """Yield request dicts from a binary stream of JSON lines. A bad line yields {"id": "line-N", "line": N, "error"}
+    (serving goes on); ids and bad lines in `skip` (recorded by an earlier run) are passed over; an id seen before
+    in this stream is an error (restart-skipping needs ids to be unique)."""
+    seen: dict[str, int] = {}
+    for n, raw in enumerate(stream, 1):
+        raw = raw.strip()
+        if not raw:
             continue
         try:
-            row = json.loads(line)
-            if not isinstance(row, dict) or not isinstance(row.get("prompt"), str) or not row["prompt"]:
-                raise ValueError('expected an object with a non-empty "prompt" string')
-            rid = str(row.get("id", f"line-{n}"))
-            max_new = int(row.get("max_new_tokens", default_max))
-            if max_new < 1:
-                raise ValueError(f"max_new_tokens must be >= 1, got {max_new}")
-        except (ValueError, TypeError) as e:
-            yield {"id": f"line-{n}", "error": f"request line {n}: {e}"}
+            row = parse_request(raw, n, default_max)
+            if row["id"] in seen:
+                raise ValueError(f"id {row['id']!r} was already used at line {seen[row['id']]} (ids must be unique)")
+            seen[row["id"]] = n
+        except (ValueError, TypeError) as e:  # json.JSONDecodeError is a ValueError
+            if f"line-{n}" not in skip:
+                yield {"id": f"line-{n}", "line": n, "error": f"request line {n}: {e}"}
             continue
-        if rid not in skip:
-            yield {"id": rid, "prompt": row["prompt"], "max_new_tokens": max_new}
+        if row["id"] not in skip:
+            yield {**row, "line": n}
 
 
 def answered_ids(path: Path) -> set[str]:
-    """Ids already answered (a restart skips them); a partial last line left by a kill is cut off."""
+    """Ids already recorded, answers and bad lines alike (a restart skips them); a partial last line left by a kill
+    is cut off."""
     if not path.is_file():
         return set()
     data = path.read_bytes()
@@ -141,7 +190,7 @@ def make_selector(cfg: ServeConfig, names: list[str]) -> Selector:
 
 def answer_record(rec: dict[str, Any], tok) -> dict[str, Any]:
     if "error" in rec:
-        return {"id": rec["id"], "error": rec["error"]}
+        return {k: rec[k] for k in ("id", "line", "error") if k in rec}
     m = rec["metrics"]
     new = rec["tokens"]
     out = {"id": rec["id"], "text": tok.decode(new, skip_special_tokens=True), "new_tokens": len(new),
@@ -182,8 +231,8 @@ def http_answer(front: HttpFrontend, job: Job, row: dict[str, Any], rec: dict[st
                                         extra))
 
 
-class _Stop(Exception):
-    pass
+class _Stop(BaseException):
+    """A stop signal: a BaseException, so no per-request `except Exception` on the way can swallow it."""
 
 
 def _on_signal(signum, frame):
@@ -195,12 +244,14 @@ def main_cfg(cfg: AdaptConfig) -> dict[str, Any]:
     """Serve until the requests end or a stop signal; -> a summary."""
     s = cfg.serve
     torch.set_num_threads(s.threads)
-    # 1. target and pool (a restart loads the last exported version and the trainer's state)
+    resolve_device(s.device)
+    resolve_device(cfg.process.device)
     info = resolve_target(s.target)
     pool_dir = Path(s.pool.format(target_slug=info.slug))
     out_dir = Path(s.out_dir.format(target_slug=info.slug))
     if not (pool_dir / "pool.json").is_file():
         raise ConfigError(f"no pool at {pool_dir} (pool.json missing): run build_pool.py first")
+    # 1. target and pool (a restart loads the last exported version and the trainer's state)
     target, tok = load_target(info, s.device)
     resumed = latest_version(out_dir)
     serve_dir, start_version, state = pool_dir, 0, None
@@ -226,17 +277,28 @@ def main_cfg(cfg: AdaptConfig) -> dict[str, Any]:
     server = AdaptiveServer(dec, {n: m for n, (_, m) in models.items()}, handle,
                             SamplingParams(temperature=s.temperature), s.top_k, s.swap)
 
-    # 3. serve: answers appended as they finish (JSONL / stdin, or the HTTP front end)
-    front = source = None
+    front = None
     if s.http:  # binds now: a port in use fails before anything is written
-        front = HttpFrontend(s.http, info.name, names, s.temperature, s.max_new_tokens)
+        front = HttpFrontend(s.http, info.name, names, s.temperature, s.max_new_tokens, s.http_timeout)
+    try:
+        with run_lock(out_dir):  # one run per out_dir: two would interleave answers and race on versions
+            return _serve(s, server, handle, front, tok, names, out_dir, stops)
+    finally:
+        if front is not None:
+            front.close()
+
+
+def _serve(s: ServeConfig, server: AdaptiveServer, handle: TrainerHandle | None, front: HttpFrontend | None, tok,
+           names: list[str], out_dir: Path, stops: list[int]) -> dict[str, Any]:
+    # 3. serve: answers appended as they finish (JSONL / stdin, or the HTTP front end)
+    dec, source = server.dec, None
     answers = Path(s.answers) if s.answers else out_dir / "answers.jsonl"
     answers.parent.mkdir(parents=True, exist_ok=True)
     done = answered_ids(answers)
     if front is not None:
         rows = http_rows(front, tok)
     else:
-        source = sys.stdin if s.requests == "-" else open(s.requests)  # noqa: SIM115 - closed below
+        source = sys.stdin.buffer if s.requests == "-" else open(s.requests, "rb")  # noqa: SIM115 - closed below
         rows = read_requests(source, s.max_new_tokens, done)
     old = {sig: signal.signal(sig, _on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     served = errors = 0
@@ -251,13 +313,21 @@ def main_cfg(cfg: AdaptConfig) -> dict[str, Any]:
     try:
         with open(answers, "a") as out:
             for row in rows:
+                if "error" not in row:
+                    ids = row.get("prompt_ids") or render_prompt(tok, row["prompt"])
+                    try:  # a request the target cannot take (too long for its context) is the caller's error
+                        dec.check_request(ids, row["max_new_tokens"], server.params)
+                    except SpecError as e:
+                        row = {**row, "error": f"request line {row['line']}: {e}" if "line" in row else str(e)}
+                        if "job" in row:
+                            front.finish(row["job"], 400, error_body(str(e)))
+                            continue
                 if "error" in row:
                     print(f"[online] {row['error']}", file=sys.stderr)
                     rec = row
                 else:
                     if s.selection_state == "reset":
                         dec.set_selector(make_selector(s, names))
-                    ids = row.get("prompt_ids") or render_prompt(tok, row["prompt"])
                     rec = server.serve(Request(row["id"], ids, row["max_new_tokens"]))
                     served += 1
                 errors += int("error" in rec)
@@ -271,7 +341,7 @@ def main_cfg(cfg: AdaptConfig) -> dict[str, Any]:
     finally:
         for sig, h in old.items():
             signal.signal(sig, h)
-        if source is not None and source is not sys.stdin:
+        if source is not None and source is not sys.stdin.buffer:
             source.close()
         if front is not None:
             front.close()
@@ -303,7 +373,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         cfg = load_config(AdaptConfig, args.config, overrides)  # validates
         summary = main_cfg(cfg)
-    except (ValueError, OSError) as e:  # ConfigError is a ValueError
+    except (ValueError, OSError, TargetError, LockedError) as e:  # ConfigError is a ValueError
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(json.dumps(summary, indent=2, default=str))

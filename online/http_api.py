@@ -9,7 +9,9 @@ HTTP threads only parse and queue; the one decode loop (the main thread, which a
 handle) takes jobs in arrival order, so requests are served one at a time exactly as from a JSONL file, and each reply
 carries the usual answer record under "draftpool" (MAT, tok/s, the drafter versions that served it). What the server
 cannot honour is refused with a 400 and one message, never silently ignored: a temperature other than the server's
-(`serve.temperature`), n > 1, streaming, stop strings, logprobs.
+(`serve.temperature`), n > 1, streaming, stop strings, logprobs, top_p < 1, non-zero presence / frequency penalties,
+any field this server does not know, and a prompt plus max_tokens beyond the target's context. A client that stalls
+while sending its body gets a 408 after `serve.http_timeout` seconds and its connection closed.
 """
 
 from __future__ import annotations
@@ -25,6 +27,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 MAX_BODY = 1 << 20
+# the OpenAI fields this server reads or checks; any other field is refused rather than silently ignored
+KNOWN_FIELDS = {"model", "prompt", "messages", "max_tokens", "max_completion_tokens", "temperature", "top_p", "n",
+                "best_of", "stream", "stream_options", "stop", "logprobs", "top_logprobs", "echo", "suffix",
+                "presence_penalty", "frequency_penalty", "user"}
 
 
 class BadRequest(ValueError):
@@ -52,6 +58,9 @@ def check_body(kind: str, body: Any, temperature: float, default_max: int) -> in
     """Validate a request body against what this server can do; -> max new tokens."""
     if not isinstance(body, dict):
         raise BadRequest("the body must be a JSON object")
+    unknown = sorted(set(body) - KNOWN_FIELDS)
+    if unknown:
+        raise BadRequest(f"unsupported field(s) {', '.join(unknown)}")
     if kind == "completions":
         if not isinstance(body.get("prompt"), str) or not body["prompt"]:
             raise BadRequest('"prompt" must be a non-empty string (one prompt per request)')
@@ -70,8 +79,17 @@ def check_body(kind: str, body: Any, temperature: float, default_max: int) -> in
         raise BadRequest("streaming is not supported")
     if body.get("stop"):
         raise BadRequest("stop strings are not supported (generation ends at the target's end-of-sequence tokens)")
-    if body.get("logprobs") or body.get("echo"):
-        raise BadRequest("logprobs and echo are not supported")
+    if body.get("logprobs") or body.get("top_logprobs") or body.get("echo") or body.get("suffix"):
+        raise BadRequest("logprobs, top_logprobs, echo and suffix are not supported")
+    if body.get("stream_options") is not None:
+        raise BadRequest("stream_options is not supported (no streaming)")
+    for key in ("presence_penalty", "frequency_penalty"):
+        v = body.get(key)
+        if v is not None and (not isinstance(v, int | float) or isinstance(v, bool) or v != 0):
+            raise BadRequest(f"{key} is not supported (only 0): the target's distribution is served unchanged")
+    p = body.get("top_p")
+    if p is not None and (not isinstance(p, int | float) or isinstance(p, bool) or p != 1):
+        raise BadRequest(f"top_p is not supported (only 1), got {p!r}")
     key = "max_completion_tokens" if "max_completion_tokens" in body else "max_tokens"
     n = body.get(key, default_max)
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
@@ -101,9 +119,10 @@ class HttpFrontend:
     """Binds at construction (a port in use fails at once); `jobs()` yields queued jobs to the decode loop, which
     answers each with `finish(job, status, body)`."""
 
-    def __init__(self, addr: str, model: str, drafters: list[str], temperature: float, default_max: int):
+    def __init__(self, addr: str, model: str, drafters: list[str], temperature: float, default_max: int,
+                 timeout: float = 30.0):
         host, port = parse_address(addr)
-        self.model, self.drafters = model, drafters
+        self.model, self.drafters, self.timeout = model, drafters, timeout
         self.temperature, self.default_max = temperature, default_max
         self.queue: queue.Queue[Job] = queue.Queue()
         self.closing = threading.Event()
@@ -133,9 +152,12 @@ class HttpFrontend:
         job.done.set()
 
     def close(self) -> None:
-        """Stop taking requests; jobs still queued get a 503."""
+        """Stop taking requests; jobs still queued get a 503. Safe to call twice, or before start()."""
+        if self.closed.is_set():
+            return
         self.closing.set()
-        self.httpd.shutdown()
+        if self.thread.is_alive():
+            self.httpd.shutdown()
         self.httpd.server_close()
         while True:
             try:
@@ -150,6 +172,7 @@ class HttpFrontend:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            timeout = front.timeout  # socket timeout: a stalled request line or body does not hold its thread
 
             def log_message(self, fmt, *args):  # quiet: answers.jsonl is the log
                 pass
@@ -179,8 +202,18 @@ class HttpFrontend:
                     size = int(self.headers.get("Content-Length", "0"))
                     if not 0 < size <= MAX_BODY:
                         raise BadRequest(f"a JSON body of 1 to {MAX_BODY} bytes is required")
-                    body = json.loads(self.rfile.read(size))
+                    data = self.rfile.read(size)
+                    if len(data) < size:
+                        raise TimeoutError
+                    body = json.loads(data)
                     max_new = check_body(kind, body, front.temperature, front.default_max)
+                except TimeoutError:
+                    self.close_connection = True
+                    try:
+                        return self._send(408, error_body(f"the request body did not arrive within "
+                                                          f"{front.timeout:g} s"))
+                    except OSError:  # the client is gone
+                        return None
                 except (BadRequest, ValueError) as e:
                     return self._send(400, error_body(str(e) if isinstance(e, BadRequest) else f"bad JSON: {e}"))
                 if front.closing.is_set():

@@ -52,7 +52,10 @@ class ProcessConfig:
 
     def validate(self) -> None:
         if self.threads < 1 or self.queue_size < 1 or self.keep_versions < 1 or self.max_restarts < 0:
-            raise ValueError("trainer threads, queue_size and keep_versions must be >= 1, max_restarts >= 0")
+            raise ValueError("process.threads, queue_size and keep_versions must be >= 1, max_restarts >= 0")
+        if self.export_every < 0 or not (self.heartbeat_timeout > 0 and self.start_timeout > 0):
+            raise ValueError("process.export_every must be >= 0 (0: at stop only), heartbeat_timeout and "
+                             "start_timeout > 0")
         if self.fault and not any(self.fault.startswith(p) for p in ("crash_after:", "hang_after:")):
             raise ValueError(f"fault must be crash_after:N or hang_after:N, got {self.fault!r}")
 
@@ -302,6 +305,12 @@ class TrainerHandle:
     def stop(self, timeout: float = 120.0) -> list[dict]:
         """Ask the trainer to finish its round, export and exit; kill it after `timeout`. -> last events."""
         if self.proc is None:
+            return self._drain()
+        if not self.proc.is_alive():  # died since the last poll (e.g. at its start): a fault, not a clean stop
+            self.faults.append({"kind": "crash", "why": f"trainer process exited with code {self.proc.exitcode}",
+                                "time": time.time()})
+            print(f"[online] {self.faults[-1]['why']} before the stop: nothing exported", file=self.log, flush=True)
+            self.proc = None
             return self._drain()
         self.feedback.flush()
         self.stop_event.set()

@@ -50,8 +50,14 @@ class TrainerConfig:
         if self.updater not in UPDATERS:
             raise ValueError(f"updater must be one of {', '.join(UPDATERS)}, got {self.updater!r}")
         check_positions(self.positions)
-        if self.batch < 1 or self.steps < 1 or self.epochs < 1:
-            raise ValueError("batch, steps and epochs must be >= 1")
+        if self.batch < 1 or self.steps < 1 or self.epochs < 1 or self.ensemble_size < 1 or self.holdout_size < 1:
+            raise ValueError("trainer.batch, steps, epochs, ensemble_size and holdout_size must be >= 1")
+        if self.optimizer not in ("sgd", "adam"):
+            raise ValueError(f"trainer.optimizer must be sgd or adam, got {self.optimizer!r}")
+        if not (self.lr > 0 and self.eps > 0):  # also refuses NaN
+            raise ValueError(f"trainer.lr and trainer.eps must be > 0, got lr={self.lr}, eps={self.eps}")
+        if self.holdout_every < 0 or not self.guard_margin >= 0:
+            raise ValueError("trainer.holdout_every (0: off) and trainer.guard_margin must be >= 0")
 
 
 def trainable(module: torch.nn.Module) -> dict[str, torch.Tensor]:

@@ -3,6 +3,7 @@ a malformed request line gets an error record and serving goes on, the trainer e
 second run resumes from that version and skips answered requests; bad configuration fails with one message and
 writes nothing."""
 
+import io
 import json
 import os
 import signal
@@ -17,6 +18,7 @@ import pytest
 import online.adapt as online_adapt
 from data_gen.domains import domain_prompts
 from data_gen.generate import render_prompt, stop_token_ids
+from draftpool.io import run_lock
 from draftpool.pool import update_pool_manifest, write_eagle3
 from specsel.decoding.loop import SpecDecoder
 from tests.stubs import random_head
@@ -80,15 +82,114 @@ def test_serve_adapt_export_resume(tmp_path, pool, target, capsys):
     assert min(answers[-1]["versions_at_start"].values()) >= latest["version"]
 
 
+BAD_LINES = [
+    b'{"id": "ok", "prompt": "hi"}',
+    b'{"id": "bytes", "prompt": "caf\xe9 \xed\xa0\x80"}',  # latin-1 and a CESU surrogate: not UTF-8
+    b'{"id": "alias", "prompt": "hi", "max_tokens": 4}',
+    b'{"id": "both", "prompt": "hi", "max_tokens": 4, "max_new_tokens": 5}',
+    b'{"id": "same", "prompt": "hi", "max_tokens": 4, "max_new_tokens": 4}',
+    b'{"id": "typo", "prompt": "hi", "max_token": 4}',
+    b'{"id": "ok", "prompt": "again"}',
+    b'{"id": "lone", "prompt": "a \\ud800 b"}',
+    b'{"id": "\\udfff", "prompt": "hi"}',
+    b'{"id": "float", "prompt": "hi", "max_new_tokens": 4.5}',
+    b'{"id": ["x"], "prompt": "hi"}',
+    b'',
+    b'{"prompt": "no id"}',
+]
+
+
+def test_request_lines_each_get_a_record_or_an_error_naming_the_line():
+    rows = list(online_adapt.read_requests(io.BytesIO(b"\n".join(BAD_LINES) + b"\n"), 30, set()))
+    good = {r["id"]: r["max_new_tokens"] for r in rows if "error" not in r}
+    assert good == {"ok": 30, "alias": 4, "same": 4, "line-13": 30}  # max_tokens is max_new_tokens' alias
+    errors = {r["line"]: r["error"] for r in rows if "error" in r}
+    assert all(r["id"] == f"line-{r['line']}" for r in rows if "error" in r)
+    assert sorted(errors) == [2, 4, 6, 7, 8, 9, 10, 11]
+    assert "not valid UTF-8 (byte 0xe9" in errors[2] and "disagree" in errors[4] and "'max_token'" in errors[6]
+    assert "already used at line 1" in errors[7] and "not valid Unicode" in errors[8] and '"id"' in errors[9]
+    assert "max_new_tokens must be an integer" in errors[10] and '"id" must be' in errors[11]
+    assert all(e.startswith(f"request line {n}: ") for n, e in errors.items())
+    # a rerun skips what the first run recorded (answers and bad lines): nothing is recorded twice
+    recorded = {r["id"] for r in rows}
+    assert list(online_adapt.read_requests(io.BytesIO(b"\n".join(BAD_LINES)), 30, recorded)) == []
+
+
+def _records(path):
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_stdin_bad_lines_and_a_stop_mid_decode_then_a_rerun(tmp_path, pool, target, capsys, monkeypatch):
+    """Through the real server (serve.requests=-, adapt off): every bad line gets its one record; max_tokens is
+    honoured; SIGTERM mid-decode stops the run at once and the interrupted request gets no record; the rerun serves it
+    and records nothing twice."""
+    model, tok = target
+    long_prompt = "Write a very long story about a dragon who learns to cook, with many chapters."
+    lines = BAD_LINES[:11] + [json.dumps({"id": "huge", "prompt": "hi", "max_tokens": 10**7}).encode(),
+                              json.dumps({"id": "long", "prompt": long_prompt, "max_new_tokens": 400}).encode(),
+                              json.dumps({"id": "after", "prompt": "hi", "max_new_tokens": 3}).encode()]
+    data = b"\n".join(lines) + b"\n"
+    run = args(tmp_path, pool, "-", "serve.adapt=false")
+    answers = tmp_path / "online" / "answers.jsonl"
+
+    def stop_during_long():
+        while not answers.is_file() or '"huge"' not in answers.read_text():
+            time.sleep(0.05)
+        time.sleep(1.0)  # "long" is being decoded
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data)))
+    th = threading.Thread(target=stop_during_long)
+    th.start()
+    try:
+        assert online_adapt.main(run) == 0
+    finally:
+        th.join()
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["stopped_by"] == "SIGTERM" and summary["failed"] == 0
+    got = _records(answers)
+    ids = [r["id"] for r in got]
+    assert "long" not in ids and "after" not in ids  # interrupted: no record, so a restart serves it
+    assert ids == ["ok", "line-2", "alias", "line-4", "same", "line-6", "line-7", "line-8", "line-9", "line-10",
+                   "line-11", "huge"]
+    by_id = {r["id"]: r for r in got}
+    assert by_id["alias"]["new_tokens"] <= 4 and by_id["ok"]["new_tokens"] > 4  # max_tokens honoured, not ignored
+    assert "context" in by_id["huge"]["error"] and by_id["huge"]["line"] == 12
+    assert summary["served"] == 3 and summary["errors"] == 9
+
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data)))
+    assert online_adapt.main(run) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["stopped_by"] == "end of requests" and summary["served"] == 2 and summary["errors"] == 0
+    assert [r["id"] for r in _records(answers)] == ids + ["long", "after"]  # nothing recorded twice
+    plain = SpecDecoder(model, mode="plain", stop_ids=stop_token_ids(tok, model))
+    want = tok.decode(plain.generate(render_prompt(tok, long_prompt), 400)[0], skip_special_tokens=True)
+    assert _records(answers)[-2]["text"] == want
+
+
 @pytest.mark.parametrize("extra,msg", [
     (["serve.selection=fixed:nope"], "nope"), (["serve.selection=ucb"], "selection"),
-    (["trainer.updater=adagrad"], "updater"), (["serve.oops=1"], "serve.oops"), (["process.fault=explode"], "fault")])
+    (["trainer.updater=adagrad"], "updater"), (["serve.oops=1"], "serve.oops"), (["process.fault=explode"], "fault"),
+    (["trainer.lr=-1"], "trainer.lr"), (["trainer.holdout_every=-1"], "holdout_every"),
+    (["trainer.optimizer=lion"], "optimizer"), (["process.export_every=-2"], "export_every"),
+    (["process.device=cuda:7"], "cuda:7"), (["serve.device=tpu"], "tpu"), (["serve.target=NOTMODEL"], "config")])
 def test_bad_config(tmp_path, pool, extra, msg, capsys):
     reqs = requests(tmp_path / "r.jsonl", [{"id": "a", "prompt": "hi"}])
+    (tmp_path / "notmodel").mkdir()
+    (tmp_path / "notmodel" / "config.json").write_text('{"hidden": 1}')
+    extra = [e.replace("NOTMODEL", str(tmp_path / "notmodel")) for e in extra]
     assert online_adapt.main(args(tmp_path, pool, reqs, *extra)) == 2
     err = capsys.readouterr().err
     assert msg in err and err.count("error:") == 1
     assert not (tmp_path / "online").exists()  # nothing written
+
+
+def test_one_run_per_out_dir(tmp_path, pool, capsys):
+    reqs = requests(tmp_path / "r.jsonl", [{"id": "a", "prompt": "hi"}])
+    with run_lock(tmp_path / "online"):  # another run holds it
+        assert online_adapt.main(args(tmp_path, pool, reqs)) == 2
+    assert "in use by another run" in capsys.readouterr().err
+    assert not (tmp_path / "online" / "answers.jsonl").exists()
 
 
 def test_missing_pool(tmp_path, capsys):
@@ -113,9 +214,24 @@ def _call(url, body=None):
         return e.code, json.loads(e.read())
 
 
+COUNTING = "1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,"
+
+
+def _stalled_body(port: int) -> bytes:
+    """Send a request whose body never comes in full; -> what the server answers (before closing)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.sendall(b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: 100\r\n\r\n{\"prompt\": ")
+        reply = b""
+        while chunk := sock.recv(4096):
+            reply += chunk
+        return reply
+
+
 def test_http_endpoint(tmp_path, pool, target, capsys):
     """OpenAI-compatible completions and chat completions through the real server (trainer on): greedy answers equal
-    plain decoding, refusals are 400s with one message, SIGTERM stops server and trainer cleanly."""
+    plain decoding, refusals are 400s with one message, a stalled body gets a 408 and serving goes on, SIGTERM during
+    a decode stops server and trainer cleanly: the request in flight and the one queued get 503s, no record."""
     model, tok = target
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
@@ -146,16 +262,34 @@ def test_http_endpoint(tmp_path, pool, target, capsys):
             got["stream"] = _call(base + "/v1/chat/completions",
                                   {"messages": [{"role": "user", "content": "hi"}], "stream": True})
             got["route"] = _call(base + "/v1/embeddings", {"input": "x"})
+            got["penalty"] = _call(base + "/v1/completions", {"prompt": raw_prompt, "presence_penalty": 0.5})
+            got["unknown"] = _call(base + "/v1/completions", {"prompt": raw_prompt, "logit_bias": {"5": 1}})
+            got["huge"] = _call(base + "/v1/completions", {"prompt": raw_prompt, "max_tokens": 10**7})
+            got["context"] = _call(base + "/v1/completions", {"prompt": "word " * 9000, "max_tokens": 1})
+            got["stalled"] = _stalled_body(port)
+            got["after_stall"] = _call(base + "/health")
+            # a long request in flight and one queued behind it when SIGTERM comes: both 503, then no server
+            for name, body in (("in_flight", {"prompt": COUNTING, "max_tokens": 1500}),
+                               ("queued", {"prompt": raw_prompt, "max_tokens": NEW})):
+                threading.Thread(target=lambda n=name, b=body: got.__setitem__(n, _call(base + "/v1/completions", b)),
+                                 daemon=True).start()
+                time.sleep(1.5)
         finally:
             os.kill(os.getpid(), signal.SIGTERM)
 
     th = threading.Thread(target=client)
     th.start()
     try:
-        code = online_adapt.main(args(tmp_path, pool, "unused.jsonl", f"serve.http=127.0.0.1:{port}"))
+        code = online_adapt.main(args(tmp_path, pool, "unused.jsonl", f"serve.http=127.0.0.1:{port}",
+                                      "serve.http_timeout=1"))
     finally:
         returned.set()
         th.join()
+    deadline = time.time() + 30
+    while not {"in_flight", "queued"} <= set(got) and time.time() < deadline:
+        time.sleep(0.1)
+    with pytest.raises(OSError):  # stopped: nothing listens any more
+        _call(base + "/health")
     summary = json.loads(capsys.readouterr().out)
     assert code == 0 and summary["stopped_by"] == "SIGTERM" and summary["served"] == 2 and summary["failed"] == 0
     assert summary["rounds"] >= 1 and len(summary["exports"]) == 1
@@ -173,6 +307,12 @@ def test_http_endpoint(tmp_path, pool, target, capsys):
     assert got["zero"][0] == 400 and "max_tokens" in got["zero"][1]["error"]["message"]
     assert got["stream"][0] == 400 and "stream" in got["stream"][1]["error"]["message"]
     assert got["route"][0] == 404
+    assert got["penalty"][0] == 400 and "presence_penalty" in got["penalty"][1]["error"]["message"]
+    assert got["unknown"][0] == 400 and "logit_bias" in got["unknown"][1]["error"]["message"]
+    for key in ("huge", "context"):  # the caller's mistake, not a server error
+        assert got[key][0] == 400 and "context" in got[key][1]["error"]["message"], got[key]
+    assert got["stalled"].startswith(b"HTTP/1.1 408") and got["after_stall"][0] == 200
+    assert got["in_flight"][0] == 503 and got["queued"][0] == 503
     answers = [json.loads(line) for line in (tmp_path / "online" / "answers.jsonl").read_text().splitlines()]
     assert [a["id"] for a in answers] == [chat["id"], raw["id"]]
 

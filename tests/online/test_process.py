@@ -197,3 +197,15 @@ def test_a_restarted_trainer_continues_the_exported_optimizer_state(tmp_path, ta
         # Adam's step count went on from the exported one: 2 epochs per round over every round since the start
         steps = {int(s["step"]) for s in after["updaters"][name]["opt"]["state"].values()}
         assert steps == {2 * after["rounds"]} and after["rounds"] > before["rounds"]
+
+
+def test_a_trainer_that_died_since_the_last_poll_is_a_fault_at_stop(tmp_path, target, plain_out):
+    # e.g. a trainer that dies on the last request's round: no poll comes after it, only the stop
+    server, handle, _, _ = start(tmp_path, target, fault="crash_after:1", max_restarts=3)
+    serve_until(server, plain_out, lambda: True, at_least=1)
+    handle.feedback.flush()
+    handle.proc.join(120)
+    assert not handle.proc.is_alive()
+    handle.stop()
+    assert [f["kind"] for f in handle.faults] == ["crash"] and "exited with code" in handle.faults[0]["why"]
+    assert latest_version(tmp_path / "online") is None  # nothing exported by a dead trainer
