@@ -9,12 +9,14 @@
 Requests are JSON lines {"id": ..., "prompt": ..., "max_new_tokens" (or "max_tokens"): optional}; each prompt is
 chat-templated for the target. A line that is not such a request (invalid UTF-8 or JSON, unknown keys, a lone
 surrogate, an id seen before, a prompt too long for the target's context) gets an error record naming the line, and
-serving goes on. Answers are appended to `serve.answers` (default <out_dir>/answers.jsonl) as each request finishes: id, text,
-new tokens, MAT, tok/s and the drafter versions that served it (or the error). The trainer (online/process.py)
-learns from every verification, publishes versions the server swaps in between decode cycles, and exports pool
-versions under <out_dir>/versions/. Ctrl-C / SIGTERM / end of input stops both cleanly (the trainer exports first); a request interrupted by the stop
-gets no record (over HTTP: a 503), so a restarted run serves it. A restarted run loads the last exported pool version
-(and the trainer's optimizer state) and skips the requests (and bad lines) already recorded. One run per out_dir. `python online_adapt.py --help-config` lists every key.
+serving goes on. Answers are appended to `serve.answers` (default <out_dir>/answers.jsonl) as each request finishes:
+id, text, new tokens, MAT, tok/s and the drafter versions that served it (or the error). The trainer
+(online/process.py) learns from every verification, publishes versions the server swaps in between decode cycles,
+and exports pool versions under <out_dir>/versions/. Ctrl-C / SIGTERM / end of input stops both cleanly (the
+trainer exports first); a request interrupted by the stop gets no record (over HTTP: a 503), so a restarted run
+serves it. A restarted run loads the last exported pool version (and the trainer's optimizer state) and skips the
+requests (and bad lines) already recorded. One run per out_dir. `python online_adapt.py --help-config` lists every
+key.
 """
 
 from __future__ import annotations
@@ -32,8 +34,8 @@ import torch
 
 from data_gen.generate import render_prompt, stop_token_ids
 from draftpool.config import ConfigError, field, help_text, load_config
-from draftpool.pool import load_pool
 from draftpool.io import LockedError, run_lock
+from draftpool.pool import load_pool
 from draftpool.target import DEFAULT_TARGET, TargetError, load_target, resolve_device, resolve_target
 from online.http_api import HttpFrontend, Job, error_body, openai_reply, parse_address
 from online.process import ExportSpec, ProcessConfig, TrainerHandle, latest_version
