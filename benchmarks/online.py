@@ -21,9 +21,9 @@ prompts of a domain the pool knows.
    does. MAT per window of `--window` requests, MAT gain over the static pool after the shift segment, PNG.
 2. Live (`--live N`, benchmarks/online_live.py: the real AdaptiveServer + trainer process, 1 torch thread each):
    N shift-domain requests served (a) without a trainer, (b) with a saturated trainer (fed cached feedback without
-   pause) whose versions are not swapped in, so decoding is identical to (a) and only the trainer's interference differs: the decode slowdown;
-   (c) with the trainer adapting and swapping at cycle boundaries, the trainer SIGKILLed after N/2 requests:
-   failed requests, restarts, output == (a)'s.
+   pause) whose versions are not swapped in, so decoding is identical to (a) and only the trainer's interference
+   differs: the decode slowdown; (c) with the trainer adapting and swapping at cycle boundaries, the trainer
+   SIGKILLed after N/2 requests: failed requests, restarts, output == (a)'s.
 3. Soak (`--soak R`): R requests through the real server + trainer process on a tiny random target and two tiny
    heads (a 135M target would take hours): RSS of both processes every 500 requests, feedback dropped.
 Outputs: <out>/results.json, <out>/table.md, <out>/online_mat.png (copied to --docs).
