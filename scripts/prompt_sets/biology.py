@@ -3,6 +3,8 @@ physiology, microbiology and plant science, composed from varied hand-written te
 
 import random
 
+from . import from_families
+
 _SEED = 7_311_204
 
 
@@ -973,21 +975,6 @@ _FAMILIES = {
 
 
 def prompts() -> list[tuple[str, str]]:
-    """(group, prompt) pairs in a fixed, deterministic order: a templated family's prompts share a group
-    ("organelles"); every prompt of a standalone list is its own group ("what-if-3")."""
-    seen = set()
-    out = []
-    for name, family in _FAMILIES.items():
-        if callable(family):
-            items = [(name, p) for p in family()]
-        else:
-            items = [(f"{name}-{i}", p) for i, p in enumerate(family, start=1)]
-        for group, p in items:
-            p = " ".join(p.split())
-            if p and p not in seen:
-                seen.add(p)
-                out.append((group, p))
-    random.Random(_SEED).shuffle(out)
-    assert len(out) >= 340, len(out)
-    assert all(p and p == p.strip() for _, p in out)
-    return out
+    """(group, prompt) pairs in a fixed, deterministic order (a templated family's prompts share a group, e.g.
+    "organelles")."""
+    return from_families(_FAMILIES, _SEED)

@@ -1,7 +1,8 @@
 """Medical QA prompts for self-distillation: conditions, symptoms, medications, anatomy, lab values,
 patient questions, clinical vignettes, prevention and first aid; educational and non-harmful."""
 
-import random
+
+from . import from_families
 
 _SEED = 9_052_761
 
@@ -828,21 +829,6 @@ _FAMILIES = {
 
 
 def prompts() -> list[tuple[str, str]]:
-    """(group, prompt) pairs in a fixed, deterministic order: a templated family's prompts share a group
-    ("overviews"); every prompt of a standalone list is its own group ("what-if-3")."""
-    seen = set()
-    out = []
-    for name, family in _FAMILIES.items():
-        if callable(family):
-            items = [(name, p) for p in family()]
-        else:
-            items = [(f"{name}-{i}", p) for i, p in enumerate(family, start=1)]
-        for group, p in items:
-            p = " ".join(p.split())
-            if p and p not in seen:
-                seen.add(p)
-                out.append((group, p))
-    random.Random(_SEED).shuffle(out)
-    assert len(out) >= 340, len(out)
-    assert all(p and p == p.strip() for _, p in out)
-    return out
+    """(group, prompt) pairs in a fixed, deterministic order (a templated family's prompts share a group, e.g.
+    "overviews")."""
+    return from_families(_FAMILIES, _SEED)
