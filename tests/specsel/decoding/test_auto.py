@@ -1,0 +1,114 @@
+"""The `auto` cost model: expected chain lengths, the rate-maximising k on synthetic costs with a known optimum
+(including plain when nothing pays), per-depth rates from histograms, the online estimate and the chooser."""
+
+import itertools
+import random
+
+import pytest
+
+from specsel.decoding.auto import (
+    AcceptanceEstimate,
+    AutoChooser,
+    Costs,
+    chain_expected,
+    chain_rate,
+    choose,
+    rates_from_lengths,
+)
+
+
+def test_target_time_interpolates_and_extrapolates():
+    c = Costs({1: 0.04, 5: 0.05, 9: 0.07}, 0.005)
+    assert c.target_time(1) == 0.04 and c.target_time(3) == pytest.approx(0.045)
+    assert c.target_time(7) == pytest.approx(0.06) and c.target_time(13) == pytest.approx(0.09)
+
+
+def test_chain_expected_is_leviathans_formula_for_one_alpha():
+    for a, k in itertools.product((0.0, 0.3, 0.8, 1.0), range(6)):
+        want = (1 - a ** (k + 1)) / (1 - a) if a < 1 else k + 1
+        assert chain_expected([a], k) == pytest.approx(want)
+    assert chain_expected([1.0, 0.5, 0.0, 1.0], 4) == pytest.approx(1 + 1 + 0.5 + 0 + 0)
+
+
+def test_chain_expected_matches_a_simulated_chain():
+    rates, k, rng = [0.7, 0.5, 0.4], 3, random.Random(0)
+    n = 200_000
+    total = 0
+    for _ in range(n):
+        m = 0
+        while m < k and rng.random() < rates[m]:
+            m += 1
+        total += m + 1
+    assert total / n == pytest.approx(chain_expected(rates, k), abs=0.01)
+
+
+def test_choose_finds_the_known_optimum():
+    # flat target cost (memory-bound), cheap drafts, high acceptance: longer chains pay up to where a_j falls off
+    costs = Costs({1: 0.05, 8: 0.05}, 0.002)
+    rates = [0.9, 0.9, 0.9, 0.05, 0.05, 0.05]
+    c = choose(costs, rates, 6)
+    brute = max(range(7), key=lambda k: chain_expected(rates, k) / (0.05 + 0.002 * k) if k else 1 / 0.05)
+    assert c.k == brute == 3 and c.speedup > 2
+    assert c.table[0] == pytest.approx(20.0) and c.rate == pytest.approx(chain_rate(costs, rates, 3))
+
+
+def test_choose_says_plain_when_nothing_pays():
+    # a verify pass of 5 tokens costs 1.3 plain steps and a draft 6%: acceptance 0.1 does not pay
+    costs = Costs({1: 0.086, 5: 0.112}, 0.005)
+    c = choose(costs, [0.1, 0.08, 0.07, 0.07], 4)
+    assert c.k == 0 and c.rate == c.plain_rate and all(r < c.plain_rate for k, r in c.table.items() if k)
+
+
+def test_margin_keeps_plain_on_a_near_tie():
+    costs = Costs({1: 0.1, 2: 0.1}, 0.0)
+    rate = 0.015  # k = 1 expects 1.015 tokens per plain-step time: 1.5% faster
+    assert choose(costs, [rate], 1, margin=0.0).k == 1
+    assert choose(costs, [rate], 1, margin=0.02).k == 0
+
+
+def test_rates_from_lengths_invert_chain_expected():
+    counts = [30, 20, 25, 25]  # accepted 0..3 of 3 drafts
+    rates = rates_from_lengths(counts)
+    mean = sum(m * c for m, c in enumerate(counts)) / sum(counts)
+    assert chain_expected(rates, 3) == pytest.approx(1 + mean)
+    with pytest.raises(ValueError):
+        rates_from_lengths([0, 0])
+
+
+def test_estimate_moves_from_the_prior_to_the_observed_rates():
+    est = AcceptanceEstimate([0.2, 0.2], prior_weight=10)
+    assert est.rates(3) == [0.2, 0.2, 0.2]
+    rng = random.Random(1)
+    true = [0.8, 0.5, 0.5]
+    for _ in range(5000):
+        m = 0
+        while m < 3 and rng.random() < true[m]:
+            m += 1
+        est.observe(3, m)
+    assert est.rates(3) == pytest.approx(true, abs=0.03)
+    with pytest.raises(ValueError):
+        est.observe(2, 3)
+    with pytest.raises(ValueError):
+        AcceptanceEstimate([1.5])
+
+
+def test_chooser_switches_to_speculation_when_the_drafter_turns_out_good_and_probes_while_plain():
+    costs = Costs({1: 0.05, 5: 0.06}, 0.004)
+    auto = AutoChooser(costs, prior=[0.1], k_max=4, prior_weight=5, probe_every=4)
+    ks = [auto.next_k() for _ in range(8)]
+    assert ks == [0, 0, 0, 1, 0, 0, 0, 1]  # plain, with a k = 1 probe every 4th step
+    for _ in range(40):  # the drafter is in fact always right
+        auto.observe(1, 1)
+    assert auto.next_k() == 4
+    for _ in range(400):  # ... and then never
+        auto.observe(4, 0)
+    assert auto.choice().k == 0
+
+
+def test_bad_costs_refused():
+    with pytest.raises(ValueError, match="1 token"):
+        Costs({4: 0.1}, 0.01)
+    with pytest.raises(ValueError, match="positive"):
+        Costs({1: -0.1}, 0.01)
+    with pytest.raises(ValueError):
+        AutoChooser(Costs({1: 0.1}, 0.01), [0.5], k_max=0)
