@@ -14,24 +14,41 @@ improves (or an estimate that was too low) is noticed. Pure Python, no torch.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 
 @dataclass(frozen=True)
 class Costs:
     """Seconds: `target[n]` one target pass over n tokens (n = 1 is a plain step), `draft_step` one drafted token,
-    `overhead` per speculative cycle (acceptance, cache rollback, bookkeeping)."""
+    `overhead` per speculative cycle (acceptance, cache rollback, bookkeeping), `plain_overhead` per plain step."""
 
     target: dict[int, float]
     draft_step: float
     overhead: float = 0.0
+    plain_overhead: float = 0.0
 
     def __post_init__(self) -> None:
         if not self.target or 1 not in self.target:
             raise ValueError("Costs.target needs the time of a pass over 1 token (a plain step)")
-        if any(n < 1 or t <= 0 for n, t in self.target.items()) or self.draft_step < 0 or self.overhead < 0:
+        if (any(n < 1 or t <= 0 for n, t in self.target.items()) or self.draft_step < 0 or self.overhead < 0
+                or self.plain_overhead < 0):
             raise ValueError(f"costs must be positive: target {self.target}, draft_step {self.draft_step}, "
-                             f"overhead {self.overhead}")
+                             f"overhead {self.overhead}, plain_overhead {self.plain_overhead}")
+
+    def cycle_time(self, k: int) -> float:
+        """Modelled seconds of one cycle drafting k tokens (k = 0: a plain step)."""
+        if k == 0:
+            return self.target_time(1) + self.plain_overhead
+        return k * self.draft_step + self.target_time(k + 1) + self.overhead
+
+    def to_json(self) -> dict:
+        return {"target": {str(n): t for n, t in self.target.items()}, "draft_step": self.draft_step,
+                "overhead": self.overhead, "plain_overhead": self.plain_overhead}
+
+    @classmethod
+    def from_json(cls, obj: dict) -> Costs:
+        return cls({int(n): float(t) for n, t in obj["target"].items()}, float(obj["draft_step"]),
+                   float(obj.get("overhead", 0.0)), float(obj.get("plain_overhead", 0.0)))
 
     def target_time(self, n: int) -> float:
         """Linear interpolation between measured sizes, linear extrapolation past the largest."""
@@ -65,9 +82,7 @@ def chain_expected(rates: list[float], k: int) -> float:
 
 def chain_rate(costs: Costs, rates: list[float], k: int) -> float:
     """Expected tokens per second of k-token chains (k = 0: plain decoding)."""
-    if k == 0:
-        return 1.0 / costs.target_time(1)
-    return chain_expected(rates, k) / (k * costs.draft_step + costs.target_time(k + 1) + costs.overhead)
+    return chain_expected(rates, k) / costs.cycle_time(k)
 
 
 @dataclass(frozen=True)
@@ -149,16 +164,31 @@ class AcceptanceEstimate:
         return out
 
 
+def acceptance_prior(evaluation: dict | None, sampling: bool = False) -> list[float] | None:
+    """Per-depth acceptance rates from a drafter's offline evaluation (the `eval` of its draftpool.json / pool.json
+    entry: teacher-forced per-step top-1 agreement for greedy decoding, 1 - TV for sampling); None without one."""
+    rates = (evaluation or {}).get("accept_per_step" if sampling else "top1_per_step")
+    if not rates or not all(isinstance(a, (int, float)) and 0.0 <= a <= 1.0 for a in rates):
+        return None
+    return [float(a) for a in rates]
+
+
 class AutoChooser:
     """Per request (or per drafter): the chain length for the next cycle. `costs` from `measure_costs`, `prior`
     from the drafter's offline evaluation. Observes every speculative cycle's outcome; while plain wins it probes
-    k = 1 every `probe_every` plain steps."""
+    k = 1 every `probe_every` plain steps. With `observe_time`, the measured cycle times correct the overheads
+    (an exponential average, weight `time_weight`, of measured minus modelled time, per plain and speculative
+    cycles), so a cost model that misses per-cycle work does not keep choosing a setting that loses."""
 
     def __init__(self, costs: Costs, prior: list[float], k_max: int, margin: float = 0.02,
-                 prior_weight: float = 20.0, probe_every: int = 16):
+                 prior_weight: float = 20.0, probe_every: int = 16, time_weight: float = 0.1):
         if k_max < 1 or probe_every < 1:
             raise ValueError(f"k_max and probe_every must be >= 1, got {k_max}, {probe_every}")
+        if not 0.0 <= time_weight <= 1.0:
+            raise ValueError(f"time_weight must be in [0, 1], got {time_weight}")
         self.costs, self.k_max, self.margin, self.probe_every = costs, k_max, margin, probe_every
+        self.base, self.time_weight = costs, time_weight
+        self.extra = {False: 0.0, True: 0.0}  # speculative? -> averaged measured - modelled seconds per cycle
         self.estimate = AcceptanceEstimate(list(prior), prior_weight)
         self.plain_steps = 0
         self.chosen: list[int] = []  # k per cycle (0: a plain step)
@@ -178,3 +208,12 @@ class AutoChooser:
     def observe(self, drafted: int, accepted: int) -> None:
         if drafted:
             self.estimate.observe(drafted, accepted)
+
+    def observe_time(self, drafted: int, seconds: float) -> None:
+        """A cycle that drafted `drafted` tokens (0: a plain step) took `seconds`."""
+        spec = drafted > 0
+        gap = seconds - self.base.cycle_time(drafted)
+        self.extra[spec] += self.time_weight * (gap - self.extra[spec])
+        # rule: a model that overestimates keeps its measured costs (overheads never go below the base ones)
+        self.costs = replace(self.base, overhead=self.base.overhead + max(0.0, self.extra[True]),
+                             plain_overhead=self.base.plain_overhead + max(0.0, self.extra[False]))

@@ -20,12 +20,15 @@ from typing import Protocol
 
 import torch
 
+from specsel.decoding import costs as cost_model
+from specsel.decoding.auto import AutoChooser, Costs
+from specsel.decoding.costs import sync_device
 from specsel.decoding.sampling import SamplingParams, probs_from_logits, sample
 from specsel.decoding.target import CacheError, TargetPass, TargetRunner
 from specsel.decoding.tree import TreeSpec, ancestor_mask
 from specsel.decoding.verify import verify_chain_greedy, verify_chain_sampling, verify_tree_greedy
 
-MODES = ("plain", "chain", "tree")
+MODES = ("plain", "chain", "auto", "tree")
 GREEDY = SamplingParams()
 
 
@@ -56,6 +59,7 @@ class RequestMetrics:
     switch_s: float = 0.0  # catch-up prefill time of a drafter on a switch (part of draft_s)
     catchup_tokens: int = 0  # tokens prefilled into the chosen drafter beyond the last chunk, on switches
     weight_swaps: int = 0  # drafter weight versions swapped in during the request (online adaptation)
+    drafted: list[int] = field(default_factory=list)  # draft tokens per cycle (auto: its choice; 0 = a plain step)
     total_s: float = 0.0
 
     @property
@@ -77,7 +81,8 @@ class RequestMetrics:
                 "tokens_per_s": self.tokens_per_s, "select_s": self.select_s, "draft_s": self.draft_s,
                 "verify_s": self.verify_s, "target_s": self.target_s, "eval_s": self.eval_s,
                 "switches": self.switches, "switch_s": self.switch_s, "catchup_tokens": self.catchup_tokens,
-                "weight_swaps": self.weight_swaps, "other_s": self.other_s, "total_s": self.total_s}
+                "weight_swaps": self.weight_swaps, "drafted": self.drafted, "other_s": self.other_s,
+                "total_s": self.total_s}
 
 
 class Selector(Protocol):
@@ -127,12 +132,6 @@ class FixedSelector:
         pass
 
 
-def sync_device(device: torch.device) -> None:
-    """Wait for queued GPU work so wall-clock timings are real (no-op on CPU)."""
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
-
-
 def cut_at_stop(tokens: list[int], stop_ids: Collection[int], max_new_tokens: int) -> list[int]:
     """The first max_new_tokens tokens, ending after the first stop token."""
     tokens = tokens[:max_new_tokens]
@@ -157,14 +156,34 @@ def check_drafter(target: TargetRunner, drafter) -> None:
                             f"{target.config.num_hidden_layers} layers")
 
 
+@dataclass
+class AutoSpec:
+    """Settings of `auto` chains (specsel/decoding/auto.py): `priors` per drafter name (per-depth acceptance from its
+    offline evaluation; a drafter without one starts from `no_prior`: plain decoding with k = 1 probes until its
+    acceptance shows it pays); `costs` measured on the first request when not given (or read from `costs_cache`, a
+    JSON file keyed by machine, target and drafter, and written there); `time_weight`: how fast measured cycle times
+    correct the modelled overheads (0: never)."""
+
+    priors: dict[str, list[float]] = field(default_factory=dict)
+    margin: float = 0.02
+    prior_weight: float = 20.0
+    probe_every: int = 16
+    no_prior: float = 0.0
+    costs: Costs | None = None
+    costs_cache: str | None = None
+    repeats: int = 3
+    time_weight: float = 0.1
+
+
 class SpecDecoder:
-    """mode 'plain' (no drafter), 'chain' (k drafts, any drafter) or 'tree' (EAGLE-3 heads, greedy).
+    """mode 'plain' (no drafter), 'chain' (k drafts, any drafter), 'auto' (chains of 0..k drafts, the length chosen
+    every cycle from measured costs and acceptance, 0 = a plain step) or 'tree' (EAGLE-3 heads, greedy).
 
     drafters: one drafter, or {name: drafter} for a pool; `selector` picks among them every cycle (default: always
     the first)."""
 
     def __init__(self, target_model, drafters=None, mode: str = "chain", k: int = 4, tree: TreeSpec | None = None,
-                 stop_ids: list[int] | None = None, selector: Selector | None = None):
+                 stop_ids: list[int] | None = None, selector: Selector | None = None, auto: AutoSpec | None = None):
         if mode not in MODES:
             raise SpecError(f"unknown mode {mode!r}; choose from {', '.join(MODES)}")
         if mode == "plain" and selector is not None:
@@ -174,8 +193,14 @@ class SpecDecoder:
         drafters = {} if mode == "plain" or drafters is None else drafters
         if mode != "plain" and not drafters:
             raise SpecError(f"mode {mode!r} needs a drafter")
-        if mode == "chain" and k < 1:
-            raise SpecError(f"k (draft tokens per cycle) must be >= 1, got {k}")
+        if mode in ("chain", "auto") and k < 1:
+            raise SpecError(f"k (draft tokens per cycle{', at most' if mode == 'auto' else ''}) must be >= 1, "
+                            f"got {k}")
+        self.auto = (auto or AutoSpec()) if mode == "auto" else None
+        if self.auto is not None and set(self.auto.priors) - set(drafters):
+            unknown = sorted(set(self.auto.priors) - set(drafters))
+            raise SpecError(f"auto priors for drafters not in the pool: {unknown}")
+        self.choosers: dict[int, AutoChooser] = {}  # per drafter, kept across requests (the estimate goes on)
         self.mode, self.k = mode, k
         self.tree = tree or TreeSpec()
         self.names, self.drafters = list(drafters), list(drafters.values())
@@ -209,12 +234,15 @@ class SpecDecoder:
             self.set_selector(selector or FixedSelector())
 
     def set_selector(self, selector: Selector) -> None:
+        if self.auto is not None and not isinstance(selector, FixedSelector):
+            raise SpecError("mode 'auto' varies k per cycle; selectors learn from fixed-k cycles: use it with one "
+                            "drafter (or a fixed one), or mode 'chain' with a selector")
         selector.bind(self)
         self.selector = selector
 
     @property
     def lookahead(self) -> int:
-        return {"plain": 0, "chain": self.k, "tree": self.tree.depth}[self.mode]
+        return {"plain": 0, "chain": self.k, "auto": self.k, "tree": self.tree.depth}[self.mode]
 
     def check_request(self, prompt: list[int], max_new_tokens: int, params: SamplingParams) -> None:
         if not prompt:
@@ -285,8 +313,20 @@ class SpecDecoder:
                     self.weights_changed(changed, state)
                     m.weight_swaps += len(changed)
             i = sel.select()
+            chooser = self.chooser(i, state) if self.auto is not None else None  # first use: costs measured
             t1 = time.perf_counter()
             d = self.drafters[i]
+            k = chooser.next_k() if chooser is not None else self.k
+            if k == 0:  # auto: plain decoding pays more than this drafter now: one target step, no draft
+                out = self.target.forward(state.tokens[-1:])
+                self._commit(state, [self.emit(out, 0, params, gen)], None if out.feats is None else out.feats[:1])
+                self.record(out, [0])
+                sync_device(dev)
+                m.target_forwards += 1
+                m.verify_s += time.perf_counter() - t1
+                m.drafted.append(0)
+                chooser.observe_time(0, time.perf_counter() - t1)
+                continue
             behind = len(state.tokens) - state.synced[i]
             d.sync(state)
             state.synced[i] = len(state.tokens)
@@ -295,21 +335,25 @@ class SpecDecoder:
                 m.switches += 1
                 m.switch_s += time.perf_counter() - t1
                 m.catchup_tokens += max(0, behind - (1 + m.accepted[-1]))
-            if self.mode == "chain":
-                draft, q = d.draft_chain(self.k, params, gen)
+            if self.mode != "tree":
+                draft, q = d.draft_chain(k, params, gen)
             else:
                 tree = d.draft_tree(self.tree)
             sync_device(dev)
             t2 = time.perf_counter()
-            if self.mode == "chain":
+            if self.mode != "tree":
                 n_acc, out = self.verify_chain(state, draft, q, params, gen, m)
             else:
                 n_acc, out = self.verify_tree(state, tree, m)
             sync_device(dev)
             t3 = time.perf_counter()
+            if chooser is not None:
+                chooser.observe(k, n_acc)
+                chooser.observe_time(k, t3 - t1)
             m.target_forwards += 1
             m.accepted.append(n_acc)
             m.choices.append(i)
+            m.drafted.append(k if self.mode != "tree" else len(tree))
             # 3. feedback: counterfactual acceptance of every drafter, or the chosen drafter's reward
             sel.after_cycle(self, state, i, n_acc, out, params)
             sync_device(dev)
@@ -323,6 +367,24 @@ class SpecDecoder:
         sel.finish_request(self, state, params)
         m.eval_s += time.perf_counter() - t4
         return self._finish(state, max_new_tokens, m, t_start)
+
+    def chooser(self, i: int, state: DecodeState) -> AutoChooser:
+        """Drafter i's `auto` chooser, made on first use (costs from the cache, else measured on this request's
+        prefix)."""
+        if i not in self.choosers:
+            a = self.auto
+            costs = a.costs
+            if costs is None:
+                key = cost_model.cost_key(self.target.model, self.drafters[i], self.k)
+                costs = cost_model.load_cached(a.costs_cache, key)
+                if costs is None:
+                    costs = cost_model.measure(self.target, self.drafters[i], state, self.k, a.repeats)
+                    state.synced[i] = len(state.tokens)  # measure synced it (its draft is dropped at the next sync)
+                    cost_model.store(a.costs_cache, key, costs)
+            prior = a.priors.get(self.names[i], [a.no_prior])
+            self.choosers[i] = AutoChooser(costs, prior, self.k, a.margin, a.prior_weight, a.probe_every,
+                                           a.time_weight)
+        return self.choosers[i]
 
     def _finish(self, state: DecodeState, max_new_tokens: int, m: RequestMetrics, t_start: float
                 ) -> tuple[list[int], RequestMetrics]:

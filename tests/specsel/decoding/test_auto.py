@@ -10,6 +10,7 @@ from specsel.decoding.auto import (
     AcceptanceEstimate,
     AutoChooser,
     Costs,
+    acceptance_prior,
     chain_expected,
     chain_rate,
     choose,
@@ -112,3 +113,29 @@ def test_bad_costs_refused():
         Costs({1: -0.1}, 0.01)
     with pytest.raises(ValueError):
         AutoChooser(Costs({1: 0.1}, 0.01), [0.5], k_max=0)
+
+
+def test_costs_round_trip_through_json():
+    c = Costs({1: 0.04, 5: 0.05}, 0.005, 0.002, 0.001)
+    assert Costs.from_json(c.to_json()) == c
+    assert c.cycle_time(0) == pytest.approx(0.041) and c.cycle_time(4) == pytest.approx(0.072)
+
+
+def test_acceptance_prior_from_an_offline_evaluation():
+    ev = {"top1_per_step": [0.5, 0.4], "accept_per_step": [0.3, 0.2]}
+    assert acceptance_prior(ev) == [0.5, 0.4] and acceptance_prior(ev, sampling=True) == [0.3, 0.2]
+    for bad in (None, {}, {"top1_per_step": []}, {"top1_per_step": [1.5]}, {"top1_per_step": ["x"]}):
+        assert acceptance_prior(bad) is None
+
+
+def test_observed_times_raise_the_overheads_and_flip_the_choice():
+    costs = Costs({1: 0.05, 5: 0.06}, 0.002)
+    ch = AutoChooser(costs, [0.5], k_max=4, time_weight=0.5)
+    assert ch.choice().k == 2  # 1.75 tokens per 0.059 s vs 1 per 0.05 s
+    for _ in range(10):
+        ch.observe_time(2, 0.2)  # each cycle really takes 0.2 s
+    assert ch.costs.overhead == pytest.approx(0.2 - 0.059, rel=1e-2) and ch.choice().k == 0
+    ch.observe_time(0, 0.01)  # faster than modelled: the base cost stands
+    assert ch.costs.plain_overhead == 0.0
+    with pytest.raises(ValueError, match="time_weight"):
+        AutoChooser(costs, [0.5], k_max=4, time_weight=2.0)

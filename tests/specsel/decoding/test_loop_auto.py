@@ -1,0 +1,109 @@
+"""mode 'auto' in the decode loop, on fixed-logit stubs with given costs: it speculates with the k the cost model
+picks when the drafter pays, decodes plainly (with k = 1 probes) when it does not, switches when the drafter turns
+out better than its prior, and stays lossless; bad settings are refused."""
+
+import json
+import time
+
+import pytest
+
+from specsel.decoding.auto import Costs
+from specsel.decoding.llama import LlamaDrafter
+from specsel.decoding.loop import AutoSpec, SpecDecoder, SpecError
+from specsel.decoding.sampling import SamplingParams
+from specsel.selection.learners import make_learner
+from specsel.selection.selector import Selector
+from tests.stubs import BigramLM, successor_table
+
+V = 16
+TARGET_NEXT = lambda t: (t + 1) % V  # noqa: E731
+CHEAP_VERIFY = Costs({1: 0.05, 9: 0.052}, 0.002)  # verification almost free: a right drafter should draft k
+
+
+def decoder(drafter_next, k=4, **auto):
+    target = BigramLM(successor_table(V, TARGET_NEXT))
+    drafter = LlamaDrafter(BigramLM(successor_table(V, drafter_next)))
+    return SpecDecoder(target, {"d": drafter}, mode="auto", k=k, auto=AutoSpec(**auto))
+
+
+def plain(prompt, n, params=None, seed=0):
+    params = params or SamplingParams()
+    return SpecDecoder(BigramLM(successor_table(V, TARGET_NEXT)), mode="plain").generate(prompt, n, params, seed)[0]
+
+
+def test_a_drafter_that_pays_drafts_the_chosen_k():
+    dec = decoder(TARGET_NEXT, k=4, priors={"d": [0.9]}, costs=CHEAP_VERIFY)
+    out, m = dec.generate([3, 5], 21)
+    assert out == plain([3, 5], 21)
+    assert m.drafted == [4] * 4 and m.accepted == [4] * 4 and m.target_forwards == 5
+
+
+def test_a_drafter_that_does_not_pay_gives_plain_steps_with_probes():
+    costs = Costs({1: 0.05, 2: 0.08, 5: 0.12, 10: 0.2}, 0.01)
+    dec = decoder(lambda t: (t + 2) % V, k=4, priors={"d": [0.1]}, costs=costs, probe_every=5)
+    out, m = dec.generate([3], 30)
+    assert out == plain([3], 30)
+    assert set(m.drafted) == {0, 1} and m.drafted.count(1) == len(m.drafted) // 5  # a k = 1 probe every 5th
+    assert m.target_forwards == 30  # one token per pass, as plain decoding
+
+
+def test_the_online_estimate_overrides_a_pessimistic_prior():
+    dec = decoder(TARGET_NEXT, k=4, priors={"d": [0.05]}, costs=CHEAP_VERIFY, probe_every=2, prior_weight=2)
+    out, m = dec.generate([1], 60)
+    assert out == plain([1], 60)
+    assert m.drafted[0] == 0 and m.drafted[-1] == 4  # starts plain, learns the drafter is always right
+
+
+def test_no_prior_starts_plain_and_costs_are_measured_once_then_cached(tmp_path):
+    cache = tmp_path / "costs.json"
+    dec = decoder(TARGET_NEXT, k=3, costs_cache=str(cache))
+    out, _ = dec.generate([2], 12)
+    assert out == plain([2], 12)
+    costs = dec.choosers[0].base
+    assert set(costs.target) == {1, 2, 4, 8} and all(t > 0 for t in costs.target.values())
+    assert dec.choosers[0].chosen[0] == 0  # no acceptance figures: plain first, probes tell the rest
+    dec.generate([4], 12)
+    assert dec.choosers[0].base is costs
+    # a new decoder on the same machine, target and drafter reads the cached costs instead of measuring
+    again = decoder(TARGET_NEXT, k=3, costs_cache=str(cache))
+    assert again.generate([2], 12)[0] == out and again.choosers[0].base == costs
+    # another k is another entry
+    decoder(TARGET_NEXT, k=2, costs_cache=str(cache)).generate([2], 6)
+    assert len(json.loads(cache.read_text())) == 2
+
+
+def test_measured_cycle_times_turn_a_losing_setting_off():
+    # the model says drafting is free, but each speculative cycle really costs far more than a plain step
+    dec = decoder(lambda t: (t + 2) % V, k=4, priors={"d": [0.6]}, costs=Costs({1: 1e-4, 5: 1.1e-4}, 0.0),
+                  time_weight=0.5)
+    slow = dec.drafters[0].draft_chain
+
+    def draft_chain(k, params, gen):
+        time.sleep(0.01)
+        return slow(k, params, gen)
+
+    dec.drafters[0].draft_chain = draft_chain
+    out, m = dec.generate([3], 40)
+    assert out == plain([3], 40)
+    assert m.drafted[0] == 4 and m.drafted[-8:].count(0) >= 7  # speculation stopped once its time was seen
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_sampling_is_distribution_exact_per_seed_path(seed):
+    # with a drafter equal to the target, every draft is accepted: the output equals plain sampling's
+    dec = decoder(TARGET_NEXT, k=3, priors={"d": [0.9]}, costs=CHEAP_VERIFY)
+    params = SamplingParams(temperature=1.0)
+    out, m = dec.generate([5], 12, params, seed)
+    assert out == plain([5], 12, params, seed) and set(m.drafted) == {3}
+
+
+def test_bad_auto_settings_refused():
+    target = BigramLM(successor_table(V, TARGET_NEXT))
+    drafter = LlamaDrafter(BigramLM(successor_table(V, TARGET_NEXT)))
+    with pytest.raises(SpecError, match="not in the pool"):
+        SpecDecoder(target, {"d": drafter}, mode="auto", auto=AutoSpec(priors={"x": [0.5]}))
+    with pytest.raises(SpecError, match="fixed-k"):
+        SpecDecoder(target, {"d": drafter, "e": drafter}, mode="auto",
+                    selector=Selector(make_learner("normal_hedge", 2), 2, 4))
+    with pytest.raises(SpecError, match="at most"):
+        SpecDecoder(target, {"d": drafter}, mode="auto", k=0)
