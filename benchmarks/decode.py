@@ -1,11 +1,13 @@
 """Speculative-decoding benchmark on a domain's held-out prompts, batch size 1, greedy.
 
     python -m benchmarks.decode --domain sql [--target smollm2-135m-instruct]
-        [--methods plain,chain,tree,assisted,lookup]
+        [--methods plain,auto,chain,tree,assisted,lookup]
         [--max-prompts 20] [--max-new-tokens 128] [--repeats 3] [--k 4] [--tree-depth 7 --tree-top-k 8
         --tree-tokens 60] [--llama DIR] [--eagle3 DIR] [--out runs/bench/specsel-<domain>] [--vllm]
 
-Methods: plain (specsel engine, no drafter: the reference), chain / tree (engine with the domain's EAGLE-3 head),
+Methods: plain (specsel engine, no drafter: the reference), auto (engine with the domain's EAGLE-3 head, the chain
+length chosen every cycle from measured costs and the head's acceptance, 0 = a plain step; its choices are reported),
+chain / tree (engine with the domain's EAGLE-3 head, fixed k / tree),
 chain-llama (engine with the domain's independent Llama drafter), assisted (transformers `assistant_model=` with that
 Llama drafter), lookup (transformers prompt lookup decoding). plain always runs: it is the reference for speedup and
 exact match. Every method gets one untimed warm-up request; then each repeat runs every prompt through every method in
@@ -45,7 +47,7 @@ from benchmarks.baselines import hf_assisted, hf_prompt_lookup
 from data_gen.domains import ALL_DOMAINS, check_domain, domain_prompts
 from data_gen.generate import render_prompt, stop_token_ids
 from draftpool.config import ConfigError, build, field, to_dict
-from draftpool.io import atomic_write_json, atomic_write_text
+from draftpool.io import atomic_write_json, atomic_write_text, cache_root
 from draftpool.target import (
     DEFAULT_TARGET,
     TargetError,
@@ -59,9 +61,9 @@ from specsel.decoding.loop import RequestMetrics, SpecDecoder, sync_device
 from specsel.decoding.sampling import SamplingParams
 from specsel.decoding.tree import TreeSpec
 
-METHODS = ("plain", "chain", "tree", "chain-llama", "assisted", "lookup")
-ENGINE_METHODS = ("plain", "chain", "tree", "chain-llama")
-NEEDS = {"chain": "eagle3", "tree": "eagle3", "chain-llama": "llama", "assisted": "llama"}  # method -> drafter kind
+METHODS = ("plain", "auto", "chain", "tree", "chain-llama", "assisted", "lookup")
+ENGINE_METHODS = ("plain", "auto", "chain", "tree", "chain-llama")
+NEEDS = {"auto": "eagle3", "chain": "eagle3", "tree": "eagle3", "chain-llama": "llama", "assisted": "llama"}
 DRAFTER_SUFFIX = {"eagle3": "eagle3", "llama": "llama68m"}  # pool folder <domain>-<suffix>
 DRAFTER_LABEL = {"eagle3": "EAGLE-3 head", "llama": "independent Llama drafter"}
 VLLM_METHODS = ("vllm-plain", "vllm-eagle3")
@@ -83,7 +85,8 @@ class BenchConfig:
     max_prompts: int = field(20, help="the first N held-out prompts")
     max_new_tokens: int = field(128, help="answer length cap in tokens")
     repeats: int = field(3, help="timed passes over all prompts (mean and std are over these)")
-    k: int = field(4, help="draft tokens per cycle of chain methods (and vLLM's num_speculative_tokens)")
+    k: int = field(4, help="draft tokens per cycle of chain methods, the most auto drafts (and vLLM's "
+                           "num_speculative_tokens)")
     tree_depth: int = field(7, help="tree method: draft depth")
     tree_top_k: int = field(8, help="tree method: children expanded per node")
     tree_tokens: int = field(60, help="tree method: draft nodes verified per cycle")
@@ -91,6 +94,8 @@ class BenchConfig:
     llama: str = field("", help="independent Llama drafter folder ('' = <pool>/<target slug>/<domain>-llama68m)")
     eagle3: str = field("", help="EAGLE-3 head folder ('' = <pool>/<target slug>/<domain>-eagle3)")
     out: str = field("runs/bench/specsel-{domain}", help="output folder ({domain} filled in)")
+    auto_costs: str = field("", help="auto: JSON file of measured costs per machine/target/drafter ('' = "
+                                     "<draftpool cache>/auto_costs.json, 'none' = measure at every start)")
     device: str = field("auto", help="auto, cpu, cuda, cuda:1 ...")
     cost_sizes: list[str] = field(default_factory=lambda: ["1", "2", "4", "5", "8", "16", "32", "61"],
                                   help="verified-token counts at which to time one target forward (the cost model "
@@ -124,6 +129,11 @@ class BenchConfig:
 
 
 # --------------------------------------------------------------------------------------------------------- setup
+def auto_costs_path() -> Path:
+    """Where `auto` keeps measured costs per machine, target and drafter."""
+    return cache_root() / "auto_costs.json"
+
+
 def drafter_dirs(cfg: BenchConfig, info: TargetInfo) -> dict[str, Path]:
     """kind -> folder of every drafter the requested methods (and --vllm) need; one error for a missing folder."""
     users: dict[str, list[str]] = {}
@@ -179,18 +189,27 @@ def held_out_prompts(cfg: BenchConfig, tok) -> list[dict[str, Any]]:
     return [{"id": r["id"], "ids": render_prompt(tok, r["prompt"])} for r in rows]
 
 
-def make_runners(cfg: BenchConfig, model, stop: list[int], head=None, llama=None) -> dict[str, Runner]:
+def make_runners(cfg: BenchConfig, model, stop: list[int], head=None, llama=None,
+                 head_eval: dict[str, Any] | None = None) -> dict[str, Runner]:
+    from specsel.decoding.auto import acceptance_prior
     from specsel.decoding.eagle3 import Eagle3Drafter
     from specsel.decoding.llama import LlamaDrafter
+    from specsel.decoding.loop import AutoSpec
 
     greedy, n = SamplingParams(), cfg.max_new_tokens
 
     def engine(drafter, mode: str) -> Runner:
-        dec = SpecDecoder(model, drafter, mode, k=cfg.k, tree=cfg.tree_spec(), stop_ids=stop)
+        auto = None
+        if mode == "auto":  # prior: the head's exported evaluation; costs: cached per machine, measured once
+            prior = acceptance_prior(head_eval)
+            costs = {"": str(auto_costs_path()), "none": None}.get(cfg.auto_costs, cfg.auto_costs)
+            auto = AutoSpec(priors={"drafter": prior} if prior else {}, costs_cache=costs)
+        dec = SpecDecoder(model, drafter, mode, k=cfg.k, tree=cfg.tree_spec(), stop_ids=stop, auto=auto)
         return lambda p: dec.generate(p, n, greedy)
 
     makers: dict[str, Callable[[], Runner]] = {
         "plain": lambda: engine(None, "plain"),
+        "auto": lambda: engine(Eagle3Drafter(head), "auto"),
         "chain": lambda: engine(Eagle3Drafter(head), "chain"),
         "tree": lambda: engine(Eagle3Drafter(head), "tree"),
         "chain-llama": lambda: engine(LlamaDrafter(llama), "chain"),
@@ -279,6 +298,9 @@ def summarize(methods: list[str], runs: list[dict[str, Any]], n_prompts: int, re
             cycles = [a for m in ms for a in m.accepted]
             row["accepted_per_cycle"] = statistics.fmean(cycles) if cycles else None
             row["cycles"] = len(cycles)
+            if method == "auto":  # what it chose: share of cycles per draft length (0 = a plain step)
+                drafted = [k for m in ms for k in m.drafted]
+                row["chosen_k"] = {str(k): drafted.count(k) / len(drafted) for k in sorted(set(drafted))}
         else:  # every target forward verifies a (possibly empty) candidate run and adds one token of its own
             row["accepted_per_cycle"] = (new - fwd) / max(fwd, 1)
         out[method] = row
@@ -362,6 +384,9 @@ def format_table(report: dict[str, Any]) -> str:
     lines.append("speedup = tok/s / plain tok/s; exact = share of prompts equal to plain greedy; draft/verify/other "
                  "= time split of specsel cycles, (fwd%) = the target forward's part of verify; acc/cycle of "
                  "transformers methods is per target forward")
+    if "auto" in report["summary"] and report["summary"]["auto"].get("chosen_k"):
+        lines.append("auto chose (share of cycles by draft length, 0 = plain step): " + ", ".join(
+            f"k={k} {100 * v:.0f}%" for k, v in report["summary"]["auto"]["chosen_k"].items()))
     if "vllm" in report:
         v = report["vllm"]
         if "error" in v:
@@ -423,7 +448,7 @@ def run(cfg: BenchConfig, command: str | None = None) -> dict[str, Any]:
     out = Path(cfg.out.format(domain=cfg.domain))
 
     # 2. target, drafters, prompts
-    from draftpool.pool import load_eagle3, load_llama
+    from draftpool.pool import drafter_eval, load_eagle3, load_llama
 
     dev = resolve_device(cfg.device)
     dtype = default_dtype(dev)
@@ -433,7 +458,7 @@ def run(cfg: BenchConfig, command: str | None = None) -> dict[str, Any]:
         if "eagle3" in dirs else None
     llama = load_llama(dirs["llama"], info).to(dev).eval() if "llama" in dirs else None
     prompts = held_out_prompts(cfg, tok)
-    runners = make_runners(cfg, model, stop, head, llama)
+    runners = make_runners(cfg, model, stop, head, llama, drafter_eval(dirs["eagle3"]) if head is not None else None)
 
     # 3. warm-up (untimed), then repeats x prompts x methods, methods interleaved per prompt
     for m in tqdm(methods, desc="warm-up", disable=None):

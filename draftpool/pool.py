@@ -104,6 +104,18 @@ def _read_meta(path: Path, kind: str, target: TargetInfo) -> dict[str, Any]:
     return meta
 
 
+def drafter_eval(path: str | Path) -> dict[str, Any] | None:
+    """The offline evaluation a drafter was exported with (draftpool.json "eval": per-step acceptance, chain
+    lengths), or None for a folder without one (e.g. a head trained elsewhere)."""
+    meta_path = Path(path) / "draftpool.json"
+    try:
+        meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+    except ValueError:
+        return None
+    ev = meta.get("eval") if isinstance(meta, dict) else None
+    return ev if isinstance(ev, dict) else None
+
+
 def load_eagle3(path: str | Path, target: TargetInfo, target_embedding: torch.Tensor) -> Eagle3Head:
     """Load and check an exported head: architecture, sizes against the target, every tensor name and shape."""
     from transformers import LlamaConfig

@@ -403,7 +403,12 @@ class SpecDecoder:
         out = self.target.forward([state.tokens[-1]] + draft.tolist())  # rows: root + K drafts
         m.target_s += self._elapsed(t0)
         if params.greedy:
-            n, nxt = verify_chain_greedy(draft.tolist(), out.choice)
+            tokens = draft.tolist()
+            if tokens and out.choice(0) == tokens[0]:
+                # rule: row 0 alone first (a weak drafter's chain stops there); past it, the other rows in one
+                # batched projection instead of one lm_head read per accepted row
+                out.project(list(range(1, len(tokens) + 1)))
+            n, nxt = verify_chain_greedy(tokens, out.choice)
         else:
             n, nxt = verify_chain_sampling(draft, q, probs_from_logits(out.logits(slice(None)), params), gen)
         # keep the root and the n accepted drafts in the cache; their features are now committed

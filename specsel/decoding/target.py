@@ -45,6 +45,16 @@ class TargetPass:
             return self._rows[rows]
         return self.runner.lm_head(self.hidden[rows]).float()
 
+    @torch.inference_mode()
+    def project(self, rows: list[int]) -> None:
+        """Project the given rows in one matmul (one read of the lm_head weights instead of one per row) and keep
+        them for `logits` / `choice`."""
+        rows = [r % self.hidden.shape[0] for r in rows if r % self.hidden.shape[0] not in self._rows] \
+            if self.full is None else []
+        if rows:
+            for r, row in zip(rows, self.runner.lm_head(self.hidden[rows]).float()):
+                self._rows[r] = row
+
     def logits_of(self, rows: list[int]) -> torch.Tensor:
         """[n,V] logits of the given rows, projecting only those not already projected."""
         return torch.stack([self.logits(r) for r in rows])

@@ -69,3 +69,18 @@ def test_logit_post_processing_is_not_skipped():
         runner.reset()
         got = runner.forward(ids).logits(slice(None))
         torch.testing.assert_close(got, model(torch.tensor([ids])).logits[0].float())
+
+
+def test_batched_projection_gives_the_rows_one_at_a_time_would():
+    llama = seeded(LlamaForCausalLM, LlamaConfig(**SMALL), 0)
+    runner = TargetRunner(llama)
+    runner.reset()
+    ids = [3, 1, 4, 1, 5, 9]
+    one = runner.forward(ids)
+    singles = torch.stack([one.logits(r) for r in range(len(ids))])
+    runner.reset()
+    batched = runner.forward(ids)
+    batched.project([1, 2, 5, -1])
+    assert sorted(batched._rows) == [1, 2, 5]  # projected once each; -1 is row 5
+    torch.testing.assert_close(torch.stack([batched.logits(r) for r in range(len(ids))]), singles)
+    assert [batched.choice(r) for r in range(len(ids))] == [int(x) for x in singles.argmax(-1)]
