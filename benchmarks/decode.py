@@ -52,9 +52,9 @@ from draftpool.target import (
     DEFAULT_TARGET,
     TargetError,
     TargetInfo,
-    default_dtype,
     load_target,
     resolve_device,
+    resolve_dtype,
     resolve_target,
 )
 from specsel.decoding.loop import RequestMetrics, SpecDecoder, sync_device
@@ -97,6 +97,8 @@ class BenchConfig:
     auto_costs: str = field("", help="auto: JSON file of measured costs per machine/target/drafter ('' = "
                                      "<draftpool cache>/auto_costs.json, 'none' = measure at every start)")
     device: str = field("auto", help="auto, cpu, cuda, cuda:1 ...")
+    dtype: str = field("auto", help="auto (bf16 on CUDA with bf16, else fp32), float32, bfloat16, float16: target "
+                                    "and drafters; every method, plain included, runs in it")
     cost_sizes: list[str] = field(default_factory=lambda: ["1", "2", "4", "5", "8", "16", "32", "61"],
                                   help="verified-token counts at which to time one target forward (the cost model "
                                        "behind draft sizes; empty = skip)")
@@ -451,12 +453,12 @@ def run(cfg: BenchConfig, command: str | None = None) -> dict[str, Any]:
     from draftpool.pool import drafter_eval, load_eagle3, load_llama
 
     dev = resolve_device(cfg.device)
-    dtype = default_dtype(dev)
+    dtype = resolve_dtype(cfg.dtype, dev)
     model, tok = load_target(info, dev, dtype)
     stop = stop_token_ids(tok, model)
-    head = load_eagle3(dirs["eagle3"], info, model.get_input_embeddings().weight).to(dev).eval() \
+    head = load_eagle3(dirs["eagle3"], info, model.get_input_embeddings().weight).to(dev, dtype).eval() \
         if "eagle3" in dirs else None
-    llama = load_llama(dirs["llama"], info).to(dev).eval() if "llama" in dirs else None
+    llama = load_llama(dirs["llama"], info).to(dev, dtype).eval() if "llama" in dirs else None
     prompts = held_out_prompts(cfg, tok)
     runners = make_runners(cfg, model, stop, head, llama, drafter_eval(dirs["eagle3"]) if head is not None else None)
 

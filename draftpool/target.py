@@ -151,6 +151,25 @@ def resolve_device(device: str) -> torch.device:
     return dev
 
 
+DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+
+
+def resolve_dtype(name: str, device: str | torch.device) -> torch.dtype:
+    """"auto" -> default_dtype(device); else one of DTYPES, checked by a small matmul on the device (a dtype the
+    device cannot compute in -> TargetError naming both)."""
+    if name == "auto":
+        return default_dtype(device)
+    if name not in DTYPES:
+        raise TargetError(f"dtype {name!r}: choose from auto, {', '.join(DTYPES)}")
+    dtype, device = DTYPES[name], torch.device(device)
+    try:
+        x = torch.ones(4, 4, dtype=dtype, device=device)
+        torch.nn.functional.softmax(x @ x, dim=-1).sum().item()
+    except (RuntimeError, TypeError) as e:
+        raise TargetError(f"dtype {name} is not supported on {device} ({e})") from None
+    return dtype
+
+
 def default_dtype(device: str | torch.device) -> torch.dtype:
     """bf16 where the device has it, else fp32."""
     device = torch.device(device)

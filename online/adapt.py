@@ -34,14 +34,15 @@ import torch
 
 from data_gen.generate import render_prompt, stop_token_ids
 from draftpool.config import ConfigError, field, help_text, load_config
-from draftpool.io import LockedError, run_lock
-from draftpool.pool import load_pool
+from draftpool.io import LockedError, cache_root, run_lock
+from draftpool.pool import load_pool, read_manifest
 from draftpool.target import DEFAULT_TARGET, TargetError, load_target, resolve_device, resolve_target
 from online.http_api import HttpFrontend, Job, error_body, openai_reply, parse_address
 from online.process import ExportSpec, ProcessConfig, TrainerHandle, latest_version
 from online.server import SWAPS, AdaptiveServer, Request
 from online.trainer import TrainerConfig
-from specsel.decoding.loop import SpecDecoder, SpecError
+from specsel.decoding.auto import acceptance_prior
+from specsel.decoding.loop import AutoSpec, SpecDecoder, SpecError
 from specsel.decoding.sampling import SamplingParams
 from specsel.selection.delayed_feedback import GameConfig
 from specsel.selection.learners import make_learner
@@ -64,8 +65,10 @@ class ServeConfig:
     answers: str = field("", help="answers JSONL (default <out_dir>/answers.jsonl), appended as requests finish")
     selection: str = field("normal_hedge", help="normal_hedge (HedgeSpec) or fixed:<drafter name>")
     selection_state: str = field("reset", help="reset: a fresh selector per request; persistent: one for the run")
-    mode: str = field("chain", help="chain | tree (EAGLE-3 heads only)")
-    k: int = field(4, help="draft depth")
+    mode: str = field("auto", help="auto (the chain length per cycle from measured costs and each drafter's "
+                                    "acceptance, 0 = a plain step when nothing pays) | chain | tree (EAGLE-3 heads "
+                                    "only)")
+    k: int = field(4, help="draft depth (auto: the most it drafts)")
     max_new_tokens: int = field(128, help="per request, unless the request says otherwise")
     temperature: float = field(0.0, help="sampling temperature (0: greedy, lossless)")
     top_k: int = field(64, help="target logits kept per verified position for the trainer")
@@ -271,7 +274,14 @@ def main_cfg(cfg: AdaptConfig) -> dict[str, Any]:
 
     drafters = {n: (Eagle3Drafter(m) if k == "eagle3" else LlamaDrafter(m)) for n, (k, m) in models.items()}
     stops = stop_token_ids(tok, target)
-    dec = SpecDecoder(target, drafters, selector=make_selector(s, names), mode=s.mode, k=s.k, stop_ids=stops)
+    auto = None
+    if s.mode == "auto":  # priors: each drafter's offline eval in the pool manifest; costs cached per machine
+        entries = read_manifest(serve_dir).get("drafters", {})
+        priors = {n: acceptance_prior(entries.get(n, {}).get("eval"), sampling=s.temperature > 0) for n in names}
+        auto = AutoSpec(priors={n: p for n, p in priors.items() if p},
+                        costs_cache=str(cache_root() / "auto_costs.json"))
+    dec = SpecDecoder(target, drafters, selector=make_selector(s, names), mode=s.mode, k=s.k, stop_ids=stops,
+                      auto=auto)
     handle = None
     if s.adapt:
         export = ExportSpec(str(out_dir), str(pool_dir), info)

@@ -55,6 +55,9 @@ class Eagle3Options:
     step_weight: float = field(0.8, help="loss weight of TTT step j is step_weight**j")
     target_cache: bool = field(False, help="compute the target's features once into run_dir/target_cache instead "
                                            "of a target forward per batch (final hidden state -> lm_head)")
+    init_from_target: bool = field(False, help="start the head's lm_head from the target's output-embedding rows of "
+                                               "the draft vocabulary and its final norm from the target's")
+    freeze_lm_head: bool = field(False, help="keep the lm_head fixed (with init_from_target: the target's rows)")
 
 
 @dataclass
@@ -145,7 +148,22 @@ def make_eagle3(cfg: TrainConfig, target, info: TargetInfo, train_rows: list[dic
     head.embed_tokens.weight.data.copy_(target.get_input_embeddings().weight.data.float())
     head.d2t.copy_(d2t)
     head.t2d.copy_(t2d)
+    if cfg.eagle3.init_from_target:
+        init_head_from_target(head, target)
+    head.lm_head.weight.requires_grad_(not cfg.eagle3.freeze_lm_head)
     return head
+
+
+def init_head_from_target(head: Eagle3Head, target) -> None:
+    """lm_head row d = the target's output-embedding row of target id d + d2t[d]; the final norm's weight = the
+    target's final norm (the head's hidden size is the target's). A target without a final RMSNorm of that size
+    keeps the head's own norm."""
+    out = target.get_output_embeddings().weight.data  # [V,H]
+    ids = torch.arange(head.d2t.numel()) + head.d2t.cpu()  # [Vd] target ids of the draft vocabulary
+    head.lm_head.weight.data.copy_(out[ids.to(out.device)].float())
+    norm = getattr(target.get_decoder(), "norm", None)
+    if norm is not None and getattr(norm, "weight", None) is not None and norm.weight.shape == head.norm.weight.shape:
+        head.norm.weight.data.copy_(norm.weight.data.float())
 
 
 def eagle3_loss(model, batch, target, layers, steps, weight, draft_ids, cache_dir=None):

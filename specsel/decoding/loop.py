@@ -234,9 +234,10 @@ class SpecDecoder:
             self.set_selector(selector or FixedSelector())
 
     def set_selector(self, selector: Selector) -> None:
-        if self.auto is not None and not isinstance(selector, FixedSelector):
-            raise SpecError("mode 'auto' varies k per cycle; selectors learn from fixed-k cycles: use it with one "
-                            "drafter (or a fixed one), or mode 'chain' with a selector")
+        if self.auto is not None and getattr(selector, "game", None) is None and \
+                getattr(selector, "reward", "none") != "none":
+            raise SpecError("mode 'auto' varies k per cycle (0 = a plain step); bandit rewards are defined on fixed-k "
+                            "drafts: use auto with a full-information or fixed selector, or mode 'chain'")
         selector.bind(self)
         self.selector = selector
 
@@ -323,9 +324,13 @@ class SpecDecoder:
                 self.record(out, [0])
                 sync_device(dev)
                 m.target_forwards += 1
-                m.verify_s += time.perf_counter() - t1
+                t2 = time.perf_counter()
+                m.verify_s += t2 - t1
                 m.drafted.append(0)
-                chooser.observe_time(0, time.perf_counter() - t1)
+                chooser.observe_time(0, t2 - t1)
+                sel.after_cycle(self, state, i, 0, out, params)  # a one-token chunk for full-information selectors
+                sync_device(dev)
+                m.eval_s += time.perf_counter() - t2
                 continue
             behind = len(state.tokens) - state.synced[i]
             d.sync(state)

@@ -54,7 +54,7 @@ class Selector:
     def bind(self, dec: SpecDecoder) -> None:
         if len(dec.drafters) != self.n:
             raise SpecError(f"the selector is made for {self.n} drafters, the pool has {len(dec.drafters)}")
-        if dec.k != self.k and dec.mode == "chain":
+        if dec.k != self.k and dec.mode in ("chain", "auto"):
             raise SpecError(f"the selector is made for k={self.k}, the decoder drafts k={dec.k}")
         for d in dec.drafters:
             d.track = self.full_information

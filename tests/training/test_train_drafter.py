@@ -243,3 +243,22 @@ def test_cpu_run_uses_every_core_despite_accelerate_single_thread_default(monkey
         assert torch.get_num_threads() == 1
     finally:
         torch.set_num_threads(before)
+
+
+def test_head_initialised_from_the_target_and_frozen_lm_head(data_root, tmp_path, target, target_info):
+    """init_from_target: lm_head rows = the target's output-embedding rows of the draft vocabulary, final norm =
+    the target's; freeze_lm_head keeps those rows through training (the rest of the head still trains)."""
+    model, _ = target
+    out = model.get_output_embeddings().weight.float()
+    assert train_drafter.main(tiny_args(data_root, tmp_path, "train.max_steps=2", "eagle3.init_from_target=true",
+                                        "eagle3.freeze_lm_head=true")) == 0
+    t = head_tensors(tmp_path / "pools")
+    ids = torch.arange(t["d2t"].numel()) + t["d2t"]
+    assert torch.equal(t["lm_head.weight"], out[ids])
+    # the same run without freezing: lm_head moved off the target's rows, the norm started from the target's
+    cfg = SimpleNamespace(eagle3=SimpleNamespace(aux_layers=[], draft_vocab_size=64, init_from_target=True,
+                                                 freeze_lm_head=False), train=SimpleNamespace(seed=0))
+    head = train_drafter.make_eagle3(cfg, model, target_info, [{"response_ids": [5, 6, 7]}])
+    ids = torch.arange(64) + head.d2t
+    assert torch.equal(head.lm_head.weight, out[ids]) and head.lm_head.weight.requires_grad
+    assert torch.equal(head.norm.weight, model.get_decoder().norm.weight.float())

@@ -97,13 +97,27 @@ def test_sampling_is_distribution_exact_per_seed_path(seed):
     assert out == plain([5], 12, params, seed) and set(m.drafted) == {3}
 
 
+def test_auto_under_full_information_selection():
+    # two drafters, one always right and one always wrong: NormalHedge (fed plain steps as one-token chunks) settles
+    # on the right one, auto drafts k with it, and the output stays plain greedy's
+    target = BigramLM(successor_table(V, TARGET_NEXT))
+    good = LlamaDrafter(BigramLM(successor_table(V, TARGET_NEXT)))
+    bad = LlamaDrafter(BigramLM(successor_table(V, lambda t: (t + 3) % V)))
+    sel = Selector(make_learner("normal_hedge", 2), 2, 4)
+    dec = SpecDecoder(target, {"bad": bad, "good": good}, mode="auto", k=4, selector=sel,
+                      auto=AutoSpec(priors={"bad": [0.5], "good": [0.5]}, costs=CHEAP_VERIFY))
+    out, m = dec.generate([2], 60)
+    assert out == plain([2], 60)
+    assert m.choices[-3:] == [1, 1, 1] and m.drafted[-1] == 4 and m.accepted[-2] == 4
+
+
 def test_bad_auto_settings_refused():
     target = BigramLM(successor_table(V, TARGET_NEXT))
     drafter = LlamaDrafter(BigramLM(successor_table(V, TARGET_NEXT)))
     with pytest.raises(SpecError, match="not in the pool"):
         SpecDecoder(target, {"d": drafter}, mode="auto", auto=AutoSpec(priors={"x": [0.5]}))
-    with pytest.raises(SpecError, match="fixed-k"):
+    with pytest.raises(SpecError, match="bandit rewards"):
         SpecDecoder(target, {"d": drafter, "e": drafter}, mode="auto",
-                    selector=Selector(make_learner("normal_hedge", 2), 2, 4))
+                    selector=Selector(make_learner("ucb", 2), 2, 4, reward="bd"))
     with pytest.raises(SpecError, match="at most"):
         SpecDecoder(target, {"d": drafter}, mode="auto", k=0)

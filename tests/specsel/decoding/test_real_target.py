@@ -72,3 +72,26 @@ def test_sampling_with_self_drafting_is_the_targets_own_sampler(setup):
     out, m = dec.generate(prompts["python"], 12, SamplingParams(0.8, top_p=0.95), seed=3)
     assert len(out) == 12 or out[-1] in stops
     assert all(a == 3 for a in m.accepted[:-1])
+
+
+def test_bfloat16_speculation_equals_bfloat16_plain(setup):
+    """In bf16 (target and head), chain / auto / tree output equals plain bf16 greedy token for token, with long
+    accepted chains (steered head) through the batched verification and the batched lm_head projection."""
+    import copy
+
+    from specsel.decoding.auto import Costs
+    from specsel.decoding.loop import AutoSpec
+
+    model, head, _, prompts, refs, stops = setup
+    model16, head16 = copy.deepcopy(model).to(torch.bfloat16), copy.deepcopy(head).to(torch.bfloat16)
+    for domain in ("sql", "math"):
+        ref, _ = SpecDecoder(model16, mode="plain", stop_ids=stops).generate(prompts[domain], NEW)
+        cheap = AutoSpec(priors={"drafter": [0.9]}, costs=Costs({1: 0.05, 9: 0.051}, 0.001))
+        for dec in (SpecDecoder(model16, SteeredHead(head16, ref, correct=3), mode="chain", k=4, stop_ids=stops),
+                    SpecDecoder(model16, SteeredHead(head16, ref, correct=4), mode="auto", k=4, stop_ids=stops,
+                                auto=cheap),
+                    SpecDecoder(model16, SteeredHead(head16, ref, correct=2), mode="tree", tree=TreeSpec(4, 4, 16),
+                                stop_ids=stops)):
+            out, m = dec.generate(prompts[domain], NEW)
+            assert out == ref, (domain, dec.mode)
+            assert max(m.accepted) >= 2 and dec.target.dtype == torch.bfloat16
