@@ -126,7 +126,7 @@ def test_stdin_bad_lines_and_a_stop_mid_decode_then_a_rerun(tmp_path, pool, targ
     model, tok = target
     long_prompt = "Write a very long story about a dragon who learns to cook, with many chapters."
     lines = BAD_LINES[:11] + [json.dumps({"id": "huge", "prompt": "hi", "max_tokens": 10**7}).encode(),
-                              json.dumps({"id": "long", "prompt": long_prompt, "max_new_tokens": 400}).encode(),
+                              json.dumps({"id": "long", "prompt": long_prompt, "max_new_tokens": 120}).encode(),
                               json.dumps({"id": "after", "prompt": "hi", "max_new_tokens": 3}).encode()]
     data = b"\n".join(lines) + b"\n"
     run = args(tmp_path, pool, "-", "serve.adapt=false")
@@ -163,7 +163,7 @@ def test_stdin_bad_lines_and_a_stop_mid_decode_then_a_rerun(tmp_path, pool, targ
     assert summary["stopped_by"] == "end of requests" and summary["served"] == 2 and summary["errors"] == 0
     assert [r["id"] for r in _records(answers)] == ids + ["long", "after"]  # nothing recorded twice
     plain = SpecDecoder(model, mode="plain", stop_ids=stop_token_ids(tok, model))
-    want = tok.decode(plain.generate(render_prompt(tok, long_prompt), 400)[0], skip_special_tokens=True)
+    want = tok.decode(plain.generate(render_prompt(tok, long_prompt), 120)[0], skip_special_tokens=True)
     assert _records(answers)[-2]["text"] == want
 
 
