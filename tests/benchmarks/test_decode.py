@@ -130,9 +130,11 @@ def test_tiny_run_every_method_lossless(random_drafters, tmp_path, capsys):
     assert res["summary"]["assisted"]["mat"] > 2  # transformers with the same drafter accepts runs of drafts too
     # the random head: its drafts are almost never the target's (a draft vocabulary of 1024 random tokens)
     assert res["summary"]["chain"]["mat"] < 1.5 and res["summary"]["tree"]["mat"] < 2
-    # auto with that head: plain steps only (nothing it drafts pays), its choices reported, its costs cached
-    assert res["summary"]["auto"]["chosen_k"] == {"0": 1.0} and res["summary"]["auto"]["mat"] == 1.0
-    assert all(r["drafted"] == [0] * (r["target_forwards"] - 1) for r in runs["auto"])
+    # auto with that head (no exported eval): plain steps and the k = 1 probe every 16th step, nothing longer; its
+    # choices reported per cycle and summed up, its costs cached
+    chosen = res["summary"]["auto"]["chosen_k"]
+    assert set(chosen) <= {"0", "1"} and chosen["0"] >= 15 / 16
+    assert all(set(r["drafted"]) <= {0, 1} and len(r["drafted"]) == r["target_forwards"] - 1 for r in runs["auto"])
     assert "auto chose" in printed and len(json.loads((tmp_path / "costs.json").read_text())) == 1
     assert set(res["forward_cost_ms"]) == {"1", "3"} and all(v > 0 for v in res["forward_cost_ms"].values())
     assert res["summary"]["plain"]["mat"] == 1.0 and res["summary"]["plain"]["speedup"]["mean"] == 1.0

@@ -253,7 +253,7 @@ def test_head_initialised_from_the_target_and_frozen_lm_head(data_root, tmp_path
     assert train_drafter.main(tiny_args(data_root, tmp_path, "train.max_steps=2", "eagle3.init_from_target=true",
                                         "eagle3.freeze_lm_head=true")) == 0
     t = head_tensors(tmp_path / "pools")
-    ids = torch.arange(t["d2t"].numel()) + t["d2t"]
+    ids = torch.arange(t["d2t"].numel()) + t["d2t"].long()
     assert torch.equal(t["lm_head.weight"], out[ids])
     # the same run without freezing: lm_head moved off the target's rows, the norm started from the target's
     cfg = SimpleNamespace(eagle3=SimpleNamespace(aux_layers=[], draft_vocab_size=64, init_from_target=True,
