@@ -318,9 +318,9 @@ def _cut(tokens: list[int], stop: list[int]) -> list[int]:
 
 
 def run_vllm(cfg: BenchConfig, info: TargetInfo, head_dir: Path, prompts: list[dict[str, Any]], stop: list[int],
-             reference: list[list[int]], plain_tok_s: float) -> dict[str, Any]:
+             reference: list[list[int]], plain_tok_s: float, dtype: str = "float32") -> dict[str, Any]:
     """Run specsel/vllm_peer.py in the vLLM environment; -> {"rows": {...}, "raw": ...} or {"error": ...}."""
-    job = {"target": str(Path(info.path).resolve()), "head": str(head_dir.resolve()), "k": cfg.k,
+    job = {"target": str(Path(info.path).resolve()), "head": str(head_dir.resolve()), "k": cfg.k, "dtype": dtype,
            "prompts": [p["ids"] for p in prompts], "max_new_tokens": cfg.max_new_tokens, "stop_ids": stop}
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     env.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")
@@ -495,7 +495,8 @@ def run(cfg: BenchConfig, command: str | None = None) -> dict[str, Any]:
     }
     # 4. vLLM (opt-in, one repeat, its own environment)
     if cfg.vllm:
-        v = run_vllm(cfg, info, dirs["eagle3"], prompts, stop, reference, summary["plain"]["tok_s"]["mean"])
+        v = run_vllm(cfg, info, dirs["eagle3"], prompts, stop, reference, summary["plain"]["tok_s"]["mean"],
+                     str(dtype).removeprefix("torch."))
         report["vllm"] = v
         if "error" in v:
             print(f"warning: {v['error']} (results written without vLLM rows)", file=sys.stderr)

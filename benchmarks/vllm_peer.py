@@ -44,8 +44,8 @@ def run_mode(job: dict, mode: str) -> dict:
     if mode == "eagle3":
         kw["speculative_config"] = {"method": "eagle3", "model": job["head"], "num_speculative_tokens": job["k"]}
     t0 = time.perf_counter()
-    llm = LLM(model=job["target"], dtype="float32", max_model_len=1024, enforce_eager=True, disable_log_stats=False,
-              **kw)
+    llm = LLM(model=job["target"], dtype=job.get("dtype", "float32"), max_model_len=1024, enforce_eager=True,
+              disable_log_stats=False, **kw)
     startup = time.perf_counter() - t0
     params = SamplingParams(temperature=0.0, max_tokens=job["max_new_tokens"], stop_token_ids=job["stop_ids"])
 
