@@ -50,6 +50,7 @@ from draftpool.config import ConfigError, build, field, to_dict
 from draftpool.io import atomic_write_json, atomic_write_text, cache_root
 from draftpool.target import (
     DEFAULT_TARGET,
+    DTYPES,
     TargetError,
     TargetInfo,
     load_target,
@@ -115,6 +116,8 @@ class BenchConfig:
         for key in ("max_prompts", "max_new_tokens", "repeats", "k", "lookup_tokens", "vllm_timeout"):
             if getattr(self, key) < 1:
                 raise ConfigError(f"--{key.replace('_', '-')} must be >= 1, got {getattr(self, key)}")
+        if self.dtype != "auto" and self.dtype not in DTYPES:
+            raise ConfigError(f"--dtype {self.dtype!r}: choose from auto, {', '.join(DTYPES)}")
         if not all(x.isdigit() and int(x) >= 1 for x in self.cost_sizes):
             raise ConfigError(f"--cost-sizes must be positive integers, got {','.join(self.cost_sizes)}")
         try:

@@ -59,6 +59,7 @@ def _one_line_error(code: int, capsys) -> str:
     (["--domain", "sql", "--methods", "plain,chain-llama"], ["sql-llama68m", "does not exist", "chain-llama"]),
     (["--domain", "sql", "--methods", "plain,tree"], ["sql-eagle3", "does not exist", "tree"]),
     (["--domain", "sql", "--cost-sizes", "1,0"], ["--cost-sizes", "positive"]),
+    (["--domain", "sql", "--dtype", "float8"], ["--dtype", "float8", "bfloat16"]),
 ])
 def test_cli_bad_input_one_error_nothing_written(args, expect, tmp_path, capsys):
     out = tmp_path / "out"

@@ -215,3 +215,14 @@ def test_load_llama_vocab_mismatch(tmp_path, info):
 def test_load_llama_refuses_eagle3_folder(written, info):
     with pytest.raises(DrafterLoadError, match="'eagle3' drafter, not a 'llama'"):
         load_llama(written, info)
+
+
+def test_drafter_eval_reads_the_exported_evaluation(tmp_path):
+    from draftpool.pool import drafter_eval
+
+    (tmp_path / "draftpool.json").write_text('{"kind": "eagle3", "eval": {"top1_per_step": [0.5, 0.4]}}')
+    assert drafter_eval(tmp_path) == {"top1_per_step": [0.5, 0.4]}
+    (tmp_path / "draftpool.json").write_text("{broken")
+    assert drafter_eval(tmp_path) is None
+    (tmp_path / "draftpool.json").write_text('{"kind": "eagle3"}')
+    assert drafter_eval(tmp_path) is None and drafter_eval(tmp_path / "none") is None
