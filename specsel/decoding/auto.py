@@ -217,3 +217,22 @@ class AutoChooser:
         # rule: a model that overestimates keeps its measured costs (overheads never go below the base ones)
         self.costs = replace(self.base, overhead=self.base.overhead + max(0.0, self.extra[True]),
                              plain_overhead=self.base.plain_overhead + max(0.0, self.extra[False]))
+
+
+@dataclass
+class AutoSpec:
+    """Settings of `auto` chains (specsel/decoding/auto.py): `priors` per drafter name (per-depth acceptance from its
+    offline evaluation; a drafter without one starts from `no_prior`: plain decoding with k = 1 probes until its
+    acceptance shows it pays); `costs` measured on the first request when not given (or read from `costs_cache`, a
+    JSON file keyed by machine, target and drafter, and written there); `time_weight`: how fast measured cycle times
+    correct the modelled overheads (0: never)."""
+
+    priors: dict[str, list[float]] = field(default_factory=dict)
+    margin: float = 0.02
+    prior_weight: float = 20.0
+    probe_every: int = 16
+    no_prior: float = 0.0
+    costs: Costs | None = None
+    costs_cache: str | None = None
+    repeats: int = 3
+    time_weight: float = 0.1

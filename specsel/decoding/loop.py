@@ -14,6 +14,7 @@ Batch size 1; the state keeps per-request lengths so a batched version can hold 
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -21,7 +22,7 @@ from typing import Protocol
 import torch
 
 from specsel.decoding import costs as cost_model
-from specsel.decoding.auto import AutoChooser, Costs
+from specsel.decoding.auto import AutoChooser, AutoSpec  # noqa: F401 - AutoSpec is part of this API
 from specsel.decoding.costs import sync_device
 from specsel.decoding.sampling import SamplingParams, probs_from_logits, sample
 from specsel.decoding.target import CacheError, TargetPass, TargetRunner
@@ -30,6 +31,10 @@ from specsel.decoding.verify import verify_chain_greedy, verify_chain_sampling, 
 
 MODES = ("plain", "chain", "auto", "tree")
 GREEDY = SamplingParams()
+
+
+class ReducedPrecisionWarning(UserWarning):
+    """Speculative greedy decoding in bf16 / fp16: not token-exact against plain decoding in the same dtype."""
 
 
 class SpecError(ValueError):
@@ -156,25 +161,6 @@ def check_drafter(target: TargetRunner, drafter) -> None:
                             f"{target.config.num_hidden_layers} layers")
 
 
-@dataclass
-class AutoSpec:
-    """Settings of `auto` chains (specsel/decoding/auto.py): `priors` per drafter name (per-depth acceptance from its
-    offline evaluation; a drafter without one starts from `no_prior`: plain decoding with k = 1 probes until its
-    acceptance shows it pays); `costs` measured on the first request when not given (or read from `costs_cache`, a
-    JSON file keyed by machine, target and drafter, and written there); `time_weight`: how fast measured cycle times
-    correct the modelled overheads (0: never)."""
-
-    priors: dict[str, list[float]] = field(default_factory=dict)
-    margin: float = 0.02
-    prior_weight: float = 20.0
-    probe_every: int = 16
-    no_prior: float = 0.0
-    costs: Costs | None = None
-    costs_cache: str | None = None
-    repeats: int = 3
-    time_weight: float = 0.1
-
-
 class SpecDecoder:
     """mode 'plain' (no drafter), 'chain' (k drafts, any drafter), 'auto' (chains of 0..k drafts, the length chosen
     every cycle from measured costs and acceptance, 0 = a plain step) or 'tree' (EAGLE-3 heads, greedy).
@@ -223,6 +209,16 @@ class SpecDecoder:
                     self.tree.validate(d.draft_vocab_size)
                 except ValueError as e:
                     raise SpecError(str(e)) from None
+        # rule: token-exact only where a k-token pass gives a one-token pass's argmax; in bf16 / fp16 the logits are
+        # coarse (steps of 0.125 near 20) and depend on the pass's length, so near-ties resolve differently
+        self.token_exact = mode == "plain" or self.target.dtype in (torch.float32, torch.float64)
+        if not self.token_exact:
+            name = str(self.target.dtype).removeprefix("torch.")
+            warnings.warn(f"speculative decoding in {name} is not token-exact against plain decoding in that dtype: a "
+                          f"verification pass over several tokens rounds differently from one-token steps, so "
+                          f"near-tied logits can pick another token (each emitted token is still the target's argmax "
+                          f"in the pass that verified it); use float32 for exact output", ReducedPrecisionWarning,
+                          stacklevel=2)
         self.stop_ids = set(stop_ids or [])
         self.state: DecodeState | None = None  # the last request's final state
         self.collector = None  # online/feedback.FeedbackCollector: keeps the target rows of committed positions

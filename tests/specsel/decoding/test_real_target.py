@@ -74,24 +74,33 @@ def test_sampling_with_self_drafting_is_the_targets_own_sampler(setup):
     assert all(a == 3 for a in m.accepted[:-1])
 
 
-def test_bfloat16_speculation_equals_bfloat16_plain(setup):
-    """In bf16 (target and head), chain / auto / tree output equals plain bf16 greedy token for token, with long
-    accepted chains (steered head) through the batched verification and the batched lm_head projection."""
+def test_bfloat16_speculation_warns_and_follows_the_bf16_targets_argmax_up_to_near_ties(setup):
+    """bf16 is not batch-invariant: a 5-token verification pass rounds differently from one-token steps, so speculative
+    output can leave plain bf16 output at a near-tie (measured: most 128-token SQL answers do). What holds: the
+    decoder says so (ReducedPrecisionWarning; none in fp32 or for plain decoding), and every emitted token is the bf16
+    target's argmax at its position up to a near-tie (one full-sequence pass as the judge: within 0.25 of the top)."""
     import copy
+    import warnings
 
     from specsel.decoding.auto import Costs
-    from specsel.decoding.loop import AutoSpec
+    from specsel.decoding.loop import AutoSpec, ReducedPrecisionWarning
 
     model, head, _, prompts, refs, stops = setup
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        SpecDecoder(model, Eagle3Drafter(head), mode="chain", k=4, stop_ids=stops)  # fp32: silent
     model16, head16 = copy.deepcopy(model).to(torch.bfloat16), copy.deepcopy(head).to(torch.bfloat16)
-    for domain in ("sql", "math"):
-        ref, _ = SpecDecoder(model16, mode="plain", stop_ids=stops).generate(prompts[domain], NEW)
-        cheap = AutoSpec(priors={"drafter": [0.9]}, costs=Costs({1: 0.05, 9: 0.051}, 0.001))
-        for dec in (SpecDecoder(model16, SteeredHead(head16, ref, correct=3), mode="chain", k=4, stop_ids=stops),
-                    SpecDecoder(model16, SteeredHead(head16, ref, correct=4), mode="auto", k=4, stop_ids=stops,
-                                auto=cheap),
-                    SpecDecoder(model16, SteeredHead(head16, ref, correct=2), mode="tree", tree=TreeSpec(4, 4, 16),
-                                stop_ids=stops)):
-            out, m = dec.generate(prompts[domain], NEW)
-            assert out == ref, (domain, dec.mode)
-            assert max(m.accepted) >= 2 and dec.target.dtype == torch.bfloat16
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ref, _ = SpecDecoder(model16, mode="plain", stop_ids=stops).generate(prompts["sql"], NEW)  # plain: silent
+    cheap = AutoSpec(priors={"drafter": [0.9]}, costs=Costs({1: 0.05, 9: 0.051}, 0.001))
+    for mode, kw in (("chain", {}), ("auto", {"auto": cheap}), ("tree", {"tree": TreeSpec(4, 4, 16)})):
+        with pytest.warns(ReducedPrecisionWarning, match="not token-exact"):
+            dec = SpecDecoder(model16, SteeredHead(head16, ref, correct=3), mode=mode, k=4, stop_ids=stops, **kw)
+        out, m = dec.generate(prompts["sql"], NEW)
+        assert max(m.accepted) >= 2 and not dec.token_exact
+        ids = torch.tensor([prompts["sql"] + out])
+        with torch.inference_mode():
+            logits = model16(ids).logits[0, len(prompts["sql"]) - 1:-1].float()  # [len(out), V]
+        gap = logits.max(-1).values - logits[torch.arange(len(out)), torch.tensor(out)]
+        assert float(gap.max()) <= 0.25, (mode, gap.max())
