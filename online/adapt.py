@@ -69,6 +69,8 @@ class ServeConfig:
                                     "acceptance, 0 = a plain step when nothing pays) | chain | tree (EAGLE-3 heads "
                                     "only)")
     k: int = field(4, help="draft depth (auto: the most it drafts)")
+    auto_costs: str = field("", help="auto: JSON file of measured costs per machine/target/drafter ('' = "
+                                     "<draftpool cache>/auto_costs.json, 'none' = measure at every start)")
     max_new_tokens: int = field(128, help="per request, unless the request says otherwise")
     temperature: float = field(0.0, help="sampling temperature (0: greedy, lossless)")
     top_k: int = field(64, help="target logits kept per verified position for the trainer")
@@ -278,8 +280,8 @@ def main_cfg(cfg: AdaptConfig) -> dict[str, Any]:
     if s.mode == "auto":  # priors: each drafter's offline eval in the pool manifest; costs cached per machine
         entries = read_manifest(serve_dir).get("drafters", {})
         priors = {n: acceptance_prior(entries.get(n, {}).get("eval"), sampling=s.temperature > 0) for n in names}
-        auto = AutoSpec(priors={n: p for n, p in priors.items() if p},
-                        costs_cache=str(cache_root() / "auto_costs.json"))
+        costs = {"": str(cache_root() / "auto_costs.json"), "none": None}.get(s.auto_costs, s.auto_costs)
+        auto = AutoSpec(priors={n: p for n, p in priors.items() if p}, costs_cache=costs)
     dec = SpecDecoder(target, drafters, selector=make_selector(s, names), mode=s.mode, k=s.k, stop_ids=stops,
                       auto=auto)
     handle = None

@@ -46,7 +46,7 @@ def requests(path, rows):
 def args(tmp_path, pool, reqs, *extra):
     return [f"serve.pool={pool}", f"serve.out_dir={tmp_path}/online", f"serve.requests={reqs}",
             f"serve.max_new_tokens={NEW}", "trainer.batch=1", "trainer.holdout_every=0", "trainer.lr=0.001",
-            "process.export_every=0", *extra]
+            "process.export_every=0", f"serve.auto_costs={tmp_path}/auto_costs.json", *extra]
 
 
 def test_serve_adapt_export_resume(tmp_path, pool, target, capsys):
@@ -65,6 +65,8 @@ def test_serve_adapt_export_resume(tmp_path, pool, target, capsys):
     assert [a["id"] for a in answers] == ["a", "line-2", "b"]
     assert [answers[0]["text"], answers[2]["text"]] == want[:2]  # lossless at temperature 0
     assert "error" in answers[1]
+    # serve.mode auto measured its costs once: the two heads have one shape, so one cache entry
+    assert len(json.loads((tmp_path / "auto_costs.json").read_text())) == 1
     latest = json.loads((tmp_path / "online" / "latest.json").read_text())
     exported = tmp_path / "online" / latest["path"]
     assert (exported / "trainer_state.pt").is_file() and set(json.loads((exported / "pool.json").read_text())
