@@ -12,7 +12,8 @@ from typing import Any
 
 import torch
 
-from specsel.decoding.loop import RequestMetrics, cut_at_stop, sync_device
+from specsel.decoding.costs import sync_device
+from specsel.decoding.request import RequestMetrics, cut_at_stop
 
 
 def _timed_generate(target_model, prompt_ids: list[int], max_new_tokens: int, stop_ids: list[int],

@@ -32,7 +32,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 import typing
 import uuid
 from collections.abc import Callable
@@ -58,7 +57,9 @@ from draftpool.target import (
     resolve_dtype,
     resolve_target,
 )
-from specsel.decoding.loop import RequestMetrics, SpecDecoder, sync_device
+from specsel.decoding.costs import cache_path, cpu_model, device_name, time_passes
+from specsel.decoding.loop import SpecDecoder
+from specsel.decoding.request import RequestMetrics
 from specsel.decoding.sampling import SamplingParams
 from specsel.decoding.tree import TreeSpec
 
@@ -134,11 +135,6 @@ class BenchConfig:
 
 
 # --------------------------------------------------------------------------------------------------------- setup
-def auto_costs_path() -> Path:
-    """Where `auto` keeps measured costs per machine, target and drafter."""
-    return cache_root() / "auto_costs.json"
-
-
 def drafter_dirs(cfg: BenchConfig, info: TargetInfo) -> dict[str, Path]:
     """kind -> folder of every drafter the requested methods (and --vllm) need; one error for a missing folder."""
     users: dict[str, list[str]] = {}
@@ -196,10 +192,9 @@ def held_out_prompts(cfg: BenchConfig, tok) -> list[dict[str, Any]]:
 
 def make_runners(cfg: BenchConfig, model, stop: list[int], head=None, llama=None,
                  head_eval: dict[str, Any] | None = None) -> dict[str, Runner]:
-    from specsel.decoding.auto import acceptance_prior
+    from specsel.decoding.auto import AutoSpec, acceptance_prior
     from specsel.decoding.eagle3 import Eagle3Drafter
     from specsel.decoding.llama import LlamaDrafter
-    from specsel.decoding.loop import AutoSpec
 
     greedy, n = SamplingParams(), cfg.max_new_tokens
 
@@ -207,7 +202,7 @@ def make_runners(cfg: BenchConfig, model, stop: list[int], head=None, llama=None
         auto = None
         if mode == "auto":  # prior: the head's exported evaluation; costs: cached per machine, measured once
             prior = acceptance_prior(head_eval)
-            costs = {"": str(auto_costs_path()), "none": None}.get(cfg.auto_costs, cfg.auto_costs)
+            costs = cache_path(cfg.auto_costs, cache_root() / "auto_costs.json")
             auto = AutoSpec(priors={"drafter": prior} if prior else {}, costs_cache=costs)
         dec = SpecDecoder(model, drafter, mode, k=cfg.k, tree=cfg.tree_spec(), stop_ids=stop, auto=auto)
         return lambda p: dec.generate(p, n, greedy)
@@ -231,35 +226,16 @@ def forward_cost(model, prompt: list[int], sizes: list[int], repeats: int = 5) -
     runner = TargetRunner(model)
     runner.reset()
     runner.forward(prompt).choice(-1)
-    base = len(runner)
-    out = {}
-    for n in sizes:
-        times = []
-        for _ in range(repeats):
-            start = time.perf_counter()
-            res = runner.forward([prompt[-1]] * n)
-            res.choice(0)  # the rows greedy verification always needs
-            sync_device(runner.device)
-            times.append(time.perf_counter() - start)
-            runner.truncate(base)
-        out[str(n)] = 1000 * statistics.median(times)
-    return out
+    return {str(n): 1000 * t for n, t in time_passes(runner, prompt[-1], sizes, repeats).items()}
 
 
 def machine_info(device: torch.device, dtype: torch.dtype) -> dict[str, Any]:
     import transformers
 
-    cpu = None
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), None)
-    except OSError:
-        pass
-    return {"device": str(device),
-            "device_name": torch.cuda.get_device_name(device) if device.type == "cuda" else cpu or platform.machine(),
+    return {"device": str(device), "device_name": device_name(device),
             "dtype": str(dtype).removeprefix("torch."), "torch_version": torch.__version__,
             "transformers_version": transformers.__version__, "torch_threads": torch.get_num_threads(),
-            "cpu_model": cpu, "cpu_count": os.cpu_count(), "platform": platform.platform(),
+            "cpu_model": cpu_model(), "cpu_count": os.cpu_count(), "platform": platform.platform(),
             "python_version": platform.python_version()}
 
 

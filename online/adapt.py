@@ -41,8 +41,9 @@ from online.http_api import HttpFrontend, Job, error_body, openai_reply, parse_a
 from online.process import ExportSpec, ProcessConfig, TrainerHandle, latest_version
 from online.server import SWAPS, AdaptiveServer, Request
 from online.trainer import TrainerConfig
-from specsel.decoding.auto import acceptance_prior
-from specsel.decoding.loop import AutoSpec, SpecDecoder, SpecError
+from specsel.decoding.auto import AutoSpec, acceptance_prior
+from specsel.decoding.costs import cache_path
+from specsel.decoding.loop import SpecDecoder, SpecError
 from specsel.decoding.sampling import SamplingParams
 from specsel.selection.delayed_feedback import GameConfig
 from specsel.selection.learners import make_learner
@@ -280,7 +281,7 @@ def main_cfg(cfg: AdaptConfig) -> dict[str, Any]:
     if s.mode == "auto":  # priors: each drafter's offline eval in the pool manifest; costs cached per machine
         entries = read_manifest(serve_dir).get("drafters", {})
         priors = {n: acceptance_prior(entries.get(n, {}).get("eval"), sampling=s.temperature > 0) for n in names}
-        costs = {"": str(cache_root() / "auto_costs.json"), "none": None}.get(s.auto_costs, s.auto_costs)
+        costs = cache_path(s.auto_costs, cache_root() / "auto_costs.json")
         auto = AutoSpec(priors={n: p for n, p in priors.items() if p}, costs_cache=costs)
     dec = SpecDecoder(target, drafters, selector=make_selector(s, names), mode=s.mode, k=s.k, stop_ids=stops,
                       auto=auto)

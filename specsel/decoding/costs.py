@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import platform
+import statistics
 import time
 from pathlib import Path
 
@@ -33,22 +34,51 @@ def _module_sig(module) -> str:
     return f"{type(module).__name__}:{sum(p.numel() for p in params)}:{dtype}"
 
 
-def _device_name(device: torch.device) -> str:
-    if device.type == "cuda":
-        return torch.cuda.get_device_name(device)
+def cpu_model() -> str | None:
+    """The CPU's model name from /proc/cpuinfo (None where there is none)."""
     try:
         with open("/proc/cpuinfo") as f:
-            return next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), platform.machine())
+            return next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), None)
     except OSError:
-        return platform.machine()
+        return None
+
+
+def device_name(device: torch.device) -> str:
+    """The GPU's name, or the CPU's model (the machine type where /proc/cpuinfo has none)."""
+    if device.type == "cuda":
+        return torch.cuda.get_device_name(device)
+    return cpu_model() or platform.machine()
 
 
 def cost_key(target_model, drafter, k: int) -> str:
     """What the measured costs depend on: device model and threads, torch version, target and drafter, k."""
     device = next(target_model.parameters()).device
     inner = getattr(drafter, "head", None) or getattr(drafter, "model", None) or drafter
-    return (f"{device.type}:{_device_name(device)}|threads={torch.get_num_threads()}|torch={torch.__version__}"
+    return (f"{device.type}:{device_name(device)}|threads={torch.get_num_threads()}|torch={torch.__version__}"
             f"|target={_module_sig(target_model)}|drafter={type(drafter).__name__}/{_module_sig(inner)}|k={k}")
+
+
+def cache_path(setting: str, default: str | Path) -> str | None:
+    """A costs-cache setting: '' -> the default file, 'none' -> no cache, anything else -> that file."""
+    return {"": str(default), "none": None}.get(setting, setting)
+
+
+def time_passes(target, last: int, sizes: list[int], repeats: int) -> dict[int, float]:
+    """Median seconds of one target pass over n copies of `last` after the cached prefix, for each n, projecting
+    the row a plain step / greedy verification always projects; the cache is rolled back after each pass.
+    target: a TargetRunner holding a prefix."""
+    base, out = len(target), {}
+    for n in sizes:
+        times = []
+        for _ in range(repeats):
+            sync_device(target.device)
+            t0 = time.perf_counter()
+            target.forward([last] * n).choice(0)
+            sync_device(target.device)
+            times.append(time.perf_counter() - t0)
+            target.truncate(base)
+        out[n] = statistics.median(times)
+    return out
 
 
 def load_cached(path: str | Path | None, key: str) -> Costs | None:
@@ -77,26 +107,16 @@ def store(path: str | Path | None, key: str, costs: Costs) -> None:
 
 
 def measure(target, drafter, state, k: int, repeats: int = 3) -> Costs:
-    """Time target passes over 1, 2, k+1 and 2k+2 tokens after the committed prefix (rolled back after each) and
-    the drafter's chain step (a k-token draft that is then discarded, as a rejected one); median of `repeats`.
+    """Time target passes over 1, 2, k+1 and 2k+2 tokens after the committed prefix and the drafter's chain step (a
+    k-token draft that is then discarded, as a rejected one); medians of `repeats`.
     target: a TargetRunner holding the request's cache; drafter: synced to `state` here."""
-    dev, base, last = target.device, len(target), state.tokens[-1]
-
-    def median(fn) -> float:
-        times = []
-        for _ in range(repeats):
-            sync_device(dev)
-            t0 = time.perf_counter()
-            fn()
-            sync_device(dev)
-            times.append(time.perf_counter() - t0)
-        return sorted(times)[len(times) // 2]
-
-    def target_pass(n: int) -> None:
-        target.forward([last] * n).choice(0)  # rule: the row a plain step / greedy verification always projects
-        target.truncate(base)
-
-    passes = {n: median(lambda n=n: target_pass(n)) for n in sorted({1, 2, k + 1, 2 * k + 2})}
+    passes = time_passes(target, state.tokens[-1], sorted({1, 2, k + 1, 2 * k + 2}), repeats)
     drafter.sync(state)
-    draft = median(lambda: drafter.draft_chain(k, SamplingParams(), None)) / k
-    return Costs(passes, draft)
+    times = []
+    for _ in range(repeats):
+        sync_device(target.device)
+        t0 = time.perf_counter()
+        drafter.draft_chain(k, SamplingParams(), None)
+        sync_device(target.device)
+        times.append(time.perf_counter() - t0)
+    return Costs(passes, statistics.median(times) / k)

@@ -18,7 +18,8 @@ from typing import Literal
 import torch
 import torch.nn.functional as F
 
-from specsel.decoding.loop import DecodeState, SpecDecoder, SpecError
+from specsel.decoding.loop import SpecDecoder, SpecError
+from specsel.decoding.request import DecodeState
 from specsel.decoding.sampling import SamplingParams, probs_from_logits
 from specsel.decoding.target import TargetPass
 from specsel.selection.delayed_feedback import DelayedFeedback, GameConfig

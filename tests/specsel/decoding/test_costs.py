@@ -26,3 +26,9 @@ def test_key_names_target_drafter_and_k():
     d = LlamaDrafter(BigramLM(successor_table(8, lambda t: t)))
     keys = {cost_model.cost_key(small, d, 4), cost_model.cost_key(big, d, 4), cost_model.cost_key(small, d, 3)}
     assert len(keys) == 3 and cost_model.cost_key(small, d, 4) == cost_model.cost_key(small, d, 4)
+
+
+def test_cache_setting():
+    assert cost_model.cache_path("", "/c/auto.json") == "/c/auto.json"
+    assert cost_model.cache_path("none", "/c/auto.json") is None
+    assert cost_model.cache_path("/x.json", "/c/auto.json") == "/x.json"

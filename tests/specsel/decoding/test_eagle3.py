@@ -6,7 +6,8 @@ from transformers import DynamicCache, LlamaConfig, LlamaForCausalLM
 
 from draftpool.models.eagle3 import Eagle3Head, head_config, select_draft_vocab
 from specsel.decoding.eagle3 import Eagle3Drafter
-from specsel.decoding.loop import DecodeState, SpecDecoder
+from specsel.decoding.loop import SpecDecoder
+from specsel.decoding.request import DecodeState
 from specsel.decoding.sampling import SamplingParams
 from specsel.decoding.tree import TreeSpec
 

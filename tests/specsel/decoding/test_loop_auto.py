@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from specsel.decoding.auto import Costs
+from specsel.decoding.auto import AutoSpec, Costs
 from specsel.decoding.llama import LlamaDrafter
-from specsel.decoding.loop import AutoSpec, SpecDecoder, SpecError
+from specsel.decoding.loop import SpecDecoder, SpecError
 from specsel.decoding.sampling import SamplingParams
 from specsel.selection.learners import make_learner
 from specsel.selection.selector import Selector

@@ -82,8 +82,8 @@ def test_bfloat16_speculation_warns_and_follows_the_bf16_targets_argmax_up_to_ne
     import copy
     import warnings
 
-    from specsel.decoding.auto import Costs
-    from specsel.decoding.loop import AutoSpec, ReducedPrecisionWarning
+    from specsel.decoding.auto import AutoSpec, Costs
+    from specsel.decoding.loop import ReducedPrecisionWarning
 
     model, head, _, prompts, refs, stops = setup
     with warnings.catch_warnings():
