@@ -5,7 +5,8 @@
         [--max-prompts 20] [--max-new-tokens 128] [--repeats 3] [--k 4] [--tree-depth 7 --tree-top-k 8
         --tree-tokens 60] [--llama DIR] [--eagle3 DIR] [--out runs/bench/specsel-<domain>] [--vllm]
 
-Methods: plain (specsel engine, no drafter: the reference), auto (engine with the domain's EAGLE-3 head, the chain
+Methods: plain (specsel engine, no drafter: the reference), plain-hf (the same through the transformers forward instead
+of the lean one: what the lean forward saves), auto (engine with the domain's EAGLE-3 head, the chain
 length chosen every cycle from measured costs and the head's acceptance, 0 = a plain step; its choices are reported),
 chain / tree (engine with the domain's EAGLE-3 head, fixed k / tree),
 chain-llama (engine with the domain's independent Llama drafter), assisted (transformers `assistant_model=` with that
@@ -61,10 +62,11 @@ from specsel.decoding.costs import cache_path, cpu_model, device_name, time_pass
 from specsel.decoding.loop import SpecDecoder
 from specsel.decoding.request import RequestMetrics
 from specsel.decoding.sampling import SamplingParams
+from specsel.decoding.target import BACKENDS, TargetRunner
 from specsel.decoding.tree import TreeSpec
 
-METHODS = ("plain", "auto", "chain", "tree", "chain-llama", "assisted", "lookup")
-ENGINE_METHODS = ("plain", "auto", "chain", "tree", "chain-llama")
+METHODS = ("plain", "auto", "chain", "tree", "chain-llama", "assisted", "lookup", "plain-hf")
+ENGINE_METHODS = ("plain", "auto", "chain", "tree", "chain-llama", "plain-hf")
 NEEDS = {"auto": "eagle3", "chain": "eagle3", "tree": "eagle3", "chain-llama": "llama", "assisted": "llama"}
 DRAFTER_SUFFIX = {"eagle3": "eagle3", "llama": "llama68m"}  # pool folder <domain>-<suffix>
 DRAFTER_LABEL = {"eagle3": "EAGLE-3 head", "llama": "independent Llama drafter"}
@@ -99,6 +101,8 @@ class BenchConfig:
     auto_costs: str = field("", help="auto: JSON file of measured costs per machine/target/drafter ('' = "
                                      "<draftpool cache>/auto_costs.json, 'none' = measure at every start)")
     device: str = field("auto", help="auto, cpu, cuda, cuda:1 ...")
+    backend: str = field("auto", help="the engine's target forward: auto (lean where it reproduces the target, "
+                                      "else transformers), lean, hf (transformers)")
     dtype: str = field("auto", help="auto (bf16 on CUDA with bf16, else fp32), float32, bfloat16, float16: target "
                                     "and drafters; every method, plain included, runs in it")
     cost_sizes: list[str] = field(default_factory=lambda: ["1", "2", "4", "5", "8", "16", "32", "61"],
@@ -119,6 +123,8 @@ class BenchConfig:
                 raise ConfigError(f"--{key.replace('_', '-')} must be >= 1, got {getattr(self, key)}")
         if self.dtype != "auto" and self.dtype not in DTYPES:
             raise ConfigError(f"--dtype {self.dtype!r}: choose from auto, {', '.join(DTYPES)}")
+        if self.backend not in BACKENDS:
+            raise ConfigError(f"--backend {self.backend!r}: choose from {', '.join(BACKENDS)}")
         if not all(x.isdigit() and int(x) >= 1 for x in self.cost_sizes):
             raise ConfigError(f"--cost-sizes must be positive integers, got {','.join(self.cost_sizes)}")
         try:
@@ -198,17 +204,19 @@ def make_runners(cfg: BenchConfig, model, stop: list[int], head=None, llama=None
 
     greedy, n = SamplingParams(), cfg.max_new_tokens
 
-    def engine(drafter, mode: str) -> Runner:
+    def engine(drafter, mode: str, backend: str = cfg.backend) -> Runner:
         auto = None
         if mode == "auto":  # prior: the head's exported evaluation; costs: cached per machine, measured once
             prior = acceptance_prior(head_eval)
             costs = cache_path(cfg.auto_costs, cache_root() / "auto_costs.json")
             auto = AutoSpec(priors={"drafter": prior} if prior else {}, costs_cache=costs)
-        dec = SpecDecoder(model, drafter, mode, k=cfg.k, tree=cfg.tree_spec(), stop_ids=stop, auto=auto)
+        dec = SpecDecoder(model, drafter, mode, k=cfg.k, tree=cfg.tree_spec(), stop_ids=stop, auto=auto,
+                          backend=backend)
         return lambda p: dec.generate(p, n, greedy)
 
     makers: dict[str, Callable[[], Runner]] = {
         "plain": lambda: engine(None, "plain"),
+        "plain-hf": lambda: engine(None, "plain", "hf"),
         "auto": lambda: engine(Eagle3Drafter(head), "auto"),
         "chain": lambda: engine(Eagle3Drafter(head), "chain"),
         "tree": lambda: engine(Eagle3Drafter(head), "tree"),
@@ -219,11 +227,10 @@ def make_runners(cfg: BenchConfig, model, stop: list[int], head=None, llama=None
     return {m: makers[m]() for m in cfg.method_list()}
 
 
-def forward_cost(model, prompt: list[int], sizes: list[int], repeats: int = 5) -> dict[str, float]:
+def forward_cost(model, prompt: list[int], sizes: list[int], repeats: int = 5,
+                 backend: str = "auto") -> dict[str, float]:
     """Median ms of one target forward over n new tokens after the prompt, for each n (the verify cost model)."""
-    from specsel.decoding.target import TargetRunner
-
-    runner = TargetRunner(model)
+    runner = TargetRunner(model, backend=backend)
     runner.reset()
     runner.forward(prompt).choice(-1)
     return {str(n): 1000 * t for n, t in time_passes(runner, prompt[-1], sizes, repeats).items()}
@@ -356,7 +363,8 @@ def format_table(report: dict[str, Any]) -> str:
                      f"{speed:>10} {r['exact_match']:>6.2f} {' '.join(parts)} {acc}")
     m, c = report["machine"], report["config"]
     lines.append(f"[{report['target']['name']} on {m['device_name']} ({m['device']} {m['dtype']}, "
-                 f"{m['torch_threads']} threads); {report['n_prompts']} held-out {c['domain']} prompts x "
+                 f"{m['torch_threads']} threads, {report.get('target_forward', 'hf')} forward); "
+                 f"{report['n_prompts']} held-out {c['domain']} prompts x "
                  f"{c['repeats']} repeats, max_new_tokens {c['max_new_tokens']}, k {c['k']}, tree "
                  f"{c['tree_depth']}/{c['tree_top_k']}/{c['tree_tokens']}, batch 1, greedy, warm-up excluded]")
     if report.get("forward_cost_ms"):
@@ -455,7 +463,8 @@ def run(cfg: BenchConfig, command: str | None = None) -> dict[str, Any]:
                 bar.set_postfix(method=m, tok_s=f"{metrics.tokens_per_s:.0f}")
     bar.close()
     summary = summarize(methods, runs, len(prompts), cfg.repeats)
-    cost = forward_cost(model, prompts[0]["ids"], [int(x) for x in cfg.cost_sizes]) if cfg.cost_sizes else {}
+    cost = forward_cost(model, prompts[0]["ids"], [int(x) for x in cfg.cost_sizes], backend=cfg.backend) \
+        if cfg.cost_sizes else {}
     reference = [r["tokens"] for r in runs if r["method"] == "plain" and r["repeat"] == 0]
 
     report: dict[str, Any] = {
@@ -464,6 +473,7 @@ def run(cfg: BenchConfig, command: str | None = None) -> dict[str, Any]:
         "target": {"name": info.name, "slug": info.slug, "path": info.path, "weights_sha256": info.weights_sha256},
         "drafters": {k: str(v) for k, v in dirs.items()},
         "machine": machine_info(dev, dtype), "n_prompts": len(prompts),
+        "target_forward": TargetRunner(model, backend=cfg.backend).backend,
         "prompts": [{"id": p["id"], "prompt_tokens": len(p["ids"])} for p in prompts],
         "summary": summary,
         "forward_cost_ms": cost,

@@ -50,12 +50,13 @@ def device_name(device: torch.device) -> str:
     return cpu_model() or platform.machine()
 
 
-def cost_key(target_model, drafter, k: int) -> str:
-    """What the measured costs depend on: device model and threads, torch version, target and drafter, k."""
+def cost_key(target_model, drafter, k: int, backend: str = "hf") -> str:
+    """What the measured costs depend on: device model and threads, torch version, target, its forward (backend),
+    drafter, k."""
     device = next(target_model.parameters()).device
     inner = getattr(drafter, "head", None) or getattr(drafter, "model", None) or drafter
     return (f"{device.type}:{device_name(device)}|threads={torch.get_num_threads()}|torch={torch.__version__}"
-            f"|target={_module_sig(target_model)}|drafter={type(drafter).__name__}/{_module_sig(inner)}|k={k}")
+            f"|target={_module_sig(target_model)}|backend={backend}|drafter={type(drafter).__name__}/{_module_sig(inner)}|k={k}")
 
 
 def cache_path(setting: str, default: str | Path) -> str | None:

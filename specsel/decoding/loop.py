@@ -108,10 +108,11 @@ class SpecDecoder:
     every cycle from measured costs and acceptance, 0 = a plain step) or 'tree' (EAGLE-3 heads, greedy).
 
     drafters: one drafter, or {name: drafter} for a pool; `selector` picks among them every cycle (default: always
-    the first)."""
+    the first). backend: the target's forward (`TargetRunner`: auto, lean, hf)."""
 
     def __init__(self, target_model, drafters=None, mode: str = "chain", k: int = 4, tree: TreeSpec | None = None,
-                 stop_ids: list[int] | None = None, selector: Selector | None = None, auto: AutoSpec | None = None):
+                 stop_ids: list[int] | None = None, selector: Selector | None = None, auto: AutoSpec | None = None,
+                 backend: str = "auto"):
         if mode not in MODES:
             raise SpecError(f"unknown mode {mode!r}; choose from {', '.join(MODES)}")
         if mode == "plain" and selector is not None:
@@ -137,7 +138,7 @@ class SpecDecoder:
             raise SpecError(f"the pool's EAGLE-3 heads read different target layers ({sorted(aux)}); one pool shares "
                             f"one feature set")
         try:
-            self.target = TargetRunner(target_model, list(aux.pop()) if aux else None)
+            self.target = TargetRunner(target_model, list(aux.pop()) if aux else None, backend=backend)
             if mode == "tree":
                 self.target.check_cache(tree=True)
         except CacheError as e:
@@ -151,16 +152,21 @@ class SpecDecoder:
                     self.tree.validate(d.draft_vocab_size)
                 except ValueError as e:
                     raise SpecError(str(e)) from None
-        # rule: token-exact only where a k-token pass gives a one-token pass's argmax; in bf16 / fp16 the logits are
-        # coarse (steps of 0.125 near 20) and depend on the pass's length, so near-ties resolve differently
-        self.token_exact = mode == "plain" or self.target.dtype in (torch.float32, torch.float64)
+        # rule: speculation is token-exact by construction where every verified row is computed bit for bit as a
+        # one-token step computes it: the lean forward's chains on kernels measured row-invariant. Elsewhere fp32
+        # differs only in the last bits; bf16 / fp16 logits are coarse (steps of 0.125 near 20), so a near-tie can
+        # resolve differently in a pass over several tokens
+        invariant = self.target.lean is not None and self.target.lean.batch_invariant and mode != "tree"
+        self.token_exact = mode == "plain" or invariant or self.target.dtype in (torch.float32, torch.float64)
         if not self.token_exact:
             name = str(self.target.dtype).removeprefix("torch.")
-            warnings.warn(f"speculative decoding in {name} is not token-exact against plain decoding in that dtype: a "
-                          f"verification pass over several tokens rounds differently from one-token steps, so "
-                          f"near-tied logits can pick another token (each emitted token is still the target's argmax "
-                          f"in the pass that verified it); use float32 for exact output", ReducedPrecisionWarning,
-                          stacklevel=2)
+            why = ("tree verification attends through one masked pass" if mode == "tree" and self.target.lean
+                   else f"this target's forward ({self.target.backend}) is not batch-invariant here")
+            warnings.warn(f"speculative decoding in {name} is not token-exact against plain decoding in that dtype: "
+                          f"{why}, so a verification pass over several tokens rounds differently from one-token "
+                          f"steps and near-tied logits can pick another token (each emitted token is still the "
+                          f"target's argmax in the pass that verified it); use float32, or mode chain / auto with "
+                          f"the lean forward, for exact output", ReducedPrecisionWarning, stacklevel=2)
         self.stop_ids = set(stop_ids or [])
         self.state: DecodeState | None = None  # the last request's final state
         self.collector = None  # online/feedback.FeedbackCollector: keeps the target rows of committed positions
@@ -318,7 +324,7 @@ class SpecDecoder:
             a = self.auto
             costs = a.costs
             if costs is None:
-                key = cost_model.cost_key(self.target.model, self.drafters[i], self.k)
+                key = cost_model.cost_key(self.target.model, self.drafters[i], self.k, self.target.backend)
                 costs = cost_model.load_cached(a.costs_cache, key)
                 if costs is None:
                     costs = cost_model.measure(self.target, self.drafters[i], state, self.k, a.repeats)

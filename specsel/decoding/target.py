@@ -19,6 +19,10 @@ import torch
 from transformers import DynamicCache
 from transformers.cache_utils import DynamicLayer
 
+from specsel.decoding import lean as lean_forward
+
+BACKENDS = ("auto", "lean", "hf")
+
 
 class CacheError(ValueError):
     """A target whose KV cache cannot be rolled back as speculative decoding needs."""
@@ -41,9 +45,15 @@ class TargetPass:
         if isinstance(rows, int):
             rows %= self.hidden.shape[0]
             if rows not in self._rows:
-                self._rows[rows] = self.runner.lm_head(self.hidden[rows]).float()
+                self.project([rows])
             return self._rows[rows]
-        return self.runner.lm_head(self.hidden[rows]).float()
+        return self._project(self.hidden[rows])
+
+    def _project(self, hidden: torch.Tensor) -> torch.Tensor:
+        """hidden [n,H] -> [n,V] float; one row is projected as two identical rows (same kernel as a batch)."""
+        if hidden.shape[0] == 1 and self.runner.lean is not None and self.runner.lean.pad_single:
+            return self.runner.lm_head(hidden.expand(2, -1))[:1].float()
+        return self.runner.lm_head(hidden).float()
 
     @torch.inference_mode()
     def project(self, rows: list[int]) -> None:
@@ -52,7 +62,7 @@ class TargetPass:
         rows = [r % self.hidden.shape[0] for r in rows if r % self.hidden.shape[0] not in self._rows] \
             if self.full is None else []
         if rows:
-            for r, row in zip(rows, self.runner.lm_head(self.hidden[rows]).float()):
+            for r, row in zip(rows, self._project(self.hidden[rows])):
                 self._rows[r] = row
 
     def logits_of(self, rows: list[int]) -> torch.Tensor:
@@ -82,11 +92,18 @@ def lazy_head_matches(model) -> bool:
 
 
 class TargetRunner:
-    """Wraps a transformers causal LM. `aux_layers` (HF hidden_states ids) selects the EAGLE-3 features to return."""
+    """Wraps a transformers causal LM. `aux_layers` (HF hidden_states ids) selects the EAGLE-3 features to return.
+
+    backend: "lean" runs `specsel.decoding.lean` (Llama-family targets it reproduces, an error otherwise), "hf" the
+    transformers forward with its Cache API, "auto" the lean forward where it applies, else transformers.
+    """
 
     _lazy_ok: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # model -> lazy_head_matches, probed once
+    _lean_ok: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # model -> (why lean declined, invariant)
 
-    def __init__(self, model, aux_layers: list[int] | None = None):
+    def __init__(self, model, aux_layers: list[int] | None = None, backend: str = "auto"):
+        if backend not in BACKENDS:
+            raise CacheError(f"target backend {backend!r}: choose from {', '.join(BACKENDS)}")
         self.model = model.eval()
         self.config = model.config.get_text_config()
         self.aux_layers = list(aux_layers) if aux_layers else None
@@ -94,6 +111,21 @@ class TargetRunner:
         self.dtype = next(model.parameters()).dtype
         self.cache = None
         self.rollback = True  # keep what a rollback needs after the prefill (off for plain decoding)
+        self.lean, self.lean_declined = None, None
+        if backend != "hf":
+            if model not in self._lean_ok:
+                lean, why = lean_forward.build(model)
+                self._lean_ok[model] = (why, lean.batch_invariant if lean is not None else False)
+            self.lean_declined, invariant = self._lean_ok[model]
+            if self.lean_declined is None:
+                self.lean = lean_forward.LeanForward(model)
+                self.lean.batch_invariant = invariant
+            if self.lean is None and backend == "lean":
+                raise CacheError(f"the lean forward cannot run this target: {self.lean_declined}")
+        self.backend = "lean" if self.lean is not None else "hf"
+        if self.lean is not None:
+            self.body, self.lm_head = None, self.lean.lm_head
+            return
         if model not in self._lazy_ok:
             self._lazy_ok[model] = lazy_head_matches(model)
         lazy = self._lazy_ok[model]
@@ -102,7 +134,10 @@ class TargetRunner:
         self.check_cache()
 
     def check_cache(self, tree: bool = False) -> None:
-        """Refuse a target whose cache layers cannot be rolled back (or, for tree verification, packed)."""
+        """Refuse a target whose cache layers cannot be rolled back (or, for tree verification, packed); the lean
+        forward's own cache does both."""
+        if self.lean is not None:
+            return
         layers = DynamicCache(config=self.model.config).layers
         bad = sorted({type(x).__name__ for x in layers if not getattr(x, "is_croppable", False)})
         if bad:
@@ -123,10 +158,21 @@ class TargetRunner:
         return self.config.max_position_embeddings
 
     def reset(self) -> None:
-        self.cache = DynamicCache(config=self.model.config)
+        if self.lean is not None:
+            self.lean.reset()
+        else:
+            self.cache = DynamicCache(config=self.model.config)
 
     def __len__(self) -> int:
+        if self.lean is not None:
+            return self.lean.n
         return self.cache.get_seq_length() if self.cache is not None else 0
+
+    def kv(self, layer: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """Cached keys and values of one layer, [1, kv_heads, len, head_dim] each."""
+        if self.lean is not None:
+            return self.lean.kv(layer)
+        return self.cache.layers[layer].keys, self.cache.layers[layer].values
 
     @torch.inference_mode()
     def forward(self, tokens: list[int], positions: list[int] | None = None,
@@ -135,6 +181,9 @@ class TargetRunner:
 
         positions default to consecutive after the cache; allowed [T, L+T] bool (True = may attend), default causal.
         """
+        if self.lean is not None:
+            hidden, feats = self.lean.forward(tokens, positions, allowed, self.aux_layers)
+            return TargetPass(self, hidden, None, torch.cat(feats, dim=-1) if feats else None)  # feats [T,3H]
         past = len(self)
         ids = torch.tensor([tokens], device=self.device)
         pos = torch.tensor([positions if positions is not None else range(past, past + len(tokens))],
@@ -162,12 +211,16 @@ class TargetRunner:
 
     def truncate(self, length: int) -> None:
         """Roll the cache back to its first `length` positions (Cache API; sliding-window layers trim themselves)."""
+        if self.lean is not None:
+            return self.lean.truncate(length)
         self.cache.crop(length - len(self))
 
     def keep(self, start: int, keep: list[int]) -> None:
         """Keep positions [0, start) plus `start + keep` (ascending) packed right after them (the accepted tree path).
         Index surgery on the keys: the Cache API has no such operation; `check_cache(tree=True)` admits only plain
         full-attention layers."""
+        if self.lean is not None:
+            return self.lean.keep(start, keep)
         idx = torch.tensor(keep, dtype=torch.long, device=self.device) + start
         for layer in self.cache.layers:
             if layer.keys is not None and layer.keys.numel():

@@ -21,11 +21,12 @@ def test_store_and_load_by_key(tmp_path):
     assert cost_model.load_cached(path, "a") == c1 and cost_model.load_cached(path, "b") is None
 
 
-def test_key_names_target_drafter_and_k():
+def test_key_names_target_backend_drafter_and_k():
     small, big = BigramLM(successor_table(8, lambda t: t)), BigramLM(successor_table(16, lambda t: t))
     d = LlamaDrafter(BigramLM(successor_table(8, lambda t: t)))
     keys = {cost_model.cost_key(small, d, 4), cost_model.cost_key(big, d, 4), cost_model.cost_key(small, d, 3)}
-    assert len(keys) == 3 and cost_model.cost_key(small, d, 4) == cost_model.cost_key(small, d, 4)
+    keys.add(cost_model.cost_key(small, d, 4, backend="lean"))
+    assert len(keys) == 4 and cost_model.cost_key(small, d, 4) == cost_model.cost_key(small, d, 4)
 
 
 def test_cache_setting():

@@ -74,11 +74,12 @@ def test_sampling_with_self_drafting_is_the_targets_own_sampler(setup):
     assert all(a == 3 for a in m.accepted[:-1])
 
 
-def test_bfloat16_speculation_warns_and_follows_the_bf16_targets_argmax_up_to_near_ties(setup):
-    """bf16 is not batch-invariant: a 5-token verification pass rounds differently from one-token steps, so speculative
-    output can leave plain bf16 output at a near-tie (measured: most 128-token SQL answers do). What holds: the
-    decoder says so (ReducedPrecisionWarning; none in fp32 or for plain decoding), and every emitted token is the bf16
-    target's argmax at its position up to a near-tie (one full-sequence pass as the judge: within 0.5 of the top)."""
+def test_bfloat16_transformers_forward_warns_and_follows_the_bf16_targets_argmax_up_to_near_ties(setup):
+    """Through the transformers forward bf16 is not batch-invariant: a 5-token verification pass rounds differently
+    from one-token steps, so speculative output can leave plain bf16 output at a near-tie (measured: most 128-token SQL
+    answers do). What holds: the decoder says so (ReducedPrecisionWarning; none in fp32 or for plain decoding), and
+    every emitted token is the bf16 target's argmax at its position up to a near-tie (one full-sequence pass as the
+    judge: within 0.5 of the top). The lean forward's exact bf16 chains: tests/specsel/decoding/test_lean.py."""
     import copy
     import warnings
 
@@ -88,15 +89,16 @@ def test_bfloat16_speculation_warns_and_follows_the_bf16_targets_argmax_up_to_ne
     model, head, _, prompts, refs, stops = setup
     with warnings.catch_warnings():
         warnings.simplefilter("error", ReducedPrecisionWarning)
-        SpecDecoder(model, Eagle3Drafter(head), mode="chain", k=4, stop_ids=stops)  # fp32: silent
+        SpecDecoder(model, Eagle3Drafter(head), mode="chain", k=4, stop_ids=stops, backend="hf")  # fp32: silent
     model16, head16 = copy.deepcopy(model).to(torch.bfloat16), copy.deepcopy(head).to(torch.bfloat16)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ReducedPrecisionWarning)
-        ref, _ = SpecDecoder(model16, mode="plain", stop_ids=stops).generate(prompts["sql"], NEW)  # plain: silent
+        ref, _ = SpecDecoder(model16, mode="plain", stop_ids=stops, backend="hf").generate(prompts["sql"], NEW)
     cheap = AutoSpec(priors={"drafter": [0.9]}, costs=Costs({1: 0.05, 9: 0.051}, 0.001))
     for mode, kw in (("chain", {}), ("auto", {"auto": cheap}), ("tree", {"tree": TreeSpec(4, 4, 16)})):
         with pytest.warns(ReducedPrecisionWarning, match="not token-exact"):
-            dec = SpecDecoder(model16, SteeredHead(head16, ref, correct=3), mode=mode, k=4, stop_ids=stops, **kw)
+            dec = SpecDecoder(model16, SteeredHead(head16, ref, correct=3), mode=mode, k=4, stop_ids=stops,
+                              backend="hf", **kw)
         out, m = dec.generate(prompts["sql"], NEW)
         assert max(m.accepted) >= 2 and not dec.token_exact
         ids = torch.tensor([prompts["sql"] + out])

@@ -1,0 +1,261 @@
+"""A lean forward for Llama-family targets: the decode-time body without the framework around it.
+
+What it removes from a transformers forward, measured in `benchmarks/profile_cycle.py`:
+- the per-step Python of the generic model (mask building, cache classes, output dataclasses, hooks): one loop over
+  the layers calling the model's own norms, rotary embedding and activation modules;
+- per-step cache growth: the KV cache is preallocated per layer with a length pointer (rollback is O(1), a tree's
+  accepted path is one index copy);
+- on CPU, MKL's small-M GEMM path, which is erratic for 2..8 rows (on a 2-core EPYC one 135M forward took 46 ms for
+  1 row, 70 ms for 2, 98 ms for 7): weights are prepacked for oneDNN (`torch.ops.mkldnn._linear_pointwise`, the
+  kernel inductor's CPU backend uses), with q/k/v and gate/up fused into one matrix each. The packed copy is extra
+  memory (the model's own weights stay, the fallback and training use them); `prepack=False` avoids it.
+
+Batch invariance: with `pad_single=True` a one-token pass runs as two identical rows, so that every pass uses the
+same M >= 2 kernels and a verified row is computed exactly as a plain step computes it wherever the kernels are
+row-invariant for M >= 2 (oneDNN bf16 is on the CPUs tried; `invariance` measures it for the model at hand).
+Attention runs in query blocks of at most QUERY_BLOCK rows for the same reason.
+
+The lean forward is used only where it reproduces the model: `LeanForward.build` checks the architecture and compares
+logits with the transformers forward on a probe, and returns the reason when it declines (the runner then falls
+back to the transformers forward).
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import torch
+import torch.nn.functional as F
+from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
+
+SUPPORTED = ("llama", "mistral", "qwen2")  # same block: pre-norm attention + gated MLP, RoPE, no q/k norm
+PAD_ROWS = 4  # rows a one-token pass runs as (>= 2: the kernels verification uses)
+PACK_ROWS = 4  # oneDNN's row-count hint for the packed layout (4: fastest for 1..9 rows on the CPUs tried)
+QUERY_BLOCK = 8  # attention query rows per masked SDPA call (bf16 SDPA changes its reduction order above 16 rows)
+PER_ROW_MAX = 32  # causal passes after the prefill up to this many rows attend row by row (chain verification)
+_LAYER_PARTS = ("input_layernorm", "post_attention_layernorm", "self_attn.q_proj", "self_attn.k_proj",
+                "self_attn.v_proj", "self_attn.o_proj", "mlp.gate_proj", "mlp.up_proj", "mlp.down_proj", "mlp.act_fn")
+
+
+def unsupported(model) -> str | None:
+    """Why the lean forward cannot run this model (None when it can)."""
+    cfg = model.config.get_text_config()
+    if cfg.model_type not in SUPPORTED:
+        return f"model type {cfg.model_type!r} (lean forward: {', '.join(SUPPORTED)})"
+    if any(t != "full_attention" for t in (getattr(cfg, "layer_types", None) or [])) or (
+            cfg.model_type == "mistral" and getattr(cfg, "sliding_window", None)):
+        return "sliding-window attention"
+    if getattr(cfg, "pretraining_tp", 1) != 1:
+        return "pretraining_tp > 1"
+    decoder = model.get_decoder() if hasattr(model, "get_decoder") else None
+    if decoder is None or not all(hasattr(decoder, a) for a in ("embed_tokens", "layers", "norm", "rotary_emb")):
+        return "no Llama-style decoder (embed_tokens, layers, norm, rotary_emb)"
+    for part in _LAYER_PARTS:
+        obj = decoder.layers[0]
+        for name in part.split("."):
+            obj = getattr(obj, name, None)
+        if obj is None:
+            return f"decoder layers have no {part}"
+    if hasattr(decoder.layers[0].self_attn, "q_norm"):
+        return "q/k norms"
+    return None
+
+
+def _packable(device: torch.device, dtype: torch.dtype) -> bool:
+    return device.type == "cpu" and dtype in (torch.float32, torch.bfloat16) and torch.backends.mkldnn.is_available()
+
+
+class Linear:
+    """x [T,in] -> one output per fused linear layer [T,out_i]; oneDNN-prepacked (one fused matrix) or plain."""
+
+    def __init__(self, mods: list[torch.nn.Linear], prepack: bool):
+        self.sizes = [m.out_features for m in mods]
+        self.packed = None
+        if prepack:
+            w = torch.cat([m.weight for m in mods]) if len(mods) > 1 else mods[0].weight
+            b = None if mods[0].bias is None else torch.cat([m.bias for m in mods])
+            self.packed, self.bias = torch.ops.mkldnn._reorder_linear_weight(w.contiguous(), PACK_ROWS), b
+        else:
+            self.parts = [(m.weight, m.bias) for m in mods]
+
+    def __call__(self, x: torch.Tensor) -> list[torch.Tensor]:
+        if self.packed is not None:
+            y = torch.ops.mkldnn._linear_pointwise(x, self.packed, self.bias, "none", [None], "")
+            return list(y.split(self.sizes, -1)) if len(self.sizes) > 1 else [y]
+        return [F.linear(x, w, b) for w, b in self.parts]
+
+
+_PACKED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # model -> {prepack: weights}; values hold
+# submodules only (never the model), so an entry goes when its model does
+
+
+def _weights(model, prepack: bool) -> tuple[list, Linear | None]:
+    """Per layer (norm, qkv, o, norm, gate_up, act, down) and the lm_head, built once per model and setting (every
+    runner of one model shares the packed copy)."""
+    memo = _PACKED.setdefault(model, {})
+    if prepack not in memo:
+        layers = []
+        for layer in model.get_decoder().layers:
+            a, m = layer.self_attn, layer.mlp
+            layers.append((layer.input_layernorm, Linear([a.q_proj, a.k_proj, a.v_proj], prepack),
+                           Linear([a.o_proj], prepack), layer.post_attention_layernorm,
+                           Linear([m.gate_proj, m.up_proj], prepack), m.act_fn, Linear([m.down_proj], prepack)))
+        head = model.get_output_embeddings()
+        memo[prepack] = layers, (Linear([head], prepack) if isinstance(head, torch.nn.Linear) else None)
+    return memo[prepack]
+
+
+class LeanForward:
+    """Decode-time forward of a Llama-family model with its own preallocated KV cache."""
+
+    def __init__(self, model, prepack: bool = True, pad_single: bool = True):
+        self.decoder = model.get_decoder()
+        cfg = model.config.get_text_config()
+        p = next(model.parameters())
+        self.device, self.dtype = p.device, p.dtype
+        self.prepacked = prepack and _packable(self.device, self.dtype)
+        self.pad_single = pad_single
+        self.layers, self._head = _weights(model, self.prepacked)
+        self.heads, self.kv_heads = cfg.num_attention_heads, cfg.num_key_value_heads
+        self.head_dim = getattr(cfg, "head_dim", None) or cfg.hidden_size // cfg.num_attention_heads
+        self.scaling = self.decoder.layers[0].self_attn.scaling
+        self.max_positions = getattr(cfg, "max_position_embeddings", 4096)
+        self.k = self.v = None  # [L, kv_heads, capacity, head_dim]
+        self.batch_invariant = False  # measured by `batch_invariant` (build does)
+        self.n = 0
+
+    def lm_head(self, hidden: torch.Tensor) -> torch.Tensor:
+        """hidden [..., H] final-normed -> logits [..., V] (prepacked like the body)."""
+        flat = hidden.reshape(-1, hidden.shape[-1])
+        return self._head(flat)[0].reshape(*hidden.shape[:-1], -1)
+
+    def reset(self) -> None:
+        self.n = 0
+
+    def _reserve(self, n: int) -> None:
+        cap = 0 if self.k is None else self.k.shape[2]
+        if n <= cap:
+            return
+        new = max(n, min(2 * cap, self.max_positions + 64), 256)  # doubling, +64 rows for trees past the end
+        shape = (len(self.layers), self.kv_heads, new, self.head_dim)
+        k, v = (torch.zeros(shape, dtype=self.dtype, device=self.device) for _ in range(2))
+        if self.k is not None:
+            k[:, :, :cap], v[:, :, :cap] = self.k, self.v
+        self.k, self.v = k, v
+
+    @torch.inference_mode()
+    def forward(self, tokens: list[int], positions: list[int] | None, allowed: torch.Tensor | None,
+                aux: list[int] | None) -> tuple[torch.Tensor, list[torch.Tensor]]:
+        """Append tokens at the cache's end -> (final-normed hidden [T,H], aux hidden states [T,H] each).
+
+        positions default to consecutive; allowed [T, n+T] bool (True = may attend), default causal. aux: hidden
+        state ids as transformers counts them (0 = embeddings, i = after layer i, num_layers = final-normed).
+        """
+        n, T = self.n, len(tokens)
+        pos = list(positions) if positions is not None else list(range(n, n + T))
+        causal = allowed is None
+        if causal:
+            # rule: causal over the cache and the new rows
+            allowed = torch.ones(T, n + T, dtype=torch.bool, device=self.device).tril(n)
+        allowed = allowed.to(self.device)
+        rows = T
+        if T == 1 and self.pad_single:
+            # rule: a single row runs as PAD_ROWS identical rows (pad rows see what row 0 sees, their KV slots are
+            # scratch beyond the pointer), so plain steps use the kernels verification uses
+            rows = PAD_ROWS
+            tokens, pos = tokens * rows, pos * rows
+            allowed = torch.cat([allowed.expand(rows, -1),
+                                 torch.zeros(rows, rows - 1, dtype=torch.bool, device=self.device)], 1)  # [P, n+P]
+        self._reserve(n + rows)
+        ids = torch.tensor(tokens, device=self.device)
+        h = self.decoder.embed_tokens(ids)  # [R,H]
+        cos, sin = self.decoder.rotary_emb(h[None], torch.tensor([pos], device=self.device))  # [1,R,d] each
+        per_row = causal and (n > 0 or T == 1) and T <= PER_ROW_MAX
+        want = set(aux or [])
+        feats = {}
+        end = n + rows
+        for i, (norm1, qkv, o_proj, norm2, gate_up, act, down) in enumerate(self.layers):
+            if i in want:
+                feats[i] = h
+            q, k, v = qkv(norm1(h))
+            q = q.view(rows, self.heads, self.head_dim).transpose(0, 1)[None]  # [1,nh,R,d]
+            k = k.view(rows, self.kv_heads, self.head_dim).transpose(0, 1)[None]  # [1,nkv,R,d]
+            q, k = apply_rotary_pos_emb(q, k, cos, sin)
+            self.k[i, :, n:end], self.v[i, :, n:end] = k[0], v.view(rows, self.kv_heads, self.head_dim).transpose(0, 1)
+            if per_row:
+                # rule: each causal row attends in its own call over exactly the keys it sees, as a plain step
+                # would (same shapes, same kernel, same bits); pad rows copy row 0
+                att = torch.cat([self._attend(q[:, :, j:j + 1], i, n + j + 1, None) for j in range(T)], dim=2)
+                att = att.expand(-1, -1, rows, -1) if rows > T else att  # [1,nh,R,d]
+            else:
+                att = torch.cat([self._attend(q[:, :, r:r + QUERY_BLOCK], i, end, allowed[r:r + QUERY_BLOCK])
+                                 for r in range(0, rows, QUERY_BLOCK)], dim=2)  # [1,nh,R,d]
+            h = h + o_proj(att[0].transpose(0, 1).reshape(rows, -1))[0]
+            g, u = gate_up(norm2(h))
+            h = h + down(act(g) * u)[0]
+        h = self.decoder.norm(h)
+        feats[len(self.layers)] = h
+        self.n = n + T
+        return h[:T], [feats[i][:T] for i in aux or []]
+
+    def _attend(self, q: torch.Tensor, layer: int, keys: int, mask: torch.Tensor | None) -> torch.Tensor:
+        """q [1,nh,r,d] over the first `keys` cached positions of `layer`, mask [r,keys] bool or None -> [1,nh,r,d]"""
+        return F.scaled_dot_product_attention(q, self.k[layer, :, :keys][None], self.v[layer, :, :keys][None],
+                                              attn_mask=mask, scale=self.scaling,
+                                              enable_gqa=self.heads != self.kv_heads)
+
+    def truncate(self, length: int) -> None:
+        self.n = length
+
+    @torch.inference_mode()
+    def keep(self, start: int, keep: list[int]) -> None:
+        """Keep positions [0, start) plus `start + keep` (ascending) packed right after them."""
+        idx = torch.tensor(keep, dtype=torch.long, device=self.device) + start
+        for cache in (self.k, self.v):
+            cache[:, :, start:start + len(keep)] = cache.index_select(2, idx)
+        self.n = start + len(keep)
+
+    def kv(self, layer: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """The cached keys and values of one layer [1, kv_heads, n, head_dim] each."""
+        return self.k[layer, :, :self.n][None], self.v[layer, :, :self.n][None]
+
+
+@torch.inference_mode()
+def build(model, prepack: bool = True, pad_single: bool = True) -> tuple[LeanForward | None, str | None]:
+    """(the lean forward, None) when it reproduces `model`, else (None, why not).
+
+    The probe: a 6-token prefill then a 3-token step; the logits of both must match the transformers forward's
+    (relative 1e-4 of the logits' scale in fp32, 3e-2 in 16-bit dtypes, where kernels round differently).
+    """
+    reason = unsupported(model)
+    if reason is not None:
+        return None, reason
+    lean = LeanForward(model, prepack=prepack, pad_single=pad_single)
+    if lean._head is None:
+        return None, "the output embedding is not a linear layer"
+    vocab = model.config.get_text_config().vocab_size
+    ids = (torch.arange(9, device=lean.device) * 7919 + 11) % vocab
+    want = model(input_ids=ids[None]).logits[0].float()  # [9,V]
+    lean.reset()
+    h6, _ = lean.forward(ids[:6].tolist(), None, None, None)
+    h3, _ = lean.forward(ids[6:].tolist(), None, None, None)
+    got = lean.lm_head(torch.cat([h6, h3])).float()
+    tol = 1e-4 if lean.dtype == torch.float32 else 3e-2
+    if not torch.allclose(got, want, rtol=0, atol=tol * float(want.abs().max())):
+        return None, f"does not reproduce the model's logits (max difference {float((got - want).abs().max()):.3g})"
+    lean.batch_invariant = batch_invariant(lean, ids.tolist())
+    return lean, None
+
+
+@torch.inference_mode()
+def batch_invariant(lean: LeanForward, ids: list[int]) -> bool:
+    """Whether a causal pass of several rows computes every row bit for bit as one-token steps do, on this device and
+    dtype (the kernels decide; measured on `ids`: a prefill, 3 one-token steps, then the same 3 tokens as one pass)."""
+    lean.reset()
+    lean.forward(ids[:-3], None, None, None)
+    steps = torch.cat([lean.forward([t], None, None, None)[0] for t in ids[-3:]])  # [3,H]
+    lean.truncate(len(ids) - 3)
+    rows = lean.forward(ids[-3:], None, None, None)[0]  # [3,H]
+    lean.reset()
+    one = torch.cat([lean.lm_head(steps[i:i + 1].expand(2, -1))[:1] for i in range(3)])
+    return torch.equal(steps, rows) and torch.equal(one, lean.lm_head(rows))

@@ -1,0 +1,146 @@
+"""The lean forward: the same logits, features and cache as the transformers forward on the Llama-family models it
+accepts, a clear fallback or error on the others, and verification rows computed bit for bit as one-token steps
+(which is what makes bf16 chains token-exact)."""
+
+import copy
+import warnings
+
+import pytest
+import torch
+from transformers import (
+    DynamicCache,
+    GraniteConfig,
+    GraniteForCausalLM,
+    LlamaConfig,
+    LlamaForCausalLM,
+    MistralConfig,
+    MistralForCausalLM,
+    Qwen2Config,
+    Qwen2ForCausalLM,
+)
+
+from specsel.decoding import lean
+from specsel.decoding.auto import AutoSpec, Costs
+from specsel.decoding.eagle3 import Eagle3Drafter
+from specsel.decoding.loop import ReducedPrecisionWarning, SpecDecoder
+from specsel.decoding.target import CacheError, TargetRunner
+from specsel.decoding.tree import TreeSpec
+from tests.specsel.decoding.test_real_target import NEW, setup  # noqa: F401 - the real target's fixture
+from tests.stubs import SteeredHead
+
+SMALL = dict(vocab_size=96, hidden_size=64, intermediate_size=128, num_hidden_layers=3, num_attention_heads=4,
+             num_key_value_heads=2, max_position_embeddings=512)
+
+
+def seeded(cls, cfg):
+    torch.manual_seed(0)
+    return cls(cfg).eval()
+
+
+MODELS = {
+    "llama": lambda: seeded(LlamaForCausalLM, LlamaConfig(**SMALL)),
+    "llama-untied-gqa1": lambda: seeded(LlamaForCausalLM, LlamaConfig(**{**SMALL, "num_key_value_heads": 4},
+                                                                      tie_word_embeddings=False)),
+    "qwen2-bias": lambda: seeded(Qwen2ForCausalLM, Qwen2Config(**SMALL)),  # q/k/v projections with biases
+}
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+@pytest.mark.parametrize("prepack", [True, False])
+def test_lean_matches_transformers_logits_features_and_cache(name, prepack):
+    model = MODELS[name]()
+    fwd, why = lean.build(model, prepack=prepack)
+    assert why is None and fwd.prepacked == prepack
+    ids = torch.randint(0, 96, (20,), generator=torch.Generator().manual_seed(1))
+    aux = [0, 1, 3]  # embeddings, after layer 0, the final-normed output
+    cache = DynamicCache(config=model.config)
+    with torch.inference_mode():
+        fwd.reset()
+        for chunk in (ids[:11], ids[11:12], ids[12:16], ids[16:]):  # a prefill, a one-token step, two verify passes
+            want = model(input_ids=chunk[None], past_key_values=cache, use_cache=True, output_hidden_states=True)
+            hidden, feats = fwd.forward(chunk.tolist(), None, None, aux)
+            torch.testing.assert_close(fwd.lm_head(hidden), want.logits[0], atol=1e-4, rtol=1e-4)
+            for got, i in zip(feats, aux):
+                torch.testing.assert_close(got, want.hidden_states[i][0], atol=1e-5, rtol=1e-4)
+    assert fwd.n == 20
+    for i, layer in enumerate(cache.layers):
+        keys, values = fwd.kv(i)
+        torch.testing.assert_close(keys, layer.keys, atol=1e-5, rtol=1e-4)
+        torch.testing.assert_close(values, layer.values, atol=1e-5, rtol=1e-4)
+
+
+def test_rollback_and_tree_packing_match_a_fresh_prefill():
+    model = MODELS["llama"]()
+    fwd, _ = lean.build(model)
+    ids = torch.randint(0, 96, (30,), generator=torch.Generator().manual_seed(2)).tolist()
+    fwd.reset()
+    fwd.forward(ids[:10], None, None, None)
+    fwd.forward(ids[10:16], None, None, None)
+    fwd.truncate(12)  # rule: a rollback is the pointer
+    fwd.forward(ids[12:14], None, None, None)
+    # a 4-node "tree" at positions 14..: rows 0,1 siblings at depth 1, row 2 child of row 1, row 3 child of row 2
+    n = len_before = fwd.n
+    allowed = torch.zeros(4, n + 4, dtype=torch.bool)
+    allowed[:, :n] = True
+    for row, anc in enumerate([[0], [1], [1, 2], [1, 2, 3]]):
+        allowed[row, [n + a for a in anc]] = True
+    fwd.forward([ids[14], 7, ids[15], ids[16]], [14, 14, 15, 16], allowed, None)
+    fwd.keep(len_before, [1, 2, 3])  # the accepted path: rows 1, 2, 3 (tokens 7, ids[15], ids[16])
+    fresh, _ = lean.build(model)
+    fresh.reset()
+    fresh.forward(ids[:14] + [7, ids[15], ids[16]], None, None, None)
+    assert fwd.n == fresh.n == 17
+    for i in range(3):
+        for got, want in zip(fwd.kv(i), fresh.kv(i)):
+            torch.testing.assert_close(got, want, atol=1e-5, rtol=1e-4)
+
+
+def test_models_it_cannot_run_fall_back_or_are_refused():
+    granite = seeded(GraniteForCausalLM, GraniteConfig(**SMALL, logits_scaling=4.0))
+    sliding = seeded(MistralForCausalLM, MistralConfig(**SMALL, sliding_window=8))
+    assert "granite" in lean.unsupported(granite) and "sliding" in lean.unsupported(sliding)
+    for model in (granite, sliding):
+        runner = TargetRunner(model)  # auto: the transformers forward, and why
+        assert runner.backend == "hf" and runner.lean is None and runner.lean_declined
+        with pytest.raises(CacheError, match="lean forward cannot run this target"):
+            TargetRunner(model, backend="lean")
+    with pytest.raises(CacheError, match="backend 'fast'"):
+        TargetRunner(MODELS["llama"](), backend="fast")
+    assert TargetRunner(MODELS["llama"]()).backend == "lean"
+    assert TargetRunner(MODELS["llama"](), backend="hf").backend == "hf"
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_verification_rows_are_bitwise_one_token_steps_on_the_real_target(setup, dtype):  # noqa: F811
+    """Per-row attention + passes of >= 2 rows make a k-row pass compute each row exactly as a one-token step does
+    (on this CPU's oneDNN kernels, which `batch_invariant` measures); without per-row attention it does not."""
+    model = copy.deepcopy(setup[0]).to(dtype)
+    fwd, why = lean.build(model)
+    assert why is None and fwd.batch_invariant, f"kernels not row-invariant in {dtype} on this machine"
+    ids = list(range(1000, 1040))
+    assert lean.batch_invariant(fwd, ids)
+    old = lean.PER_ROW_MAX
+    try:
+        lean.PER_ROW_MAX = 0  # one masked attention call for all rows: rounding depends on the pass length
+        assert not lean.batch_invariant(fwd, ids)
+    finally:
+        lean.PER_ROW_MAX = old
+
+
+def test_bfloat16_chains_are_token_exact_through_the_lean_forward(setup):  # noqa: F811
+    model, head, _, prompts, _, stops = setup
+    model16, head16 = copy.deepcopy(model).to(torch.bfloat16), copy.deepcopy(head).to(torch.bfloat16)
+    plain = SpecDecoder(model16, mode="plain", stop_ids=stops)
+    assert plain.target.backend == "lean"
+    ref, _ = plain.generate(prompts["sql"], 3 * NEW)
+    cheap = AutoSpec(priors={"drafter": [0.9]}, costs=Costs({1: 0.05, 9: 0.051}, 0.001))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ReducedPrecisionWarning)
+        for mode, kw in (("chain", {}), ("auto", {"auto": cheap})):
+            for correct in (1, 3):
+                dec = SpecDecoder(model16, SteeredHead(head16, ref, correct=correct), mode=mode, k=4,
+                                  stop_ids=stops, **kw)
+                out, m = dec.generate(prompts["sql"], 3 * NEW)
+                assert out == ref and dec.token_exact and max(m.accepted) == correct, (mode, correct)
+    with pytest.warns(ReducedPrecisionWarning, match="tree verification attends through one masked pass"):
+        SpecDecoder(model16, Eagle3Drafter(head16), mode="tree", tree=TreeSpec(4, 4, 16), stop_ids=stops)
