@@ -11,6 +11,7 @@ import torch
 import torch.nn.functional as F
 
 from specsel.decoding.drafter import take_rows
+from specsel.decoding.lean import packed_view
 from specsel.decoding.sampling import SamplingParams, probs_from_logits, sample
 from specsel.decoding.tree import DraftTree, TreeSpec, reindex, select_nodes
 
@@ -20,6 +21,7 @@ class Eagle3Drafter:
 
     def __init__(self, head):
         self.head = head.eval()
+        self.net = packed_view(self.head)  # what drafting runs: the same weights, linears prepacked on CPU
         self.aux_layers = list(head.config.eagle_aux_hidden_state_layer_ids)
         self.vocab_size = head.config.vocab_size
         self.draft_vocab_size = head.config.draft_vocab_size
@@ -59,7 +61,7 @@ class Eagle3Drafter:
             self.v = v if self.v is None else torch.cat([self.v, v], dim=2)
             return F.scaled_dot_product_attention(q, self.k, self.v, attn_mask=allowed)  # [1,nh,T,d]
 
-        return self.head.step(hidden, tokens, positions, attend)
+        return self.net.step(hidden, tokens, positions, attend)
 
     @torch.inference_mode()
     def sync(self, state) -> None:
@@ -71,14 +73,14 @@ class Eagle3Drafter:
         if end == start:
             return  # nothing new: the drafts are dropped, the last real output stands
         n = end - start
-        hidden = self.head.fc(state.feats[start:end].to(self.head.fc.weight.dtype))[None]  # [1,n,h]
+        hidden = self.net.fc(state.feats[start:end].to(self.head.fc.weight.dtype))[None]  # [1,n,h]
         tokens = torch.tensor([state.tokens[start + 1:end + 1]], device=hidden.device)
         positions = torch.arange(start, end, device=hidden.device)[None]
         # rule: new pairs see every earlier real pair and are causal among themselves
         allowed = torch.ones(n, end, dtype=torch.bool, device=hidden.device)
         allowed[:, start:] = torch.ones(n, n, dtype=torch.bool, device=hidden.device).tril()
         out = self._step(hidden, tokens, positions, allowed)
-        self.commit(start, end, out, self.head.logits(out if self.track else out[:, -1:])[0].float())
+        self.commit(start, end, out, self.net.logits(out if self.track else out[:, -1:])[0].float())
 
     def commit(self, start: int, end: int, out: torch.Tensor, logits: torch.Tensor) -> None:
         """Record a prefill of pairs start..end-1 (keys already cached): out [1,n,h] pre-norm outputs, logits [n,Vd]
@@ -123,7 +125,7 @@ class Eagle3Drafter:
             if i < k - 1:
                 pos = torch.tensor([[self.n_real + i]], device=hidden.device)
                 hidden = self._step(hidden, torch.tensor([[tok]], device=hidden.device), pos, None)
-                logits = self.head.logits(hidden)[0, 0].float()
+                logits = self.net.logits(hidden)[0, 0].float()
         return torch.tensor(drafted), (torch.stack(qs) if qs else None)
 
     @torch.inference_mode()
@@ -155,7 +157,7 @@ class Eagle3Drafter:
             toks = self.draft_ids[torch.tensor([tokens[n] for n in frontier], device=dev)][None]
             pos = torch.full((1, len(frontier)), self.n_real - 1 + d, device=dev)
             out = self._step(front_hidden, toks, pos, allowed)  # [1,k,h]
-            child = self.head.logits(out)[0].float().log_softmax(-1).topk(spec.top_k)  # [k,k]
+            child = self.net.logits(out)[0].float().log_softmax(-1).topk(spec.top_k)  # [k,k]
             cand_scores = torch.tensor([scores[n] for n in frontier], device=dev)[:, None] + child.values  # [k,k]
             first = len(tokens)
             tokens += [t for row in child.indices.tolist() for t in row]

@@ -22,6 +22,7 @@ back to the transformers forward).
 
 from __future__ import annotations
 
+import copy
 import weakref
 
 import torch
@@ -103,6 +104,50 @@ def _weights(model, prepack: bool) -> tuple[list, Linear | None]:
         head = model.get_output_embeddings()
         memo[prepack] = layers, (Linear([head], prepack) if isinstance(head, torch.nn.Linear) else None)
     return memo[prepack]
+
+
+class PackedLinear(torch.nn.Module):
+    """A decode-time stand-in for an nn.Linear: the same weights prepacked for oneDNN, repacked whenever the source
+    weight changes in place (an online hot swap `copy_`s into it, which bumps the tensor's version counter) or is
+    replaced. A source whose version cannot be tracked (an inference tensor) runs unpacked."""
+
+    def __init__(self, src: torch.nn.Linear):
+        super().__init__()
+        self.__dict__["src"] = src  # not a submodule: its parameters stay the source's, listed once
+        self._seen: tuple | None = None
+        self._packed = None
+
+    def _current(self) -> bool:
+        w = self.src.weight
+        try:
+            seen = (id(w), w._version, w.data_ptr())
+        except RuntimeError:  # inference tensors keep no version counter
+            return False
+        if seen != self._seen:
+            self._packed, self._seen = Linear([self.src], prepack=True), seen
+        return True
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if not self._current():
+            return F.linear(x, self.src.weight, self.src.bias)
+        return self._packed(x.reshape(-1, x.shape[-1]))[0].reshape(*x.shape[:-1], -1)
+
+
+def packed_view(module: torch.nn.Module) -> torch.nn.Module:
+    """A view of `module` for decoding whose nn.Linear layers run prepacked (CPU, fp32 / bf16): module objects are
+    shallow copies sharing every parameter and buffer with `module`; elsewhere `module` itself."""
+    p = next(module.parameters(), None)
+    if p is None or not _packable(p.device, p.dtype):
+        return module
+
+    def view(m: torch.nn.Module) -> torch.nn.Module:
+        if isinstance(m, torch.nn.Linear):
+            return PackedLinear(m)
+        clone = copy.copy(m)
+        clone._modules = {name: view(child) if child is not None else None for name, child in m._modules.items()}
+        return clone
+
+    return view(module)
 
 
 class LeanForward:

@@ -144,3 +144,20 @@ def test_bfloat16_chains_are_token_exact_through_the_lean_forward(setup):  # noq
                 assert out == ref and dec.token_exact and max(m.accepted) == correct, (mode, correct)
     with pytest.warns(ReducedPrecisionWarning, match="tree verification attends through one masked pass"):
         SpecDecoder(model16, Eagle3Drafter(head16), mode="tree", tree=TreeSpec(4, 4, 16), stop_ids=stops)
+
+
+def test_packed_view_computes_the_module_and_follows_in_place_weight_swaps():
+    """The drafter's prepacked view shares the module's weights: same outputs, and an online hot swap (`copy_` into
+    the parameters) is seen at the next call; the module itself is left untouched."""
+    model = MODELS["llama"]()
+    view = lean.packed_view(model)
+    assert isinstance(view.model.layers[0].mlp.down_proj, lean.PackedLinear)
+    assert isinstance(model.model.layers[0].mlp.down_proj, torch.nn.Linear)
+    ids = torch.randint(0, 96, (1, 7), generator=torch.Generator().manual_seed(3))
+    with torch.no_grad():
+        torch.testing.assert_close(view(ids).logits, model(ids).logits, atol=1e-5, rtol=1e-4)
+        for p in model.model.layers[1].mlp.parameters():
+            p.copy_(torch.randn_like(p))
+        want = model(ids).logits
+        torch.testing.assert_close(view(ids).logits, want, atol=1e-5, rtol=1e-4)
+    assert lean.packed_view(model.to(torch.float16)) is model  # no oneDNN packing for fp16: the module itself
