@@ -1,14 +1,15 @@
 """Where a decode step's time goes: plain steps and chain cycles of the engine, timed part by part and by op.
 
     python -m benchmarks.profile_cycle [--domain sql] [--eagle3 DIR] [--k 4] [--tokens 96] [--prompts 3]
-                                       [--dtype float32|bfloat16] [--out runs/bench/profile]
+                                       [--dtype float32|bfloat16] [--backends lean,hf] [--out runs/bench/profile]
 
 1. Parts (wall clock, median over the steps of --prompts held-out prompts): a plain step = the target body over 1
    token + the lm_head row + argmax + the loop; a chain cycle = drafting k tokens + the target body over k + 1 tokens
    + the lm_head rows greedy verification projects + acceptance + cache rollback + the loop. The target body is
    also timed alone per layer count (embedding / decoder layers / final norm) to show the per-layer cost.
-2. Ops: torch.profiler over whole requests of both methods; the top ops by self CPU time, and the part of the wall
-   time no op accounts for (Python: module calls, cache bookkeeping, host syncs).
+2. Ops: torch.profiler over whole requests of both methods; the top ops (aten and oneDNN) by self CPU time, and the
+   part of the wall time no op accounts for (Python: module calls, cache bookkeeping, host syncs).
+Each target forward in --backends (the lean forward, transformers') is profiled in the same run.
 Writes <out>/profile.json and prints the tables.
 """
 
@@ -83,7 +84,7 @@ def op_table(dec: SpecDecoder, prompt: list[int], tokens: int, top: int = 15) ->
     with profile(activities=[ProfilerActivity.CPU]) as prof:
         _, m = dec.generate(prompt, tokens)
     wall = time.perf_counter() - t0
-    events = [e for e in prof.key_averages() if e.key.startswith("aten::")]
+    events = [e for e in prof.key_averages() if e.key.startswith(("aten::", "mkldnn::"))]
     self_total = sum(e.self_cpu_time_total for e in events) / 1e6
     rows = sorted(events, key=lambda e: -e.self_cpu_time_total)[:top]
     return {"wall_s": wall, "forwards": m.target_forwards, "new_tokens": m.new_tokens,
@@ -102,6 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tokens", type=int, default=96)
     ap.add_argument("--prompts", type=int, default=3)
     ap.add_argument("--dtype", default="float32", choices=["float32", "bfloat16"])
+    ap.add_argument("--backends", default="lean,hf", help="target forwards to profile side by side (lean, hf)")
     ap.add_argument("--out", default="runs/bench/profile")
     args = ap.parse_args(argv)
     try:
@@ -122,8 +124,11 @@ def main(argv: list[str] | None = None) -> int:
     stop = stop_token_ids(tok, model)
     rows = domain_prompts(args.domain)["held_out"][: args.prompts]
     prompts = [render_prompt(tok, r["prompt"]) for r in rows]
-    decs = {"plain": SpecDecoder(model, mode="plain", stop_ids=stop),
-            f"chain k={args.k}": SpecDecoder(model, Eagle3Drafter(head), "chain", k=args.k, stop_ids=stop)}
+    decs = {}
+    for backend in args.backends.split(","):
+        decs[f"plain ({backend})"] = SpecDecoder(model, mode="plain", stop_ids=stop, backend=backend)
+        decs[f"chain k={args.k} ({backend})"] = SpecDecoder(model, Eagle3Drafter(head), "chain", k=args.k,
+                                                           stop_ids=stop, backend=backend)
     report: dict[str, Any] = {"target": info.name, "dtype": args.dtype, "threads": torch.get_num_threads(),
                               "tokens": args.tokens, "prompts": len(prompts), "parts": {}, "ops": {}}
     for name, dec in decs.items():

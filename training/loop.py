@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import shutil
 from collections.abc import Callable
@@ -48,7 +49,8 @@ class OptimConfig:
     max_len: int = field(512, help="longest prompt+response in tokens (longer ones are cut)")
     max_grad_norm: float = field(1.0, help="gradient clipping norm (0 = off)")
     seed: int = field(0, help="seed for init and data order")
-    mixed_precision: str = field("auto", help="auto (bf16 on a GPU that has it, else no), no, bf16, fp16")
+    mixed_precision: str = field("auto", help="auto (bf16 on a GPU or CPU that computes it natively, else no), no, "
+                                              "bf16, fp16")
     save_every: int = field(50, help="checkpoint every N optimizer steps (the unit of resume)")
     keep_checkpoints: int = field(2, help="checkpoints kept on disk")
     log_every: int = field(5, help="log metrics every N optimizer steps")
@@ -63,10 +65,26 @@ class OptimConfig:
             raise ConfigError("train.mixed_precision must be auto, no, bf16 or fp16")
 
 
+def cpu_has_bf16() -> bool:
+    """Whether the CPU computes bf16 natively (avx512_bf16 or AMX); elsewhere bf16 is emulated and slower than fp32."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((ln for ln in f if ln.startswith("flags")), "").split()
+    except OSError:
+        return False
+    return "avx512_bf16" in flags or "amx_bf16" in flags
+
+
 def resolve_mixed_precision(mp: str) -> str:
+    """auto -> bf16 autocast where the device computes bf16 natively (a 2-core EPYC with avx512_bf16: 2.84 s per
+    EAGLE-3 step instead of 3.66, README ablation), else no."""
     if mp != "auto":
         return mp
-    return "bf16" if torch.cuda.is_available() and torch.cuda.is_bf16_supported() else "no"
+    if torch.cuda.is_available():
+        return "bf16" if torch.cuda.is_bf16_supported() else "no"
+    # rule: DeepSpeed on CPU keeps its config's precision (its engine does not take accelerate's CPU autocast)
+    deepspeed = os.environ.get("ACCELERATE_USE_DEEPSPEED", "false").lower() == "true"
+    return "bf16" if cpu_has_bf16() and not deepspeed else "no"
 
 
 def epoch_order(n: int, seed: int, epoch: int) -> list[int]:

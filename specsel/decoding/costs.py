@@ -50,12 +50,17 @@ def device_name(device: torch.device) -> str:
     return cpu_model() or platform.machine()
 
 
+ENGINE = 2  # bumped when the engine's cost structure changes (2: lean forward, prepacked drafting), so old entries
+# are not reused
+
+
 def cost_key(target_model, drafter, k: int, backend: str = "hf") -> str:
     """What the measured costs depend on: device model and threads, torch version, target, its forward (backend),
     drafter, k."""
     device = next(target_model.parameters()).device
     inner = getattr(drafter, "head", None) or getattr(drafter, "model", None) or drafter
-    return (f"{device.type}:{device_name(device)}|threads={torch.get_num_threads()}|torch={torch.__version__}"
+    return (f"engine={ENGINE}|{device.type}:{device_name(device)}|threads={torch.get_num_threads()}"
+            f"|torch={torch.__version__}"
             f"|target={_module_sig(target_model)}|backend={backend}|drafter={type(drafter).__name__}/{_module_sig(inner)}|k={k}")
 
 
