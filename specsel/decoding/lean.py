@@ -10,12 +10,13 @@ What it removes from a transformers forward, measured in `benchmarks/profile_cyc
   kernel inductor's CPU backend uses), with q/k/v and gate/up fused into one matrix each. The packed copy is extra
   memory (the model's own weights stay, the fallback and training use them); `prepack=False` avoids it.
 
-Batch invariance: with `pad_single=True` a one-token pass runs as two identical rows, so that every pass uses the
-same M >= 2 kernels and a verified row is computed exactly as a plain step computes it wherever the kernels are
-row-invariant for M >= 2 (oneDNN bf16 is on the CPUs tried; `invariance` measures it for the model at hand).
-Attention runs in query blocks of at most QUERY_BLOCK rows for the same reason.
+Batch invariance: with `pad_single=True` a pass of fewer than PAD_ROWS rows is padded with copies of its last row,
+so that every pass uses the same M >= 2 kernels, and causal rows after the prefill attend one call per row over exactly
+the keys they see. A verified row is then computed exactly as a plain step computes it wherever the kernels are
+row-invariant for M >= 2 (oneDNN fp32 and bf16 are on the CPU tried; `batch_invariant` measures it for the model at
+hand). Masked passes (trees) attend in query blocks of at most QUERY_BLOCK rows.
 
-The lean forward is used only where it reproduces the model: `LeanForward.build` checks the architecture and compares
+The lean forward is used only where it reproduces the model: `build` checks the architecture and compares
 logits with the transformers forward on a probe, and returns the reason when it declines (the runner then falls
 back to the transformers forward).
 """
@@ -30,7 +31,7 @@ import torch.nn.functional as F
 from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
 
 SUPPORTED = ("llama", "mistral", "qwen2")  # same block: pre-norm attention + gated MLP, RoPE, no q/k norm
-PAD_ROWS = 4  # rows a one-token pass runs as (>= 2: the kernels verification uses)
+PAD_ROWS = 4  # rows a shorter pass is padded to (>= 2: the kernels verification uses)
 PACK_ROWS = 4  # oneDNN's row-count hint for the packed layout (4: fastest for 1..9 rows on the CPUs tried)
 QUERY_BLOCK = 8  # attention query rows per masked SDPA call (bf16 SDPA changes its reduction order above 16 rows)
 PER_ROW_MAX = 32  # causal passes after the prefill up to this many rows attend row by row (chain verification)
@@ -204,13 +205,14 @@ class LeanForward:
             allowed = torch.ones(T, n + T, dtype=torch.bool, device=self.device).tril(n)
         allowed = allowed.to(self.device)
         rows = T
-        if T == 1 and self.pad_single:
-            # rule: a single row runs as PAD_ROWS identical rows (pad rows see what row 0 sees, their KV slots are
-            # scratch beyond the pointer), so plain steps use the kernels verification uses
-            rows = PAD_ROWS
-            tokens, pos = tokens * rows, pos * rows
-            allowed = torch.cat([allowed.expand(rows, -1),
-                                 torch.zeros(rows, rows - 1, dtype=torch.bool, device=self.device)], 1)  # [P, n+P]
+        if T < PAD_ROWS and self.pad_single:
+            # rule: a pass of fewer than PAD_ROWS rows is padded with copies of its last row (they see what it sees;
+            # their KV slots are scratch beyond the pointer), so every pass runs the >= 2-row kernels verification
+            # uses, at the row count that is fastest (oneDNN on 2 rows is slower than on 4)
+            rows, extra = PAD_ROWS, PAD_ROWS - T
+            tokens, pos = tokens + tokens[-1:] * extra, pos + pos[-1:] * extra
+            allowed = torch.cat([allowed, allowed[-1:].expand(extra, -1)])
+            allowed = torch.cat([allowed, torch.zeros(rows, extra, dtype=torch.bool, device=self.device)], 1)
         self._reserve(n + rows)
         ids = torch.tensor(tokens, device=self.device)
         h = self.decoder.embed_tokens(ids)  # [R,H]
@@ -229,9 +231,10 @@ class LeanForward:
             self.k[i, :, n:end], self.v[i, :, n:end] = k[0], v.view(rows, self.kv_heads, self.head_dim).transpose(0, 1)
             if per_row:
                 # rule: each causal row attends in its own call over exactly the keys it sees, as a plain step
-                # would (same shapes, same kernel, same bits); pad rows copy row 0
+                # would (same shapes, same kernel, same bits)
                 att = torch.cat([self._attend(q[:, :, j:j + 1], i, n + j + 1, None) for j in range(T)], dim=2)
-                att = att.expand(-1, -1, rows, -1) if rows > T else att  # [1,nh,R,d]
+                if rows > T:  # pad rows copy the last row
+                    att = torch.cat([att, att[:, :, -1:].expand(-1, -1, rows - T, -1)], dim=2)  # [1,nh,R,d]
             else:
                 att = torch.cat([self._attend(q[:, :, r:r + QUERY_BLOCK], i, end, allowed[r:r + QUERY_BLOCK])
                                  for r in range(0, rows, QUERY_BLOCK)], dim=2)  # [1,nh,R,d]
@@ -279,7 +282,8 @@ def build(model, prepack: bool = True, pad_single: bool = True) -> tuple[LeanFor
     if lean._head is None:
         return None, "the output embedding is not a linear layer"
     vocab = model.config.get_text_config().vocab_size
-    ids = (torch.arange(9, device=lean.device) * 7919 + 11) % vocab
+    ids = (torch.arange(9, device=lean.device) * 7919 + 11) % vocab  # a 3-token prefill then 6 more in the
+    # invariance probe
     want = model(input_ids=ids[None]).logits[0].float()  # [9,V]
     lean.reset()
     h6, _ = lean.forward(ids[:6].tolist(), None, None, None)
@@ -293,14 +297,15 @@ def build(model, prepack: bool = True, pad_single: bool = True) -> tuple[LeanFor
 
 
 @torch.inference_mode()
-def batch_invariant(lean: LeanForward, ids: list[int]) -> bool:
+def batch_invariant(lean: LeanForward, ids: list[int], rows: int = 6) -> bool:
     """Whether a causal pass of several rows computes every row bit for bit as one-token steps do, on this device and
-    dtype (the kernels decide; measured on `ids`: a prefill, 3 one-token steps, then the same 3 tokens as one pass)."""
+    dtype (the kernels decide; measured on `ids`: a prefill, `rows` one-token steps, then the same tokens as one
+    pass, more rows than PAD_ROWS as a chain's verification has)."""
     lean.reset()
-    lean.forward(ids[:-3], None, None, None)
-    steps = torch.cat([lean.forward([t], None, None, None)[0] for t in ids[-3:]])  # [3,H]
-    lean.truncate(len(ids) - 3)
-    rows = lean.forward(ids[-3:], None, None, None)[0]  # [3,H]
+    lean.forward(ids[:-rows], None, None, None)
+    steps = torch.cat([lean.forward([t], None, None, None)[0] for t in ids[-rows:]])  # [rows,H]
+    lean.truncate(len(ids) - rows)
+    batch = lean.forward(ids[-rows:], None, None, None)[0]  # [rows,H]
     lean.reset()
-    one = torch.cat([lean.lm_head(steps[i:i + 1].expand(2, -1))[:1] for i in range(3)])
-    return torch.equal(steps, rows) and torch.equal(one, lean.lm_head(rows))
+    one = torch.cat([lean.lm_head(steps[i:i + 1].expand(2, -1))[:1] for i in range(rows)])
+    return torch.equal(steps, batch) and torch.equal(one, lean.lm_head(batch))
