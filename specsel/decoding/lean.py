@@ -8,7 +8,8 @@ What it removes from a transformers forward, measured in `benchmarks/profile_cyc
 - on CPU, MKL's small-M GEMM path, which is erratic for 2..8 rows (on a 2-core EPYC one 135M forward took 46 ms for
   1 row, 70 ms for 2, 98 ms for 7): weights are prepacked for oneDNN (`torch.ops.mkldnn._linear_pointwise`, the
   kernel inductor's CPU backend uses), with q/k/v and gate/up fused into one matrix each. The packed copy is extra
-  memory (the model's own weights stay, the fallback and training use them); `prepack=False` avoids it.
+  memory (the model's own weights stay, the fallback and training use them); `prepack=False` avoids it. oneDNN packs
+  bf16 only on CPUs with AVX-512 or AVX-NE-CONVERT: elsewhere bf16 runs the plain weights (`_packable` probes it).
 
 Batch invariance: with `pad_single=True` a pass of fewer than PAD_ROWS rows is padded with copies of its last row,
 so that every pass uses the same M >= 2 kernels, and causal rows after the prefill attend one call per row over exactly
@@ -28,6 +29,7 @@ import weakref
 
 import torch
 import torch.nn.functional as F
+from transformers import DynamicCache
 from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
 
 SUPPORTED = ("llama", "mistral", "qwen2")  # same block: pre-norm attention + gated MLP, RoPE, no q/k norm
@@ -63,8 +65,22 @@ def unsupported(model) -> str | None:
     return None
 
 
+_CAN_PACK: dict[torch.dtype, bool] = {}  # dtype -> whether this CPU's oneDNN packs it (bf16 needs AVX-512 or
+# AVX-NE-CONVERT; on an AVX2-only CPU the reorder raises)
+
+
 def _packable(device: torch.device, dtype: torch.dtype) -> bool:
-    return device.type == "cpu" and dtype in (torch.float32, torch.bfloat16) and torch.backends.mkldnn.is_available()
+    if device.type != "cpu" or dtype not in (torch.float32, torch.bfloat16):
+        return False
+    if not torch.backends.mkldnn.is_available():
+        return False
+    if dtype not in _CAN_PACK:
+        try:
+            torch.ops.mkldnn._reorder_linear_weight(torch.zeros(8, 8, dtype=dtype), PACK_ROWS)
+            _CAN_PACK[dtype] = True
+        except RuntimeError:
+            _CAN_PACK[dtype] = False
+    return _CAN_PACK[dtype]
 
 
 class Linear:
@@ -199,25 +215,26 @@ class LeanForward:
         """
         n, T = self.n, len(tokens)
         pos = list(positions) if positions is not None else list(range(n, n + T))
-        causal = allowed is None
-        if causal:
-            # rule: causal over the cache and the new rows
-            allowed = torch.ones(T, n + T, dtype=torch.bool, device=self.device).tril(n)
-        allowed = allowed.to(self.device)
-        rows = T
-        if T < PAD_ROWS and self.pad_single:
-            # rule: a pass of fewer than PAD_ROWS rows is padded with copies of its last row (they see what it sees;
-            # their KV slots are scratch beyond the pointer), so every pass runs the >= 2-row kernels verification
-            # uses, at the row count that is fastest (oneDNN on 2 rows is slower than on 4)
-            rows, extra = PAD_ROWS, PAD_ROWS - T
+        # rule: causal rows after the prefill attend row by row (no mask); other passes take one masked call
+        per_row = allowed is None and (n > 0 or T == 1) and T <= PER_ROW_MAX
+        rows = PAD_ROWS if T < PAD_ROWS and self.pad_single else T
+        extra = rows - T
+        if not per_row:
+            if allowed is None:  # rule: causal over the cache and the new rows
+                allowed = torch.ones(T, n + T, dtype=torch.bool, device=self.device).tril(n)
+            allowed = allowed.to(self.device)
+            if extra:  # pad rows see what the last row sees, never each other's scratch slots
+                allowed = torch.cat([allowed, allowed[-1:].expand(extra, -1)])
+                allowed = torch.cat([allowed, torch.zeros(rows, extra, dtype=torch.bool, device=self.device)], 1)
+        if extra:
+            # rule: a pass of fewer than PAD_ROWS rows is padded with copies of its last row (their KV slots are
+            # scratch beyond the pointer), so every pass runs the >= 2-row kernels verification uses, at the row
+            # count that is fastest (oneDNN on 2 rows is slower than on 4)
             tokens, pos = tokens + tokens[-1:] * extra, pos + pos[-1:] * extra
-            allowed = torch.cat([allowed, allowed[-1:].expand(extra, -1)])
-            allowed = torch.cat([allowed, torch.zeros(rows, extra, dtype=torch.bool, device=self.device)], 1)
         self._reserve(n + rows)
         ids = torch.tensor(tokens, device=self.device)
         h = self.decoder.embed_tokens(ids)  # [R,H]
         cos, sin = self.decoder.rotary_emb(h[None], torch.tensor([pos], device=self.device))  # [1,R,d] each
-        per_row = causal and (n > 0 or T == 1) and T <= PER_ROW_MAX
         want = set(aux or [])
         feats = {}
         end = n + rows
@@ -272,8 +289,9 @@ class LeanForward:
 def build(model, prepack: bool = True, pad_single: bool = True) -> tuple[LeanForward | None, str | None]:
     """(the lean forward, None) when it reproduces `model`, else (None, why not).
 
-    The probe: a 6-token prefill then a 3-token step; the logits of both must match the transformers forward's
-    (relative 1e-4 of the logits' scale in fp32, 3e-2 in 16-bit dtypes, where kernels round differently).
+    The probe: a 6-token prefill then a 3-token step; the logits of both must match the transformers forward's over
+    the same passes (relative 1e-4 of the logits' scale in fp32, 3e-2 in 16-bit dtypes, where kernels round
+    differently).
     """
     reason = unsupported(model)
     if reason is not None:
@@ -284,7 +302,10 @@ def build(model, prepack: bool = True, pad_single: bool = True) -> tuple[LeanFor
     vocab = model.config.get_text_config().vocab_size
     ids = (torch.arange(9, device=lean.device) * 7919 + 11) % vocab  # a 3-token prefill then 6 more in the
     # invariance probe
-    want = model(input_ids=ids[None]).logits[0].float()  # [9,V]
+    cache = DynamicCache(config=model.config)  # the same two passes through transformers (same row counts, so
+    # 16-bit kernels round alike; a one-pass reference would differ by the split's rounding alone)
+    want = torch.cat([model(input_ids=ids[None, s], past_key_values=cache, use_cache=True).logits[0]
+                      for s in (slice(0, 6), slice(6, 9))]).float()  # [9,V]
     lean.reset()
     h6, _ = lean.forward(ids[:6].tolist(), None, None, None)
     h3, _ = lean.forward(ids[6:].tolist(), None, None, None)

@@ -165,3 +165,20 @@ def test_packed_view_computes_the_module_and_follows_in_place_weight_swaps():
         want = model(ids).logits
         torch.testing.assert_close(view(ids).logits, want, atol=1e-5, rtol=1e-4)
     assert lean.packed_view(model.to(torch.float16)) is model  # no oneDNN packing for fp16: the module itself
+
+
+def test_a_cpu_that_cannot_pack_a_dtype_runs_unpacked(monkeypatch):
+    """oneDNN packs bf16 only with AVX-512 or AVX-NE-CONVERT (an AVX2-only CPU raises): `_packable` probes it once per
+    dtype, and where it fails the lean forward and the drafter's view run the plain weights, still reproducing the
+    model. The probe is forced here for fp32 so that this test runs on every CPU."""
+    model = MODELS["llama"]()
+    assert lean._packable(torch.device("cpu"), torch.float32) == torch.backends.mkldnn.is_available()
+    monkeypatch.setitem(lean._CAN_PACK, torch.float32, False)
+    fwd, why = lean.build(model)
+    assert why is None and not fwd.prepacked
+    assert lean.packed_view(model) is model
+    ids = torch.randint(0, 96, (9,), generator=torch.Generator().manual_seed(2))
+    with torch.inference_mode():
+        fwd.reset()
+        torch.testing.assert_close(fwd.lm_head(fwd.forward(ids.tolist(), None, None, None)[0]),
+                                   model(input_ids=ids[None]).logits[0], atol=1e-4, rtol=1e-4)
