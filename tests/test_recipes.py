@@ -44,7 +44,10 @@ def test_first_line_is_the_command(path):
     else:
         assert f"--domain {path.parent.name}" in first
         if path.stem != "data_gen":
-            assert f"--drafter {path.stem}" in first
+            drafter, _, profile = path.stem.partition("-")  # eagle3-full.yaml: the eagle3 recipe's full profile
+            assert f"--drafter {drafter}" in first
+            if profile:
+                assert f"--recipe recipes/{path.parent.name}/{path.name}" in first
 
 
 @pytest.mark.parametrize("domain_dir", DOMAIN_DIRS, ids=[p.name for p in DOMAIN_DIRS])
@@ -88,3 +91,16 @@ def test_online_recipe_builds():
 
     cfg = load_config(AdaptConfig, RECIPES / "online" / "adapt.yaml", ["serve.requests=x.jsonl"])
     assert cfg.serve.requests == "x.jsonl" and cfg.trainer.updater in ("ogd", "optimistic", "ensemble")
+
+
+def test_full_sql_profile_builds_with_its_own_data_and_run_folders():
+    """The `full` profile: all four temperatures per prompt, longer answers, its own folders (the quick data and
+    run are never mixed into it), the same pool entry."""
+    quick = load_config(TrainConfig, RECIPES / "sql" / "eagle3.yaml", ["domain=sql", "drafter=eagle3"])
+    full = load_config(TrainConfig, RECIPES / "sql" / "eagle3-full.yaml", ["domain=sql", "drafter=eagle3"])
+    gen = load_config(DataGenConfig, RECIPES / "sql" / "data_gen.yaml",
+                      ["domain=sql"] + [f"{k}={v}" for k, v in full.data.gen.items()])
+    assert gen.samples_per_prompt == 0 and gen.max_new_tokens > 96
+    assert gen.data_dir != load_config(DataGenConfig, RECIPES / "sql" / "data_gen.yaml", ["domain=sql"]).data_dir
+    assert full.run_dir != quick.run_dir and full.export.pools_dir == quick.export.pools_dir
+    assert full.eagle3 == quick.eagle3
