@@ -134,9 +134,10 @@ def test_tiny_run_every_method_lossless(random_drafters, tmp_path, capsys):
     # auto with that head (no exported eval): plain steps and the k = 1 probe every 16th step, nothing longer; its
     # choices reported per cycle and summed up, its costs cached
     chosen = res["summary"]["auto"]["chosen_k"]
-    # (mostly plain: a probe the random head happens to pass lifts its estimate, and whether k = 1 then pays depends on
-    # the timed costs of this machine)
-    assert set(chosen) <= {"0", "1"} and chosen["0"] >= 0.75
+    # (it starts plain: with no accepted draft yet k = 1 yields one token at a higher cost; a probe the random head
+    # happens to pass lifts its estimate, and whether k = 1 then pays depends on this machine's timed costs, so the
+    # shares are not asserted: `tests/specsel/decoding/test_auto.py` checks the choice on fixed costs)
+    assert set(chosen) <= {"0", "1"} and chosen.get("0", 0) > 0
     assert all(set(r["drafted"]) <= {0, 1} and len(r["drafted"]) == r["target_forwards"] - 1 for r in runs["auto"])
     assert "auto chose" in printed and len(json.loads((tmp_path / "costs.json").read_text())) == 1
     assert set(res["forward_cost_ms"]) == {"1", "3"} and all(v > 0 for v in res["forward_cost_ms"].values())
