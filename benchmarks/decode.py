@@ -103,6 +103,8 @@ class BenchConfig:
     device: str = field("auto", help="auto, cpu, cuda, cuda:1 ...")
     backend: str = field("auto", help="the engine's target forward: auto (lean where it reproduces the target, "
                                       "else transformers), lean, hf (transformers)")
+    compile: bool = field(False, help="torch.compile the engine's target forward (every engine method, plain "
+                                       "included; the lean forward's layer blocks or the transformers forward)")
     dtype: str = field("auto", help="auto (bf16 on CUDA with bf16, else fp32), float32, bfloat16, float16: target "
                                     "and drafters; every method, plain included, runs in it")
     cost_sizes: list[str] = field(default_factory=lambda: ["1", "2", "4", "5", "8", "16", "32", "61"],
@@ -211,7 +213,7 @@ def make_runners(cfg: BenchConfig, model, stop: list[int], head=None, llama=None
             costs = cache_path(cfg.auto_costs, cache_root() / "auto_costs.json")
             auto = AutoSpec(priors={"drafter": prior} if prior else {}, costs_cache=costs)
         dec = SpecDecoder(model, drafter, mode, k=cfg.k, tree=cfg.tree_spec(), stop_ids=stop, auto=auto,
-                          backend=backend)
+                          backend=backend, compile=cfg.compile)
         return lambda p: dec.generate(p, n, greedy)
 
     makers: dict[str, Callable[[], Runner]] = {
@@ -228,9 +230,9 @@ def make_runners(cfg: BenchConfig, model, stop: list[int], head=None, llama=None
 
 
 def forward_cost(model, prompt: list[int], sizes: list[int], repeats: int = 5,
-                 backend: str = "auto") -> dict[str, float]:
+                 backend: str = "auto", compile: bool = False) -> dict[str, float]:
     """Median ms of one target forward over n new tokens after the prompt, for each n (the verify cost model)."""
-    runner = TargetRunner(model, backend=backend)
+    runner = TargetRunner(model, backend=backend, compile=compile)
     runner.reset()
     runner.forward(prompt).choice(-1)
     return {str(n): 1000 * t for n, t in time_passes(runner, prompt[-1], sizes, repeats).items()}
@@ -463,8 +465,8 @@ def run(cfg: BenchConfig, command: str | None = None) -> dict[str, Any]:
                 bar.set_postfix(method=m, tok_s=f"{metrics.tokens_per_s:.0f}")
     bar.close()
     summary = summarize(methods, runs, len(prompts), cfg.repeats)
-    cost = forward_cost(model, prompts[0]["ids"], [int(x) for x in cfg.cost_sizes], backend=cfg.backend) \
-        if cfg.cost_sizes else {}
+    cost = forward_cost(model, prompts[0]["ids"], [int(x) for x in cfg.cost_sizes], backend=cfg.backend,
+                        compile=cfg.compile) if cfg.cost_sizes else {}
     reference = [r["tokens"] for r in runs if r["method"] == "plain" and r["repeat"] == 0]
 
     report: dict[str, Any] = {
@@ -473,7 +475,7 @@ def run(cfg: BenchConfig, command: str | None = None) -> dict[str, Any]:
         "target": {"name": info.name, "slug": info.slug, "path": info.path, "weights_sha256": info.weights_sha256},
         "drafters": {k: str(v) for k, v in dirs.items()},
         "machine": machine_info(dev, dtype), "n_prompts": len(prompts),
-        "target_forward": TargetRunner(model, backend=cfg.backend).backend,
+        "target_forward": TargetRunner(model, backend=cfg.backend, compile=cfg.compile).forward_id,
         "prompts": [{"id": p["id"], "prompt_tokens": len(p["ids"])} for p in prompts],
         "summary": summary,
         "forward_cost_ms": cost,

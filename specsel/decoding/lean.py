@@ -11,7 +11,7 @@ What it removes from a transformers forward, measured in `benchmarks/profile_cyc
   memory (the model's own weights stay, the fallback and training use them); `prepack=False` avoids it. oneDNN packs
   bf16 only on CPUs with AVX-512 or AVX-NE-CONVERT: elsewhere bf16 runs the plain weights (`_packable` probes it).
 
-Batch invariance: with `pad_single=True` a pass of fewer than PAD_ROWS rows is padded with copies of its last row,
+Batch invariance: with `pad_single=True` a pass of fewer than `pad_rows` rows is padded with copies of its last row,
 so that every pass uses the same M >= 2 kernels, and causal rows after the prefill attend one call per row over exactly
 the keys they see. A verified row is then computed exactly as a plain step computes it wherever the kernels are
 row-invariant for M >= 2 (oneDNN fp32 and bf16 are on the CPU tried; `batch_invariant` measures it for the model at
@@ -25,6 +25,8 @@ back to the transformers forward).
 from __future__ import annotations
 
 import copy
+import statistics
+import time
 import weakref
 
 import torch
@@ -32,12 +34,16 @@ import torch.nn.functional as F
 from transformers import DynamicCache
 from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
 
+from specsel.decoding.costs import sync_device
+
 SUPPORTED = ("llama", "mistral", "qwen2")  # same block: pre-norm attention + gated MLP, RoPE, no q/k norm
-PAD_ROWS = 4  # rows a shorter pass is padded to (>= 2: the kernels verification uses)
+PAD_ROWS = (2, 3, 4)  # rows a shorter pass may be padded to (>= 2: the kernels verification uses); `build` times
+# a one-token step at each and keeps the fastest (2-core EPYC with AVX-512: 4; another with AVX2 only: 2)
 PACK_ROWS = 4  # oneDNN's row-count hint for the packed layout (4: fastest for 1..9 rows on the CPUs tried)
 QUERY_BLOCK = 8  # attention query rows per masked SDPA call (bf16 SDPA changes its reduction order above 16 rows)
 PER_ROW_MAX = 32  # causal passes after the prefill up to this many rows attend row by row (chain verification)
-_LAYER_PARTS = ("input_layernorm", "post_attention_layernorm", "self_attn.q_proj", "self_attn.k_proj",
+_LAYER_PARTS = ("input_layernorm.weight", "input_layernorm.variance_epsilon", "post_attention_layernorm.weight",
+                "post_attention_layernorm.variance_epsilon", "self_attn.q_proj", "self_attn.k_proj",
                 "self_attn.v_proj", "self_attn.o_proj", "mlp.gate_proj", "mlp.up_proj", "mlp.down_proj", "mlp.act_fn")
 
 
@@ -83,6 +89,19 @@ def _packable(device: torch.device, dtype: torch.dtype) -> bool:
     return _CAN_PACK[dtype]
 
 
+@torch.library.custom_op("draftpool::packed_linear", mutates_args=())
+def packed_linear(x: torch.Tensor, packed: torch.Tensor, bias: torch.Tensor | None, out_features: int) -> torch.Tensor:
+    """x [T,in] times a oneDNN-prepacked weight -> [T,out]. An opaque op for torch.compile: inductor cannot take a
+    prepacked weight as a graph input (its lowering of `_linear_pointwise` raises), so compiled blocks call the
+    same kernel eager code does (and keep its row invariance)."""
+    return torch.ops.mkldnn._linear_pointwise(x, packed, bias, "none", [None], "")
+
+
+@packed_linear.register_fake
+def _(x: torch.Tensor, packed: torch.Tensor, bias: torch.Tensor | None, out_features: int) -> torch.Tensor:
+    return x.new_empty(x.shape[0], out_features)
+
+
 class Linear:
     """x [T,in] -> one output per fused linear layer [T,out_i]; oneDNN-prepacked (one fused matrix) or plain."""
 
@@ -101,6 +120,53 @@ class Linear:
             y = torch.ops.mkldnn._linear_pointwise(x, self.packed, self.bias, "none", [None], "")
             return list(y.split(self.sizes, -1)) if len(self.sizes) > 1 else [y]
         return [F.linear(x, w, b) for w, b in self.parts]
+
+    def tensors(self) -> tuple:
+        """What a compiled block takes as inputs: (packed weight, bias), or (weight, bias) per part."""
+        return (self.packed, self.bias) if self.packed is not None else tuple(t for part in self.parts for t in part)
+
+
+def _linear(x: torch.Tensor, packed: bool, sizes: list[int], ts: tuple) -> list[torch.Tensor]:
+    """`Linear.__call__` on `Linear.tensors()`, traceable by torch.compile (the packed kernel via `packed_linear`)."""
+    if packed:
+        y = packed_linear(x, ts[0], ts[1], sum(sizes)) if torch.compiler.is_compiling() else \
+            torch.ops.mkldnn._linear_pointwise(x, ts[0], ts[1], "none", [None], "")  # eager: no custom-op hop
+        return list(y.split(sizes, -1)) if len(sizes) > 1 else [y]
+    return [F.linear(x, ts[2 * j], ts[2 * j + 1]) for j in range(len(sizes))]
+
+
+def _rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
+    """x [R,H] -> [R,H]: the Llama-family RMSNorm (statistics in fp32, cast back, then scaled)."""
+    x32 = x.float()
+    return weight * (x32 * torch.rsqrt(x32.pow(2).mean(-1, keepdim=True) + eps)).to(x.dtype)
+
+
+def _blocks(layer: tuple, heads: int, kv_heads: int, head_dim: int):
+    """The two halves of a decoder layer around attention as pure functions of its tensors, with what all layers
+    share (activation, norm epsilon, shapes) as constants, so one compiled graph serves every layer:
+    block_in(h, norm, cos, sin, *qkv) (norm, fused q/k/v, rotary) and block_out(h, att, norm, *o, *gate_up, *down)
+    (o_proj, residual, norm, gated MLP, residual). `layer`: the first layer's (norm, qkv, o, norm, gate_up, act,
+    down)."""
+    norm1, qkv, o, norm2, gate_up, act, down = layer
+    packed, eps1, eps2 = qkv.packed is not None, norm1.variance_epsilon, norm2.variance_epsilon
+    n_o, n_gu = len(o.tensors()), len(gate_up.tensors())
+
+    def block_in(h, norm_w, cos, sin, *ws):
+        # h [R,H] -> q [1,nh,R,d] and k [1,nkv,R,d] rotated, v [nkv,R,d]
+        rows = h.shape[0]
+        q, k, v = _linear(_rms_norm(h, norm_w, eps1), packed, qkv.sizes, ws)
+        q = q.view(rows, heads, head_dim).transpose(0, 1)[None]
+        k = k.view(rows, kv_heads, head_dim).transpose(0, 1)[None]
+        q, k = apply_rotary_pos_emb(q, k, cos, sin)
+        return q, k, v.view(rows, kv_heads, head_dim).transpose(0, 1)
+
+    def block_out(h, att, norm_w, *ws):
+        # h [R,H], att [R,nh*d] -> h [R,H]
+        h = h + _linear(att, packed, o.sizes, ws[:n_o])[0]
+        g, u = _linear(_rms_norm(h, norm_w, eps2), packed, gate_up.sizes, ws[n_o:n_o + n_gu])
+        return h + _linear(act(g) * u, packed, down.sizes, ws[n_o + n_gu:])[0]
+
+    return block_in, block_out
 
 
 _PACKED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # model -> {prepack: weights}; values hold
@@ -121,6 +187,19 @@ def _weights(model, prepack: bool) -> tuple[list, Linear | None]:
         head = model.get_output_embeddings()
         memo[prepack] = layers, (Linear([head], prepack) if isinstance(head, torch.nn.Linear) else None)
     return memo[prepack]
+
+
+def _block_fns(model, prepack: bool, compile: bool, heads: int, kv_heads: int, head_dim: int) -> tuple:
+    """(block_in, block_out) for `model`, torch.compile'd (dynamic row count) when `compile`; built once per model
+    and setting, so every runner of one model shares the compiled code."""
+    memo = _PACKED.setdefault(model, {})
+    key = ("blocks", prepack, compile)
+    if key not in memo:
+        block_in, block_out = _blocks(_weights(model, prepack)[0][0], heads, kv_heads, head_dim)
+        if compile:
+            block_in, block_out = (torch.compile(f, dynamic=True) for f in (block_in, block_out))
+        memo[key] = block_in, block_out
+    return memo[key]
 
 
 class PackedLinear(torch.nn.Module):
@@ -170,16 +249,23 @@ def packed_view(module: torch.nn.Module) -> torch.nn.Module:
 class LeanForward:
     """Decode-time forward of a Llama-family model with its own preallocated KV cache."""
 
-    def __init__(self, model, prepack: bool = True, pad_single: bool = True):
+    def __init__(self, model, prepack: bool = True, pad_single: bool = True, compile: bool = False):
         self.decoder = model.get_decoder()
         cfg = model.config.get_text_config()
         p = next(model.parameters())
         self.device, self.dtype = p.device, p.dtype
         self.prepacked = prepack and _packable(self.device, self.dtype)
-        self.pad_single = pad_single
+        self.pad_single, self.compiled = pad_single, compile
+        self.pad_rows = PAD_ROWS[-1]  # `build` measures the fastest
         self.layers, self._head = _weights(model, self.prepacked)
         self.heads, self.kv_heads = cfg.num_attention_heads, cfg.num_key_value_heads
         self.head_dim = getattr(cfg, "head_dim", None) or cfg.hidden_size // cfg.num_attention_heads
+        # per layer: the inputs of block_in (norm weight, eps, q/k/v) and block_out (o, norm weight, eps, gate/up,
+        # down); the blocks are torch.compile'd once per model and setting when `compile`
+        self.block_args = [((n1.weight,), qkv.tensors(), (n2.weight, *o.tensors(), *gu.tensors(), *down.tensors()))
+                           for n1, qkv, o, n2, gu, _, down in self.layers]
+        self.block_in, self.block_out = _block_fns(model, self.prepacked, compile, self.heads, self.kv_heads,
+                                                   self.head_dim)
         self.scaling = self.decoder.layers[0].self_attn.scaling
         self.max_positions = getattr(cfg, "max_position_embeddings", 4096)
         self.k = self.v = None  # [L, kv_heads, capacity, head_dim]
@@ -217,7 +303,7 @@ class LeanForward:
         pos = list(positions) if positions is not None else list(range(n, n + T))
         # rule: causal rows after the prefill attend row by row (no mask); other passes take one masked call
         per_row = allowed is None and (n > 0 or T == 1) and T <= PER_ROW_MAX
-        rows = PAD_ROWS if T < PAD_ROWS and self.pad_single else T
+        rows = self.pad_rows if T < self.pad_rows and self.pad_single else T
         extra = rows - T
         if not per_row:
             if allowed is None:  # rule: causal over the cache and the new rows
@@ -227,7 +313,7 @@ class LeanForward:
                 allowed = torch.cat([allowed, allowed[-1:].expand(extra, -1)])
                 allowed = torch.cat([allowed, torch.zeros(rows, extra, dtype=torch.bool, device=self.device)], 1)
         if extra:
-            # rule: a pass of fewer than PAD_ROWS rows is padded with copies of its last row (their KV slots are
+            # rule: a pass of fewer than pad_rows rows is padded with copies of its last row (their KV slots are
             # scratch beyond the pointer), so every pass runs the >= 2-row kernels verification uses, at the row
             # count that is fastest (oneDNN on 2 rows is slower than on 4)
             tokens, pos = tokens + tokens[-1:] * extra, pos + pos[-1:] * extra
@@ -238,14 +324,11 @@ class LeanForward:
         want = set(aux or [])
         feats = {}
         end = n + rows
-        for i, (norm1, qkv, o_proj, norm2, gate_up, act, down) in enumerate(self.layers):
+        for i, (norm_in, qkv, args_out) in enumerate(self.block_args):
             if i in want:
                 feats[i] = h
-            q, k, v = qkv(norm1(h))
-            q = q.view(rows, self.heads, self.head_dim).transpose(0, 1)[None]  # [1,nh,R,d]
-            k = k.view(rows, self.kv_heads, self.head_dim).transpose(0, 1)[None]  # [1,nkv,R,d]
-            q, k = apply_rotary_pos_emb(q, k, cos, sin)
-            self.k[i, :, n:end], self.v[i, :, n:end] = k[0], v.view(rows, self.kv_heads, self.head_dim).transpose(0, 1)
+            q, k, v = self.block_in(h, *norm_in, cos, sin, *qkv)  # [1,nh,R,d], [1,nkv,R,d], [nkv,R,d]
+            self.k[i, :, n:end], self.v[i, :, n:end] = k[0], v
             if per_row:
                 # rule: each causal row attends in its own call over exactly the keys it sees, as a plain step
                 # would (same shapes, same kernel, same bits)
@@ -255,9 +338,7 @@ class LeanForward:
             else:
                 att = torch.cat([self._attend(q[:, :, r:r + QUERY_BLOCK], i, end, allowed[r:r + QUERY_BLOCK])
                                  for r in range(0, rows, QUERY_BLOCK)], dim=2)  # [1,nh,R,d]
-            h = h + o_proj(att[0].transpose(0, 1).reshape(rows, -1))[0]
-            g, u = gate_up(norm2(h))
-            h = h + down(act(g) * u)[0]
+            h = self.block_out(h, att[0].transpose(0, 1).reshape(rows, -1), *args_out)
         h = self.decoder.norm(h)
         feats[len(self.layers)] = h
         self.n = n + T
@@ -286,7 +367,8 @@ class LeanForward:
 
 
 @torch.inference_mode()
-def build(model, prepack: bool = True, pad_single: bool = True) -> tuple[LeanForward | None, str | None]:
+def build(model, prepack: bool = True, pad_single: bool = True,
+          compile: bool = False) -> tuple[LeanForward | None, str | None]:
     """(the lean forward, None) when it reproduces `model`, else (None, why not).
 
     The probe: a 6-token prefill then a 3-token step; the logits of both must match the transformers forward's over
@@ -296,7 +378,7 @@ def build(model, prepack: bool = True, pad_single: bool = True) -> tuple[LeanFor
     reason = unsupported(model)
     if reason is not None:
         return None, reason
-    lean = LeanForward(model, prepack=prepack, pad_single=pad_single)
+    lean = LeanForward(model, prepack=prepack, pad_single=pad_single, compile=compile)
     if lean._head is None:
         return None, "the output embedding is not a linear layer"
     vocab = model.config.get_text_config().vocab_size
@@ -313,15 +395,39 @@ def build(model, prepack: bool = True, pad_single: bool = True) -> tuple[LeanFor
     tol = 1e-4 if lean.dtype == torch.float32 else 3e-2
     if not torch.allclose(got, want, rtol=0, atol=tol * float(want.abs().max())):
         return None, f"does not reproduce the model's logits (max difference {float((got - want).abs().max()):.3g})"
+    if pad_single:
+        lean.pad_rows = fastest_pad(lean, ids.tolist())
     lean.batch_invariant = batch_invariant(lean, ids.tolist())
     return lean, None
+
+
+@torch.inference_mode()
+def fastest_pad(lean: LeanForward, ids: list[int], reps: int = 5) -> int:
+    """The row count in PAD_ROWS at which a one-token step (over a short cache) is fastest here: the median of
+    `reps` timed steps each, the fewest rows on a tie within 2%."""
+    times = {}
+    for rows in PAD_ROWS:
+        lean.pad_rows = rows
+        lean.reset()
+        lean.forward(ids[:-1], None, None, None)
+        t = []
+        for _ in range(reps + 1):  # the first is a warm-up
+            lean.truncate(len(ids) - 1)
+            start = time.perf_counter()
+            lean.forward(ids[-1:], None, None, None)
+            sync_device(lean.device)
+            t.append(time.perf_counter() - start)
+        times[rows] = statistics.median(t[1:])
+    lean.reset()
+    best = min(times.values())
+    return min(r for r, t in times.items() if t <= 1.02 * best)
 
 
 @torch.inference_mode()
 def batch_invariant(lean: LeanForward, ids: list[int], rows: int = 6) -> bool:
     """Whether a causal pass of several rows computes every row bit for bit as one-token steps do, on this device and
     dtype (the kernels decide; measured on `ids`: a prefill, `rows` one-token steps, then the same tokens as one
-    pass, more rows than PAD_ROWS as a chain's verification has)."""
+    pass, more rows than `pad_rows` as a chain's verification has)."""
     lean.reset()
     lean.forward(ids[:-rows], None, None, None)
     steps = torch.cat([lean.forward([t], None, None, None)[0] for t in ids[-rows:]])  # [rows,H]

@@ -108,11 +108,11 @@ class SpecDecoder:
     every cycle from measured costs and acceptance, 0 = a plain step) or 'tree' (EAGLE-3 heads, greedy).
 
     drafters: one drafter, or {name: drafter} for a pool; `selector` picks among them every cycle (default: always
-    the first). backend: the target's forward (`TargetRunner`: auto, lean, hf)."""
+    the first). backend: the target's forward (`TargetRunner`: auto, lean, hf); compile: torch.compile it."""
 
     def __init__(self, target_model, drafters=None, mode: str = "chain", k: int = 4, tree: TreeSpec | None = None,
                  stop_ids: list[int] | None = None, selector: Selector | None = None, auto: AutoSpec | None = None,
-                 backend: str = "auto"):
+                 backend: str = "auto", compile: bool = False):
         if mode not in MODES:
             raise SpecError(f"unknown mode {mode!r}; choose from {', '.join(MODES)}")
         if mode == "plain" and selector is not None:
@@ -138,7 +138,8 @@ class SpecDecoder:
             raise SpecError(f"the pool's EAGLE-3 heads read different target layers ({sorted(aux)}); one pool shares "
                             f"one feature set")
         try:
-            self.target = TargetRunner(target_model, list(aux.pop()) if aux else None, backend=backend)
+            self.target = TargetRunner(target_model, list(aux.pop()) if aux else None, backend=backend,
+                                       compile=compile)
             if mode == "tree":
                 self.target.check_cache(tree=True)
         except CacheError as e:
@@ -324,7 +325,7 @@ class SpecDecoder:
             a = self.auto
             costs = a.costs
             if costs is None:
-                key = cost_model.cost_key(self.target.model, self.drafters[i], self.k, self.target.backend)
+                key = cost_model.cost_key(self.target.model, self.drafters[i], self.k, self.target.forward_id)
                 costs = cost_model.load_cached(a.costs_cache, key)
                 if costs is None:
                     costs = cost_model.measure(self.target, self.drafters[i], state, self.k, a.repeats)

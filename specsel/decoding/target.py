@@ -96,12 +96,14 @@ class TargetRunner:
 
     backend: "lean" runs `specsel.decoding.lean` (Llama-family targets it reproduces, an error otherwise), "hf" the
     transformers forward with its Cache API, "auto" the lean forward where it applies, else transformers.
+    compile: torch.compile the forward (the lean forward's per-layer blocks, or the whole transformers forward).
     """
 
     _lazy_ok: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # model -> lazy_head_matches, probed once
-    _lean_ok: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # model -> (why lean declined, invariant)
+    _lean_ok: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # model -> {compile: (why lean declined,
+    # invariant, pad rows)}, probed once
 
-    def __init__(self, model, aux_layers: list[int] | None = None, backend: str = "auto"):
+    def __init__(self, model, aux_layers: list[int] | None = None, backend: str = "auto", compile: bool = False):
         if backend not in BACKENDS:
             raise CacheError(f"target backend {backend!r}: choose from {', '.join(BACKENDS)}")
         self.model = model.eval()
@@ -112,14 +114,16 @@ class TargetRunner:
         self.cache = None
         self.rollback = True  # keep what a rollback needs after the prefill (off for plain decoding)
         self.lean, self.lean_declined = None, None
+        self.compiled = compile
         if backend != "hf":
-            if model not in self._lean_ok:
-                lean, why = lean_forward.build(model)
-                self._lean_ok[model] = (why, lean.batch_invariant if lean is not None else False)
-            self.lean_declined, invariant = self._lean_ok[model]
+            probed = self._lean_ok.setdefault(model, {})
+            if compile not in probed:
+                lean, why = lean_forward.build(model, compile=compile)
+                probed[compile] = (why, *((lean.batch_invariant, lean.pad_rows) if lean is not None else (False, 0)))
+            self.lean_declined, invariant, pad_rows = probed[compile]
             if self.lean_declined is None:
-                self.lean = lean_forward.LeanForward(model)
-                self.lean.batch_invariant = invariant
+                self.lean = lean_forward.LeanForward(model, compile=compile)
+                self.lean.batch_invariant, self.lean.pad_rows = invariant, pad_rows
             if self.lean is None and backend == "lean":
                 raise CacheError(f"the lean forward cannot run this target: {self.lean_declined}")
         self.backend = "lean" if self.lean is not None else "hf"
@@ -131,7 +135,16 @@ class TargetRunner:
         lazy = self._lazy_ok[model]
         self.body = model.get_decoder() if lazy else None
         self.lm_head = model.get_output_embeddings() if lazy else None
+        # compile: the transformers forward through torch.compile (dynamic token count; the first pass of each
+        # shape class compiles, minutes for a large model on a small CPU)
+        self._forward = torch.compile(self.body or model, dynamic=True) if compile else (self.body or model)
         self.check_cache()
+
+    @property
+    def forward_id(self) -> str:
+        """What the target forward's speed depends on: backend, compiled or not, the lean forward's pad rows."""
+        lean = f"/pad{self.lean.pad_rows}" if self.lean is not None and self.lean.pad_single else ""
+        return f"{self.backend}{'+compile' if self.compiled else ''}{lean}"
 
     def check_cache(self, tree: bool = False) -> None:
         """Refuse a target whose cache layers cannot be rolled back (or, for tree verification, packed); the lean
@@ -195,11 +208,10 @@ class TargetRunner:
             mask = mask.masked_fill(~allowed.to(self.device), torch.finfo(self.dtype).min)[None, None]
         kw = dict(input_ids=ids, position_ids=pos, attention_mask=mask, past_key_values=self.cache, use_cache=True,
                   output_hidden_states=self.aux_layers is not None)
+        out = self._forward(**kw)
         if self.body is not None:
-            out = self.body(**kw)
             hidden, logits = out.last_hidden_state[0], None
         else:
-            out = self.model(**kw)
             hidden, logits = None, out.logits[0]
         if past == 0 and self.rollback:
             # rule: from the prefill on, keep what a rollback needs (sliding-window layers would drop it)

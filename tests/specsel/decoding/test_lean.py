@@ -22,6 +22,7 @@ from transformers import (
 from specsel.decoding import lean
 from specsel.decoding.auto import AutoSpec, Costs
 from specsel.decoding.eagle3 import Eagle3Drafter
+from specsel.decoding.llama import LlamaDrafter
 from specsel.decoding.loop import ReducedPrecisionWarning, SpecDecoder
 from specsel.decoding.target import CacheError, TargetRunner
 from specsel.decoding.tree import TreeSpec
@@ -182,3 +183,60 @@ def test_a_cpu_that_cannot_pack_a_dtype_runs_unpacked(monkeypatch):
         fwd.reset()
         torch.testing.assert_close(fwd.lm_head(fwd.forward(ids.tolist(), None, None, None)[0]),
                                    model(input_ids=ids[None]).logits[0], atol=1e-4, rtol=1e-4)
+
+
+def test_the_pad_row_count_is_the_fastest_measured_and_every_choice_is_row_invariant(monkeypatch):
+    """`fastest_pad` keeps the row count whose one-token step is fastest (the fewest rows on a near tie); a runner
+    uses the measured count; verification rows stay bit for bit one-token steps at every count it may choose."""
+    model = MODELS["llama"]()
+    fwd, _ = lean.build(model)
+    ids = list(range(3, 40))
+    for rows in lean.PAD_ROWS:
+        fwd.pad_rows = rows
+        assert lean.batch_invariant(fwd, ids), rows
+    clock = [0.0]
+    cost = {2: 5.0, 3: 1.0, 4: 1.01}  # seconds per step by pad rows: 3 fastest, 4 within 2% (more rows: not kept)
+    real = lean.LeanForward.forward
+
+    def timed(self, tokens, *a):
+        clock[0] += cost[self.pad_rows]
+        return real(self, tokens, *a)
+
+    monkeypatch.setattr(lean.LeanForward, "forward", timed)
+    monkeypatch.setattr(lean.time, "perf_counter", lambda: clock[0])
+    assert lean.fastest_pad(fwd, ids) == 3
+    cost.update({2: 1.015})
+    assert lean.fastest_pad(fwd, ids) == 2
+    monkeypatch.undo()
+    runner = TargetRunner(model)
+    assert runner.lean.pad_rows in lean.PAD_ROWS and runner.forward_id == f"lean/pad{runner.lean.pad_rows}"
+    runner.reset()
+    runner.forward(ids[:5])
+    runner.lean.pad_rows = 4
+    runner.forward(ids[5:6])  # one token padded to 4 rows: 3 scratch slots written past the pointer
+    assert len(runner) == 6 and torch.equal(runner.lean.k[:, :, 6:9], runner.lean.k[:, :, 5:6].expand(-1, -1, 3, -1))
+
+
+@pytest.mark.parametrize("backend", ["lean", "hf"])
+def test_compiled_decoding_equals_plain_decoding_in_the_same_settings(backend):
+    """torch.compile over the target forward (the lean forward's layer blocks, or the whole transformers forward):
+    chain and auto output equals compiled plain output, token for token, with drafts fully and partly accepted."""
+    one_layer = LlamaConfig(**{**SMALL, "num_hidden_layers": 1})  # compile time grows with the layers
+    model = seeded(LlamaForCausalLM, one_layer)
+    torch.manual_seed(5)
+    other = LlamaForCausalLM(one_layer).eval()  # a drafter that errs
+    prompt = [5, 17, 33, 2, 71, 9]
+    plain = SpecDecoder(model, mode="plain", backend=backend, compile=True)
+    assert plain.target.compiled and plain.target.forward_id.startswith(f"{backend}+compile")
+    ref, _ = plain.generate(prompt, 40)
+    eager, _ = SpecDecoder(model, mode="plain", backend=backend).generate(prompt, 40)
+    assert ref == eager  # the compiled forward computes the model (fp32, no near tie on this seed)
+    cheap = AutoSpec(costs=Costs({1: 0.05, 5: 0.051}, 0.001), priors={"drafter": [0.9]})
+    accepted = set()
+    for drafter in (copy.deepcopy(model), other):
+        for mode, kw in (("chain", {}), ("auto", {"auto": cheap})):
+            dec = SpecDecoder(model, LlamaDrafter(drafter), mode=mode, k=4, backend=backend, compile=True, **kw)
+            out, m = dec.generate(prompt, 40)
+            assert out == ref, (backend, mode)
+            accepted.add(max(m.accepted) == 4)
+    assert accepted == {True, False}  # the self-drafter's chains are all taken, the other's are not
