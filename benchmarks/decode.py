@@ -200,7 +200,7 @@ def held_out_prompts(cfg: BenchConfig, tok) -> list[dict[str, Any]]:
 
 def make_runners(cfg: BenchConfig, model, stop: list[int], head=None, llama=None,
                  head_eval: dict[str, Any] | None = None) -> dict[str, Runner]:
-    from specsel.decoding.auto import AutoSpec, acceptance_prior
+    from specsel.decoding.auto import AutoSpec, acceptance_prior, rank_prior
     from specsel.decoding.eagle3 import Eagle3Drafter
     from specsel.decoding.llama import LlamaDrafter
 
@@ -209,9 +209,10 @@ def make_runners(cfg: BenchConfig, model, stop: list[int], head=None, llama=None
     def engine(drafter, mode: str, backend: str = cfg.backend) -> Runner:
         auto = None
         if mode == "auto":  # prior: the head's exported evaluation; costs: cached per machine, measured once
-            prior = acceptance_prior(head_eval)
+            prior, ranks = acceptance_prior(head_eval), rank_prior(head_eval)
             costs = cache_path(cfg.auto_costs, cache_root() / "auto_costs.json")
-            auto = AutoSpec(priors={"drafter": prior} if prior else {}, costs_cache=costs)
+            auto = AutoSpec(priors={"drafter": prior} if prior else {}, costs_cache=costs,
+                            rank_priors={"drafter": ranks} if ranks else {})
         dec = SpecDecoder(model, drafter, mode, k=cfg.k, tree=cfg.tree_spec(), stop_ids=stop, auto=auto,
                           backend=backend, compile=cfg.compile)
         return lambda p: dec.generate(p, n, greedy)
@@ -288,9 +289,10 @@ def summarize(methods: list[str], runs: list[dict[str, Any]], n_prompts: int, re
             cycles = [a for m in ms for a in m.accepted]
             row["accepted_per_cycle"] = statistics.fmean(cycles) if cycles else None
             row["cycles"] = len(cycles)
-            if method == "auto":  # what it chose: share of cycles per draft length (0 = a plain step)
-                drafted = [k for m in ms for k in m.drafted]
-                row["chosen_k"] = {str(k): drafted.count(k) / len(drafted) for k in sorted(set(drafted))}
+            if method == "auto":  # what it chose: share of cycles per chain length (0 = a plain step) or tree
+                plans = [p.removeprefix("k=") if p != "plain" else "0" for m in ms for p in m.plans]
+                order = sorted(set(plans), key=lambda p: (not p.isdigit(), int(p) if p.isdigit() else p))
+                row["chosen_k"] = {p: plans.count(p) / len(plans) for p in order}
         else:  # every target forward verifies a (possibly empty) candidate run and adds one token of its own
             row["accepted_per_cycle"] = (new - fwd) / max(fwd, 1)
         out[method] = row
@@ -376,8 +378,9 @@ def format_table(report: dict[str, Any]) -> str:
                  "= time split of specsel cycles, (fwd%) = the target forward's part of verify; acc/cycle of "
                  "transformers methods is per target forward")
     if "auto" in report["summary"] and report["summary"]["auto"].get("chosen_k"):
-        lines.append("auto chose (share of cycles by draft length, 0 = plain step): " + ", ".join(
-            f"k={k} {100 * v:.0f}%" for k, v in report["summary"]["auto"]["chosen_k"].items()))
+        lines.append("auto chose (share of cycles by chain length, 0 = plain step, or tree depth/top_k/tokens): "
+                     + ", ".join(f"{'k=' if k.isdigit() else ''}{k} {100 * v:.0f}%"
+                                 for k, v in report["summary"]["auto"]["chosen_k"].items()))
     if "vllm" in report:
         v = report["vllm"]
         if "error" in v:

@@ -18,6 +18,8 @@ from training.data import ResponseDataset, collate
 from training.losses import acceptance_on_draft_vocab, tvd
 from training.ttt import shift_left
 
+TOP_RANKS = 8  # topk_per_step: the target's token within the drafter's top 1..8 (the rank rates `auto` weighs
+# trees with)
 
 def target_forward(target, input_ids: torch.Tensor, attention_mask: torch.Tensor, aux_layers: list[int] | None):
     """-> (aux [B,T,3H] or None, logits [B,T,V]) from one frozen target pass."""
@@ -72,12 +74,13 @@ class _Sums:
     def __init__(self, depth: int):
         self.depth = depth
         self.sums = {k: torch.zeros(depth, dtype=torch.float64) for k in ("top1", "accept", "n")}
+        self.sums["topk"] = torch.zeros(depth, TOP_RANKS, dtype=torch.float64)  # target token in the top r+1
         self.chain_total, self.chain_n = 0.0, 0
 
     def add(self, kind, drafter, aux, tlogits, ids, attn, lmask) -> None:
         depth, sums = self.depth, self.sums
         ttop1 = tlogits.argmax(-1)  # [B,T]
-        matches, masks = [], []
+        matches, masks, in_top = [], [], []  # in_top[j]: [B,T,R] the target's token within the drafter's top r+1
         if kind == "eagle3":
             _, step_logits = drafter(aux, ids, attn, depth)
             lse = tlogits.float().logsumexp(-1)
@@ -85,16 +88,20 @@ class _Sums:
             for j, lg in enumerate(step_logits):
                 mask = shift_left(lmask, 2 + j).bool()  # x_{t+2+j} is a response token
                 matches.append(drafter.draft_ids[lg.argmax(-1)] == shift_left(ttop1, 1 + j))
+                ranked = drafter.draft_ids[lg.topk(min(TOP_RANKS, lg.shape[-1]), -1).indices]  # [B,T,R] target ids
+                in_top.append((ranked == shift_left(ttop1, 1 + j)[..., None]).cumsum(-1) > 0)
                 masks.append(mask)
                 a = acceptance_on_draft_vocab(lg, shift_left(td, 1 + j), shift_left(lse, 1 + j))
                 sums["accept"][j] += a[mask].double().sum().cpu()
         else:
             dlogits = drafter(input_ids=ids, attention_mask=attn).logits
             m0 = dlogits.argmax(-1) == ttop1  # position t predicts x_{t+1}
+            k0 = (dlogits.topk(min(TOP_RANKS, dlogits.shape[-1]), -1).indices == ttop1[..., None]).cumsum(-1) > 0
             a0 = 1 - tvd(dlogits, tlogits)
             for j in range(depth):
                 mask = shift_left(lmask, 1 + j).bool()
                 matches.append(shift_left(m0, j, fill=False))
+                in_top.append(shift_left(k0, j, fill=False))
                 masks.append(mask)
                 sums["accept"][j] += shift_left(a0, j)[mask].double().sum().cpu()
         data_ok = []  # the held-out token is the target's argmax, so the teacher-forced context is the greedy one
@@ -102,6 +109,7 @@ class _Sums:
         for j in range(depth):
             data_ok.append(shift_left(ids, offset + j) == shift_left(ttop1, offset - 1 + j))
             sums["top1"][j] += (matches[j] & masks[j]).sum().cpu()
+            sums["topk"][j, :in_top[j].shape[-1]] += (in_top[j] & masks[j][..., None]).sum((0, 1)).cpu()
             sums["n"][j] += masks[j].sum().cpu()
         # empirical greedy chain from every start position with a response token to predict
         alive = masks[0].clone()
@@ -116,10 +124,11 @@ class _Sums:
     def result(self) -> dict:
         n = self.sums["n"].clamp_min(1)
         top1 = (self.sums["top1"] / n).tolist()
+        topk = (self.sums["topk"] / n[:, None]).tolist()
         accept = (self.sums["accept"] / n).tolist()
         return {
             "positions": int(self.sums["n"][0]), "depth": self.depth,
-            "top1_per_step": top1, "accept_per_step": accept,
+            "top1_per_step": top1, "accept_per_step": accept, "topk_per_step": topk,
             "expected_chain_length_greedy": chain_length_from_rates(top1),
             "expected_chain_length_sampling": chain_length_from_rates(accept),
             "empirical_greedy_chain_length": self.chain_total / max(1, self.chain_n),
@@ -138,6 +147,30 @@ def format_table(res: dict, title: str) -> str:
     return "\n".join(lines)
 
 
+EXPORTED = ("top1_per_step", "accept_per_step", "topk_per_step", "expected_chain_length_greedy",
+            "expected_chain_length_sampling", "empirical_greedy_chain_length")  # the eval a drafter is exported with
+
+
+def write_eval(drafter_dir: Path, res: dict) -> None:
+    """Make `res` the exported evaluation of the drafter in `drafter_dir`: its draftpool.json "eval" and, when the
+    folder is in a pool, its pool.json entry (each written atomically)."""
+    import json
+
+    from draftpool.io import atomic_write_json
+
+    meta_path = drafter_dir / "draftpool.json"
+    meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+    meta["eval"] = {k: res[k] for k in EXPORTED}
+    atomic_write_json(meta_path, meta)
+    manifest_path = drafter_dir.parent / "pool.json"
+    if manifest_path.is_file():
+        manifest = json.loads(manifest_path.read_text())
+        entry = manifest.get("drafters", {}).get(drafter_dir.name)
+        if isinstance(entry, dict):
+            entry["eval"] = meta["eval"]
+            atomic_write_json(manifest_path, manifest)
+
+
 def save_eval(res: dict, path: Path) -> None:
     from draftpool.io import atomic_write_json
 
@@ -146,6 +179,7 @@ def save_eval(res: dict, path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """python -m training.evaluate --drafter pools/<target>/general-eagle3 --domain sql [--target ...] [--depth 7]
+                                  [--data-set KEY=VALUE ...] [--write-eval]
 
     Evaluates an exported drafter on a domain's held-out self-distilled answers (generated first if missing).
     """
@@ -168,6 +202,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-len", type=int, default=320)
     ap.add_argument("--max-sequences", type=int, default=0)
     ap.add_argument("--out", default=None, help="JSON path (default <drafter>/eval-<domain>.json)")
+    ap.add_argument("--data-set", nargs="*", default=[], metavar="KEY=VALUE",
+                    help="overrides of the domain's data recipe, e.g. those of a training recipe's data.gen section")
+    ap.add_argument("--write-eval", action="store_true",
+                    help="also make this the drafter's exported evaluation (draftpool.json and its pool.json entry: "
+                         "what `auto` reads), e.g. to add fields a newer version computes")
     args = ap.parse_args(argv)
     for flag, value, low in (("--depth", args.depth, 1), ("--max-len", args.max_len, 3),
                              ("--max-sequences", args.max_sequences, 0)):
@@ -178,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
         info = resolve_target(args.target)
         target, tok = load_target(info)
         dcfg = load_config(DataGenConfig, f"recipes/{args.domain}/data_gen.yaml",
-                           [f"domain={args.domain}", f"target={args.target}"])
+                           [f"domain={args.domain}", f"target={args.target}", *args.data_set])
         ddir = ensure_data(dcfg, info, tok, target)
         rows = [r for r in load_distilled(ddir, "held_out") if r["temperature"] == 0.0]
         rows = rows[: args.max_sequences] if args.max_sequences else rows
@@ -195,6 +234,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     res.update(domain=args.domain, drafter=str(path), target=info.name)
     atomic_write_json(Path(args.out or path / f"eval-{args.domain}.json"), res)
+    if args.write_eval:
+        write_eval(path, res)
     print(format_table(res, f"{path.name} on held-out {args.domain} prompts"))
     return 0
 

@@ -31,7 +31,7 @@ from draftpool.models.llama import build_drafter, pick_preset
 from draftpool.pool import check_manifest, load_llama, update_pool_manifest, write_eagle3, write_llama
 from draftpool.target import DEFAULT_TARGET, TargetInfo, load_target, resolve_target
 from training.data import ResponseDataset, response_token_counts
-from training.evaluate import evaluate, format_table, target_forward
+from training.evaluate import EXPORTED, evaluate, format_table, target_forward
 from training.loop import NaNLossError, OptimConfig, resolve_mixed_precision, train
 from training.losses import drafter_loss
 from training.target_cache import build_cache, cached_features
@@ -292,8 +292,7 @@ def _run(cfg: TrainConfig, accelerator, info: TargetInfo, run_dir: Path, pool_di
         write_llama(model.cpu(), tok, pool_dir / name, meta)
     update_pool_manifest(pool_dir, info, name, {
         "path": name, "kind": kind, "domain": cfg.domain, "drafter": cfg.drafter, **extra,
-        "eval": {k: res[k] for k in ("top1_per_step", "accept_per_step", "expected_chain_length_greedy",
-                                     "expected_chain_length_sampling", "empirical_greedy_chain_length")}})
+        "eval": {k: res[k] for k in EXPORTED}})
     print(f"exported {pool_dir / name} (manifest {pool_dir / 'pool.json'})")
     accelerator.wait_for_everyone()
     return res

@@ -6,6 +6,13 @@ every earlier draft was accepted (Leviathan et al.'s expected length, with per-d
 Plain decoding yields 1 token per target pass over 1 token. `choose` takes the k (0 = plain) with the most expected
 tokens per second, and speculates only when that beats plain by `margin`.
 
+Trees (EAGLE-2 style: expand the `top_k` best nodes per depth, verify the `tokens` best) are scored from per-depth
+*rank* rates q[d][r], the chance that the target's token at depth d is the drafter's r-th candidate given the path
+to it was accepted: the expected tokens of a tree are 1 + the sum of its nodes' path probabilities, and the tree
+kept is the one the drafter would build if its own scores were these probabilities (`tree_expected`). A tree cycle
+costs `depth` drafter tree steps, one masked target pass over tokens + 1 rows and the speculative overhead.
+`choose` compares plain, every chain length and every tree in the grid on expected tokens per second.
+
 The rates come from the drafter's offline evaluation (`pool.json`: per-depth chain acceptance) as a prior and are
 updated from what the drafter actually gets accepted (`AcceptanceEstimate`). `AutoChooser` keeps both and the
 measured cycle times; while it decodes plainly it still tries k = 1 every `probe_every` steps, so a drafter that
@@ -26,6 +33,9 @@ class Costs:
     draft_step: float
     overhead: float = 0.0
     plain_overhead: float = 0.0
+    tree_target: dict[int, float] = field(default_factory=dict)  # one masked target pass over n tokens (trees)
+    tree_step: dict[int, float] = field(default_factory=dict)  # top_k -> one tree drafting depth (k frontier rows)
+    tree_overhead: float = 0.0  # per tree cycle, beyond `overhead` (masks, path packing)
 
     def __post_init__(self) -> None:
         if not self.target or 1 not in self.target:
@@ -41,30 +51,47 @@ class Costs:
             return self.target_time(1) + self.plain_overhead
         return k * self.draft_step + self.target_time(k + 1) + self.overhead
 
+    def tree_time(self, tree: tuple[int, int, int]) -> float:
+        """Modelled seconds of one tree cycle, tree = (depth, top_k, tokens); inf without tree costs for top_k."""
+        depth, top_k, tokens = tree
+        if not self.tree_target or top_k not in self.tree_step:
+            return float("inf")
+        return (depth * self.tree_step[top_k] + _interpolate(self.tree_target, tokens + 1) + self.overhead
+                + self.tree_overhead)
+
     def to_json(self) -> dict:
         return {"target": {str(n): t for n, t in self.target.items()}, "draft_step": self.draft_step,
-                "overhead": self.overhead, "plain_overhead": self.plain_overhead}
+                "overhead": self.overhead, "plain_overhead": self.plain_overhead,
+                "tree_target": {str(n): t for n, t in self.tree_target.items()},
+                "tree_step": {str(n): t for n, t in self.tree_step.items()}, "tree_overhead": self.tree_overhead}
 
     @classmethod
     def from_json(cls, obj: dict) -> Costs:
         return cls({int(n): float(t) for n, t in obj["target"].items()}, float(obj["draft_step"]),
-                   float(obj.get("overhead", 0.0)), float(obj.get("plain_overhead", 0.0)))
+                   float(obj.get("overhead", 0.0)), float(obj.get("plain_overhead", 0.0)),
+                   {int(n): float(t) for n, t in obj.get("tree_target", {}).items()},
+                   {int(n): float(t) for n, t in obj.get("tree_step", {}).items()},
+                   float(obj.get("tree_overhead", 0.0)))
 
     def target_time(self, n: int) -> float:
         """Linear interpolation between measured sizes, linear extrapolation past the largest."""
-        sizes = sorted(self.target)
-        if n in self.target:
-            return self.target[n]
-        if n < sizes[0]:
-            return self.target[sizes[0]]
-        lo = max((s for s in sizes if s < n), default=sizes[0])
-        hi = min((s for s in sizes if s > n), default=None)
-        if hi is None:  # past the largest size: extend the last segment (or flat with one size)
-            if len(sizes) == 1:
-                return self.target[lo]
-            lo, hi = sizes[-2], sizes[-1]
-        t_lo, t_hi = self.target[lo], self.target[hi]
-        return t_lo + (t_hi - t_lo) * (n - lo) / (hi - lo)
+        return _interpolate(self.target, n)
+
+
+def _interpolate(table: dict[int, float], n: int) -> float:
+    """table[n], else linear between the nearest measured sizes, linear extrapolation past the largest."""
+    sizes = sorted(table)
+    if n in table:
+        return table[n]
+    if n < sizes[0]:
+        return table[sizes[0]]
+    lo = max((s for s in sizes if s < n), default=sizes[0])
+    hi = min((s for s in sizes if s > n), default=None)
+    if hi is None:  # past the largest size: extend the last segment (or flat with one size)
+        if len(sizes) == 1:
+            return table[lo]
+        lo, hi = sizes[-2], sizes[-1]
+    return table[lo] + (table[hi] - table[lo]) * (n - lo) / (hi - lo)
 
 
 def chain_expected(rates: list[float], k: int) -> float:
@@ -85,29 +112,65 @@ def chain_rate(costs: Costs, rates: list[float], k: int) -> float:
     return chain_expected(rates, k) / costs.cycle_time(k)
 
 
+def tree_expected(rank_rates: list[list[float]], tree: tuple[int, int, int]) -> float:
+    """Expected tokens per cycle of an EAGLE-2 tree (depth, top_k, tokens) whose nodes' scores are their path
+    probabilities: every depth expands the top_k best nodes into their top_k children, and the `tokens` best
+    nodes are verified; a node counts with the probability that its whole path is accepted.
+    rank_rates[d][r]: the target's token at depth d + 1 is the drafter's candidate r (last depth reused)."""
+    depth, top_k, tokens = tree
+    if depth < 1 or top_k < 1 or tokens < 1 or not rank_rates:
+        raise ValueError(f"tree {tree} needs depth, top_k, tokens >= 1 and rank rates")
+    nodes: list[float] = []
+    frontier = [1.0]  # path probabilities of the nodes expanded next (the root first)
+    for d in range(depth):
+        q = rank_rates[min(d, len(rank_rates) - 1)]
+        children = sorted((p * min(1.0, max(0.0, q[r])) for p in frontier for r in range(min(top_k, len(q)))),
+                          reverse=True)
+        nodes += children
+        frontier = children[:top_k]  # rule: the top_k children by score are the next depth's frontier
+    return 1.0 + sum(sorted(nodes, reverse=True)[:tokens])  # rule: the `tokens` best nodes (a parent >= its child)
+
+
+TREE_GRID = tuple((d, k, n) for d in (2, 3, 4, 5, 6) for k in (2, 4) for n in (4, 8, 16) if n <= k + (d - 1) * k * k)
+
+
 @dataclass(frozen=True)
 class Choice:
-    k: int  # 0: plain decoding
+    k: int  # 0: plain decoding (or a tree cycle when `tree` is set)
     expected_tokens: float  # per cycle
     rate: float  # expected tokens per second of the choice
     plain_rate: float
     table: dict[int, float]  # k -> expected tokens per second, 0..k_max
+    tree: tuple[int, int, int] | None = None  # (depth, top_k, tokens) when a tree cycle is the choice
+    trees: dict[tuple[int, int, int], float] = field(default_factory=dict)  # tree -> expected tokens per second
 
     @property
     def speedup(self) -> float:
         return self.rate / self.plain_rate
 
+    @property
+    def label(self) -> str:
+        """What a cycle of this choice is: 'plain', 'k=3', 'tree 4/2/8' (depth/top_k/tokens)."""
+        return f"tree {'/'.join(map(str, self.tree))}" if self.tree else (f"k={self.k}" if self.k else "plain")
 
-def choose(costs: Costs, rates: list[float], k_max: int, margin: float = 0.02) -> Choice:
-    """The chain length (0..k_max) with the most expected tokens per second; speculation only when its rate is at
-    least (1 + margin) x plain's, so an estimate's noise never makes a user slower than plain."""
-    if k_max < 0 or margin < 0:
-        raise ValueError(f"k_max and margin must be >= 0, got {k_max}, {margin}")
+
+def choose(costs: Costs, rates: list[float], k_max: int, margin: float = 0.02,
+           rank_rates: list[list[float]] | None = None, trees: tuple = (), tree_gain: float = 1.0) -> Choice:
+    """The chain length (0..k_max), or the tree of `trees` (scored on `rank_rates`, its expected extra tokens times
+    `tree_gain`), with the most expected tokens per second; speculation only when its rate is at least
+    (1 + margin) x plain's, so an estimate's noise never makes a user slower than plain."""
+    if k_max < 0 or margin < 0 or tree_gain < 0:
+        raise ValueError(f"k_max, margin and tree_gain must be >= 0, got {k_max}, {margin}, {tree_gain}")
     table = {k: chain_rate(costs, rates, k) for k in range(k_max + 1)}
+    expect = {t: 1.0 + tree_gain * (tree_expected(rank_rates, t) - 1.0) for t in trees} if rank_rates else {}
+    scored = {t: e / costs.tree_time(t) for t, e in expect.items()}
     best = max(range(1, k_max + 1), key=lambda k: table[k], default=0)
+    tree = max(scored, key=lambda t: scored[t], default=None)
+    if tree is not None and scored[tree] > table[best] and scored[tree] >= (1 + margin) * table[0]:
+        return Choice(0, expect[tree], scored[tree], table[0], table, tree, scored)
     if best and table[best] < (1 + margin) * table[0]:
         best = 0
-    return Choice(best, chain_expected(rates, best), table[best], table[0], table)
+    return Choice(best, chain_expected(rates, best), table[best], table[0], table, None, scored)
 
 
 def rates_from_lengths(counts: list[int]) -> list[float]:
@@ -173,50 +236,100 @@ def acceptance_prior(evaluation: dict | None, sampling: bool = False) -> list[fl
     return [float(a) for a in rates]
 
 
+def rank_prior(evaluation: dict | None) -> list[list[float]] | None:
+    """Per-depth rank rates from a drafter's offline evaluation: q[d][r] = topk[d][r] - topk[d][r-1], from its
+    teacher-forced per-step top-r agreement (`topk_per_step`); None without one (no trees for that drafter)."""
+    topk = (evaluation or {}).get("topk_per_step")
+    if not topk or not all(isinstance(row, list) and row and all(isinstance(a, (int, float)) and 0.0 <= a <= 1.0
+                                                                  for a in row) for row in topk):
+        return None
+    return [[max(0.0, float(a) - float(row[r - 1] if r else 0.0)) for r, a in enumerate(row)] for row in topk]
+
+
 class AutoChooser:
-    """Per request (or per drafter): the chain length for the next cycle. `costs` from `measure_costs`, `prior`
-    from the drafter's offline evaluation. Observes every speculative cycle's outcome; while plain wins it probes
-    k = 1 every `probe_every` plain steps. With `observe_time`, the measured cycle times correct the overheads
-    (an exponential average, weight `time_weight`, of measured minus modelled time, per plain and speculative
-    cycles), so a cost model that misses per-cycle work does not keep choosing a setting that loses."""
+    """Per request (or per drafter): the chain length or tree for the next cycle. `costs` from `measure_costs`,
+    `prior` from the drafter's offline evaluation (per-depth top-1 rates; `rank_prior` per-depth rank rates, which
+    enable the trees of `trees`). Observes every speculative cycle's outcome; while plain wins it probes k = 1 every
+    `probe_every` plain steps. With `observe_time`, the measured cycle times correct the overheads (an exponential
+    average, weight `time_weight`, of measured minus modelled time, per plain, chain and tree cycles), so a cost
+    model that misses per-cycle work does not keep choosing a setting that loses; tree cycles likewise correct
+    their expected accepted length (`tree_gain`)."""
 
     def __init__(self, costs: Costs, prior: list[float], k_max: int, margin: float = 0.02,
-                 prior_weight: float = 20.0, probe_every: int = 16, time_weight: float = 0.1):
+                 prior_weight: float = 20.0, probe_every: int = 16, time_weight: float = 0.1,
+                 rank_prior: list[list[float]] | None = None, trees: tuple = ()):
         if k_max < 1 or probe_every < 1:
             raise ValueError(f"k_max and probe_every must be >= 1, got {k_max}, {probe_every}")
         if not 0.0 <= time_weight <= 1.0:
             raise ValueError(f"time_weight must be in [0, 1], got {time_weight}")
+        if rank_prior is not None and (not rank_prior or any(not row or not all(0.0 <= a <= 1.0 for a in row)
+                                                             for row in rank_prior)):
+            raise ValueError(f"rank rates must be non-empty rows in [0, 1], got {rank_prior}")
         self.costs, self.k_max, self.margin, self.probe_every = costs, k_max, margin, probe_every
         self.base, self.time_weight = costs, time_weight
-        self.extra = {False: 0.0, True: 0.0}  # speculative? -> averaged measured - modelled seconds per cycle
+        self.extra = {"plain": 0.0, "chain": 0.0, "tree": 0.0}  # averaged measured - modelled seconds per cycle
         self.estimate = AcceptanceEstimate(list(prior), prior_weight)
+        self.rank_prior = rank_prior
+        self.trees = tuple(trees) if rank_prior else ()
+        self.tree_gain = 1.0  # averaged accepted / expected drafts of tree cycles
         self.plain_steps = 0
-        self.chosen: list[int] = []  # k per cycle (0: a plain step)
+        self.chosen: list[int] = []  # k per chain cycle (0: a plain step; -1: a tree cycle)
+        self.plans: list[str] = []  # Choice.label per cycle
 
-    def choice(self) -> Choice:
-        return choose(self.costs, self.estimate.rates(self.k_max), self.k_max, self.margin)
+    def rank_rates(self) -> list[list[float]] | None:
+        """Rank rates now: the offline rank shape, scaled per depth as the online top-1 estimate moved from its
+        prior (rank 0 is the top-1 rate itself)."""
+        if not self.rank_prior:
+            return None
+        top1 = self.estimate.rates(len(self.rank_prior))
+        out = []
+        for row, now in zip(self.rank_prior, top1):
+            scale = now / row[0] if row[0] > 0 else 1.0
+            out.append([min(1.0, a * scale) for a in row])
+        return out
 
-    def next_k(self) -> int:
-        k = self.choice().k
-        if k == 0:
+    def choice(self, trees: bool = True) -> Choice:
+        return choose(self.costs, self.estimate.rates(self.k_max), self.k_max, self.margin, self.rank_rates(),
+                      self.trees if trees else (), self.tree_gain)
+
+    def next_plan(self, trees: bool = True) -> tuple[int, tuple[int, int, int] | None]:
+        """(k, None) for a chain of k drafts (0: a plain step), or (0, (depth, top_k, tokens)) for a tree cycle
+        (never with trees=False: a sampled request)."""
+        c = self.choice(trees)
+        k, tree = c.k, c.tree
+        if k == 0 and tree is None:
             self.plain_steps += 1
             if self.plain_steps % self.probe_every == 0:
                 k = 1  # rule: keep measuring the drafter while plain wins
-        self.chosen.append(k)
-        return k
+        self.chosen.append(-1 if tree else k)
+        self.plans.append(c.label if (k, tree) == (c.k, c.tree) else f"k={k}")
+        return k, tree
+
+    def next_k(self) -> int:
+        """The chain length of the next cycle (choosers without trees)."""
+        return self.next_plan()[0]
 
     def observe(self, drafted: int, accepted: int) -> None:
         if drafted:
             self.estimate.observe(drafted, accepted)
 
-    def observe_time(self, drafted: int, seconds: float) -> None:
-        """A cycle that drafted `drafted` tokens (0: a plain step) took `seconds`."""
-        spec = drafted > 0
-        gap = seconds - self.base.cycle_time(drafted)
-        self.extra[spec] += self.time_weight * (gap - self.extra[spec])
+    def observe_tree(self, tree: tuple[int, int, int], accepted: int) -> None:
+        """A tree cycle accepted `accepted` drafts: moves `tree_gain` toward accepted / modelled expectation."""
+        modelled = tree_expected(self.rank_rates(), tree) - 1.0
+        if modelled > 0:
+            ratio = min(3.0, accepted / modelled)
+            self.tree_gain += self.time_weight * (ratio - self.tree_gain)
+
+    def observe_time(self, drafted: int, seconds: float, tree: tuple[int, int, int] | None = None) -> None:
+        """A cycle that drafted `drafted` tokens (0: a plain step), or the tree `tree`, took `seconds`."""
+        kind = "tree" if tree else ("chain" if drafted else "plain")
+        gap = seconds - (self.base.tree_time(tree) if tree else self.base.cycle_time(drafted))
+        self.extra[kind] += self.time_weight * (gap - self.extra[kind])
         # rule: a model that overestimates keeps its measured costs (overheads never go below the base ones)
-        self.costs = replace(self.base, overhead=self.base.overhead + max(0.0, self.extra[True]),
-                             plain_overhead=self.base.plain_overhead + max(0.0, self.extra[False]))
+        self.costs = replace(self.base, overhead=self.base.overhead + max(0.0, self.extra["chain"]),
+                             plain_overhead=self.base.plain_overhead + max(0.0, self.extra["plain"]),
+                             tree_overhead=self.base.tree_overhead
+                             + max(0.0, self.extra["tree"] - self.extra["chain"]))
 
 
 @dataclass
@@ -225,9 +338,12 @@ class AutoSpec:
     offline evaluation; a drafter without one starts from `no_prior`: plain decoding with k = 1 probes until its
     acceptance shows it pays); `costs` measured on the first request when not given (or read from `costs_cache`, a
     JSON file keyed by machine, target and drafter, and written there); `time_weight`: how fast measured cycle times
-    correct the modelled overheads (0: never)."""
+    correct the modelled overheads (0: never). `rank_priors` per drafter name (`rank_prior` of its evaluation) let
+    `auto` weigh the trees of `trees` too (tree-drafting drafters, where tree verification is token-exact)."""
 
     priors: dict[str, list[float]] = field(default_factory=dict)
+    rank_priors: dict[str, list[list[float]]] = field(default_factory=dict)
+    trees: tuple = TREE_GRID
     margin: float = 0.02
     prior_weight: float = 20.0
     probe_every: int = 16

@@ -20,6 +20,7 @@ import torch
 from draftpool.io import atomic_write_json
 from specsel.decoding.auto import Costs
 from specsel.decoding.sampling import SamplingParams
+from specsel.decoding.tree import TreeSpec
 
 
 def sync_device(device: torch.device) -> None:
@@ -112,17 +113,42 @@ def store(path: str | Path | None, key: str, costs: Costs) -> None:
     atomic_write_json(path, table)
 
 
-def measure(target, drafter, state, k: int, repeats: int = 3) -> Costs:
-    """Time target passes over 1, 2, k+1 and 2k+2 tokens after the committed prefix and the drafter's chain step (a
-    k-token draft that is then discarded, as a rejected one); medians of `repeats`.
-    target: a TargetRunner holding the request's cache; drafter: synced to `state` here."""
-    passes = time_passes(target, state.tokens[-1], sorted({1, 2, k + 1, 2 * k + 2}), repeats)
-    drafter.sync(state)
+def _median_time(fn, device: torch.device, repeats: int) -> float:
     times = []
     for _ in range(repeats):
-        sync_device(target.device)
+        sync_device(device)
         t0 = time.perf_counter()
-        drafter.draft_chain(k, SamplingParams(), None)
-        sync_device(target.device)
+        fn()
+        sync_device(device)
         times.append(time.perf_counter() - t0)
-    return Costs(passes, statistics.median(times) / k)
+    return statistics.median(times)
+
+
+def measure(target, drafter, state, k: int, repeats: int = 3, trees: tuple = ()) -> Costs:
+    """Time target passes over 1, 2, k+1 and 2k+2 tokens after the committed prefix and the drafter's chain step (a
+    k-token draft that is then discarded, as a rejected one); with `trees` ((depth, top_k, tokens) each), also the
+    masked target pass over each tree's tokens + 1 rows and the drafter's tree step per top_k; medians of `repeats`.
+    target: a TargetRunner holding the request's cache; drafter: synced to `state` here."""
+    last, base, dev = state.tokens[-1], len(target), target.device
+    passes = time_passes(target, last, sorted({1, 2, k + 1, 2 * k + 2}), repeats)
+    drafter.sync(state)
+    step = _median_time(lambda: drafter.draft_chain(k, SamplingParams(), None), dev, repeats) / k
+    masked, tree_step = {}, {}
+    for n in sorted({t[2] + 1 for t in trees}):
+        allowed = torch.ones(n, base + n, dtype=torch.bool).tril(base)  # a masked pass (as a tree's) of n rows
+
+        def one_pass(n=n, allowed=allowed):
+            target.forward([last] * n, None, allowed).choice(0)
+            target.truncate(base)
+
+        masked[n] = _median_time(one_pass, dev, repeats)
+    for top_k in sorted({t[1] for t in trees}):
+        depth = max(t[0] for t in trees if t[1] == top_k)
+        spec = TreeSpec(depth, top_k, top_k)
+
+        def one_tree(spec=spec):
+            drafter.sync(state)  # drops the previous tree's keys
+            drafter.draft_tree(spec)
+
+        tree_step[top_k] = _median_time(one_tree, dev, repeats) / depth
+    return Costs(passes, step, tree_target=masked, tree_step=tree_step)

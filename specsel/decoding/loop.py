@@ -168,6 +168,7 @@ class SpecDecoder:
                           f"steps and near-tied logits can pick another token (each emitted token is still the "
                           f"target's argmax in the pass that verified it); use float32, or mode chain / auto with "
                           f"the lean forward, for exact output", ReducedPrecisionWarning, stacklevel=2)
+        self.auto_trees = self._auto_trees()
         self.stop_ids = set(stop_ids or [])
         self.state: DecodeState | None = None  # the last request's final state
         self.collector = None  # online/feedback.FeedbackCollector: keeps the target rows of committed positions
@@ -186,9 +187,25 @@ class SpecDecoder:
         selector.bind(self)
         self.selector = selector
 
+    def _auto_trees(self) -> tuple:
+        """The trees `auto` may weigh: its grid, where every drafter drafts trees within its vocabulary, the target
+        cache packs a tree's path and tree verification is token-exact (fp32 / fp64: a masked pass is not
+        row-invariant in 16-bit dtypes); else none."""
+        if self.auto is None or not self.auto.trees or self.target.dtype not in (torch.float32, torch.float64):
+            return ()
+        if not all(hasattr(d, "draft_tree") for d in self.drafters):
+            return ()
+        try:
+            self.target.check_cache(tree=True)
+        except CacheError:
+            return ()
+        vocab = min(d.draft_vocab_size for d in self.drafters)
+        return tuple(t for t in self.auto.trees if t[1] <= vocab)
+
     @property
     def lookahead(self) -> int:
-        return {"plain": 0, "chain": self.k, "auto": self.k, "tree": self.tree.depth}[self.mode]
+        auto = max([self.k] + [t[0] for t in getattr(self, "auto_trees", ())])
+        return {"plain": 0, "chain": self.k, "auto": auto, "tree": self.tree.depth}[self.mode]
 
     def check_request(self, prompt: list[int], max_new_tokens: int, params: SamplingParams) -> None:
         if not prompt:
@@ -262,8 +279,11 @@ class SpecDecoder:
             chooser = self.chooser(i, state) if self.auto is not None else None  # first use: costs measured
             t1 = time.perf_counter()
             d = self.drafters[i]
-            k = chooser.next_k() if chooser is not None else self.k
-            if k == 0:  # auto: plain decoding pays more than this drafter now: one target step, no draft
+            # rule: trees verify greedily, and selectors read a cycle's rows as a chain's: auto weighs trees only
+            # for greedy requests with a fixed drafter
+            trees = params.greedy and isinstance(sel, FixedSelector)
+            k, plan = chooser.next_plan(trees) if chooser is not None else (self.k, None)
+            if k == 0 and plan is None:  # auto: plain decoding pays more than this drafter now: one step, no draft
                 out = self.target.forward(state.tokens[-1:])
                 self._commit(state, [self.emit(out, 0, params, gen)], None if out.feats is None else out.feats[:1])
                 self.record(out, [0])
@@ -272,6 +292,7 @@ class SpecDecoder:
                 t2 = time.perf_counter()
                 m.verify_s += t2 - t1
                 m.drafted.append(0)
+                m.plans.append("plain")
                 chooser.observe_time(0, t2 - t1)
                 sel.after_cycle(self, state, i, 0, out, params)  # a one-token chunk for full-information selectors
                 sync_device(dev)
@@ -285,25 +306,30 @@ class SpecDecoder:
                 m.switches += 1
                 m.switch_s += time.perf_counter() - t1
                 m.catchup_tokens += max(0, behind - (1 + m.accepted[-1]))
-            if self.mode != "tree":
+            is_tree = self.mode == "tree" or plan is not None
+            if not is_tree:
                 draft, q = d.draft_chain(k, params, gen)
             else:
-                tree = d.draft_tree(self.tree)
+                tree = d.draft_tree(TreeSpec(*plan) if plan is not None else self.tree)
             sync_device(dev)
             t2 = time.perf_counter()
-            if self.mode != "tree":
+            if not is_tree:
                 n_acc, out = self.verify_chain(state, draft, q, params, gen, m)
             else:
                 n_acc, out = self.verify_tree(state, tree, m)
             sync_device(dev)
             t3 = time.perf_counter()
             if chooser is not None:
-                chooser.observe(k, n_acc)
-                chooser.observe_time(k, t3 - t1)
+                if plan is not None:
+                    chooser.observe_tree(plan, n_acc)
+                else:
+                    chooser.observe(k, n_acc)
+                chooser.observe_time(k, t3 - t1, plan)
+                m.plans.append(chooser.plans[-1])
             m.target_forwards += 1
             m.accepted.append(n_acc)
             m.choices.append(i)
-            m.drafted.append(k if self.mode != "tree" else len(tree))
+            m.drafted.append(len(tree) if is_tree else k)
             # 3. feedback: counterfactual acceptance of every drafter, or the chosen drafter's reward
             sel.after_cycle(self, state, i, n_acc, out, params)
             sync_device(dev)
@@ -324,16 +350,18 @@ class SpecDecoder:
         if i not in self.choosers:
             a = self.auto
             costs = a.costs
+            ranks = a.rank_priors.get(self.names[i]) if self.auto_trees else None
+            trees = self.auto_trees if ranks else ()  # trees are weighed only with the drafter's rank rates
             if costs is None:
                 key = cost_model.cost_key(self.target.model, self.drafters[i], self.k, self.target.forward_id)
                 costs = cost_model.load_cached(a.costs_cache, key)
-                if costs is None:
-                    costs = cost_model.measure(self.target, self.drafters[i], state, self.k, a.repeats)
+                if costs is None or (trees and not costs.tree_step):
+                    costs = cost_model.measure(self.target, self.drafters[i], state, self.k, a.repeats, trees)
                     state.synced[i] = len(state.tokens)  # measure synced it (its draft is dropped at the next sync)
                     cost_model.store(a.costs_cache, key, costs)
             prior = a.priors.get(self.names[i], [a.no_prior])
             self.choosers[i] = AutoChooser(costs, prior, self.k, a.margin, a.prior_weight, a.probe_every,
-                                           a.time_weight)
+                                           a.time_weight, ranks, trees)
         return self.choosers[i]
 
     def _finish(self, state: DecodeState, max_new_tokens: int, m: RequestMetrics, t_start: float

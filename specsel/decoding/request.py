@@ -33,6 +33,7 @@ class RequestMetrics:
     catchup_tokens: int = 0  # tokens prefilled into the chosen drafter beyond the last chunk, on switches
     weight_swaps: int = 0  # drafter weight versions swapped in during the request (online adaptation)
     drafted: list[int] = field(default_factory=list)  # draft tokens per cycle (auto: its choice; 0 = a plain step)
+    plans: list[str] = field(default_factory=list)  # auto: what each cycle was ('plain', 'k=2', 'tree 3/2/8')
     total_s: float = 0.0
 
     @property
@@ -54,7 +55,8 @@ class RequestMetrics:
                 "tokens_per_s": self.tokens_per_s, "select_s": self.select_s, "draft_s": self.draft_s,
                 "verify_s": self.verify_s, "target_s": self.target_s, "eval_s": self.eval_s,
                 "switches": self.switches, "switch_s": self.switch_s, "catchup_tokens": self.catchup_tokens,
-                "weight_swaps": self.weight_swaps, "drafted": self.drafted, "other_s": self.other_s,
+                "weight_swaps": self.weight_swaps, "drafted": self.drafted, "plans": self.plans,
+                "other_s": self.other_s,
                 "total_s": self.total_s}
 
 

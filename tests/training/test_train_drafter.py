@@ -93,6 +93,10 @@ def _check_distributed(out: subprocess.CompletedProcess, tmp: Path) -> None:
     manifest = json.loads((tmp / "pools" / "smollm2-135m-instruct" / "pool.json").read_text())
     ev = manifest["drafters"]["sql-eagle3"]["eval"]
     assert len(ev["top1_per_step"]) == 3 and all(0 <= x <= 1 for x in ev["top1_per_step"])
+    # top-r agreement per step: rank 1 is the top-1 rate, rising with r (the rank rates `auto` weighs trees with)
+    assert [len(row) for row in ev["topk_per_step"]] == [8] * 3
+    for row, top1 in zip(ev["topk_per_step"], ev["top1_per_step"]):
+        assert row[0] == pytest.approx(top1) and row == sorted(row) and row[-1] <= 1
 
 
 def test_ddp_two_cpu_processes(data_root, tmp_path, monkeypatch):

@@ -14,7 +14,9 @@ from specsel.decoding.auto import (
     chain_expected,
     chain_rate,
     choose,
+    rank_prior,
     rates_from_lengths,
+    tree_expected,
 )
 
 
@@ -118,6 +120,8 @@ def test_bad_costs_refused():
 def test_costs_round_trip_through_json():
     c = Costs({1: 0.04, 5: 0.05}, 0.005, 0.002, 0.001)
     assert Costs.from_json(c.to_json()) == c
+    t = Costs({1: 0.04}, 0.005, tree_target={5: 0.06, 9: 0.08}, tree_step={2: 0.003}, tree_overhead=0.001)
+    assert Costs.from_json(t.to_json()) == t and t.tree_time((2, 2, 6)) == pytest.approx(2 * 0.003 + 0.07 + 0.001)
     assert c.cycle_time(0) == pytest.approx(0.041) and c.cycle_time(4) == pytest.approx(0.072)
 
 
@@ -139,3 +143,76 @@ def test_observed_times_raise_the_overheads_and_flip_the_choice():
     assert ch.costs.plain_overhead == 0.0
     with pytest.raises(ValueError, match="time_weight"):
         AutoChooser(costs, [0.5], k_max=4, time_weight=2.0)
+
+
+def test_tree_expected_counts_path_probabilities_of_the_kept_nodes():
+    q = [[0.5, 0.3, 0.1]]
+    assert tree_expected(q, (1, 2, 2)) == pytest.approx(1 + 0.5 + 0.3)  # two children of the root
+    assert tree_expected(q, (1, 3, 2)) == pytest.approx(1 + 0.5 + 0.3)  # budget 2: the third child is dropped
+    # depth 2, top_k 2: children of the 2 best depth-1 nodes; the 3 best of {.5, .3, .25, .15, .15, .09}
+    assert tree_expected(q, (2, 2, 3)) == pytest.approx(1 + 0.5 + 0.3 + 0.25)
+    for d, a in itertools.product(range(1, 6), (0.2, 0.7)):  # top_k 1 is a chain
+        assert tree_expected([[a, 0.2]], (d, 1, d)) == pytest.approx(chain_expected([a], d))
+
+
+def test_tree_expected_matches_a_simulated_tree():
+    """Monte Carlo over the rank model: at each depth the target's token is the drafter's rank-r candidate with
+    probability q[d][r]; the tree accepts the longest path of its nodes that matches."""
+    q, tree = [[0.4, 0.2, 0.1], [0.3, 0.2, 0.1]], (3, 2, 6)
+    rng, n, total = random.Random(0), 20000, 0
+    # the kept nodes as rank paths (the same greedy construction, by path probability)
+    nodes, frontier = [], [((), 1.0)]
+    for d in range(3):
+        kids = sorted(((path + (r,), p * q[min(d, 1)][r]) for path, p in frontier for r in range(2)),
+                      key=lambda x: -x[1])
+        nodes += kids
+        frontier = kids[:2]
+    kept = {path for path, _ in sorted(nodes, key=lambda x: -x[1])[:6]}
+    for _ in range(n):
+        path = ()
+        while True:
+            u, r, acc = rng.random(), None, 0.0
+            for j, pj in enumerate(q[min(len(path), 1)]):
+                acc += pj
+                if u < acc:
+                    r = j
+                    break
+            if r is None or path + (r,) not in kept:
+                break
+            path += (r,)
+        total += 1 + len(path)
+    assert total / n == pytest.approx(tree_expected(q, tree), rel=0.02)
+
+
+def test_choose_takes_a_tree_when_its_extra_width_pays_and_a_chain_or_plain_otherwise():
+    rates, ranks = [0.4], [[0.4, 0.35, 0.1]]  # top-1 weak, top-2 strong: a wide tree accepts much more
+    trees = ((2, 2, 4), (3, 2, 8))
+    cheap = Costs({1: 0.05, 5: 0.055}, 0.002, tree_target={5: 0.055, 9: 0.06}, tree_step={2: 0.002})
+    c = choose(cheap, rates, 4, rank_rates=ranks, trees=trees)
+    assert c.tree in trees and c.k == 0 and c.label.startswith("tree ") and c.rate > max(c.table.values())
+    assert c.rate == pytest.approx(tree_expected(ranks, c.tree) / cheap.tree_time(c.tree))
+    costly = Costs({1: 0.05, 5: 0.055}, 0.002, tree_target={5: 0.2, 9: 0.3}, tree_step={2: 0.002})  # masked passes
+    c = choose(costly, rates, 4, rank_rates=ranks, trees=trees)
+    assert c.tree is None and c.k > 0
+    assert choose(cheap, rates, 4, rank_rates=ranks, trees=trees, tree_gain=0.0).tree is None  # trees never pay
+    slow = Costs({1: 0.05, 5: 0.2}, 0.05, tree_target={5: 0.2, 9: 0.3}, tree_step={2: 0.05})
+    assert choose(slow, rates, 4, rank_rates=ranks, trees=trees).label == "plain"
+    assert choose(cheap, rates, 4, rank_rates=None, trees=trees).tree is None  # no rank rates: chains only
+    assert Costs({1: 0.05}, 0.01).tree_time((2, 2, 4)) == float("inf")  # no tree costs measured
+
+
+def test_rank_prior_from_top_k_agreement_and_the_chooser_corrects_trees_online():
+    ev = {"top1_per_step": [0.4, 0.3], "topk_per_step": [[0.4, 0.7, 0.8], [0.3, 0.5, 0.55]]}
+    ranks = rank_prior(ev)
+    assert ranks == [pytest.approx([0.4, 0.3, 0.1]), pytest.approx([0.3, 0.2, 0.05])]
+    assert rank_prior({"top1_per_step": [0.4]}) is None and rank_prior({"topk_per_step": [[1.5]]}) is None
+    cheap = Costs({1: 0.05, 5: 0.055}, 0.002, tree_target={5: 0.055, 9: 0.06}, tree_step={2: 0.002})
+    ch = AutoChooser(cheap, [0.4, 0.3], 4, rank_prior=ranks, trees=((3, 2, 8),), time_weight=0.3)
+    k, tree = ch.next_plan()
+    assert (k, tree) == (0, (3, 2, 8)) and ch.plans == ["tree 3/2/8"] and ch.chosen == [-1]
+    assert ch.next_plan(trees=False)[1] is None  # a sampled request: chains only
+    for _ in range(30):  # the trees accept nothing: the gain decays and auto leaves them
+        ch.observe_tree((3, 2, 8), 0)
+    assert ch.tree_gain < 0.01 and ch.choice().tree is None
+    with pytest.raises(ValueError, match="rank rates"):
+        AutoChooser(cheap, [0.4], 4, rank_prior=[[]])

@@ -1,5 +1,7 @@
 """Exactness on the real embedded target: speculative greedy output == plain greedy output, token for token."""
 
+import copy
+
 import pytest
 import torch
 
@@ -7,6 +9,8 @@ from data_gen.domains import domain_prompts
 from data_gen.generate import render_prompt, stop_token_ids
 from draftpool.models.eagle3 import Eagle3Head, default_aux_layers, head_config, select_draft_vocab
 from draftpool.models.llama import build_drafter
+from specsel.decoding import costs as cost_model
+from specsel.decoding.auto import TREE_GRID, AutoSpec, Costs
 from specsel.decoding.eagle3 import Eagle3Drafter
 from specsel.decoding.llama import LlamaDrafter
 from specsel.decoding.loop import SpecDecoder
@@ -106,3 +110,25 @@ def test_bfloat16_transformers_forward_warns_and_follows_the_bf16_targets_argmax
             logits = model16(ids).logits[0, len(prompts["sql"]) - 1:-1].float()  # [len(out), V]
         gap = logits.max(-1).values - logits[torch.arange(len(out)), torch.tensor(out)]
         assert float(gap.max()) <= 0.5, (mode, gap.max())  # two bf16 ulps at logits of 32-64
+
+
+def test_auto_weighs_trees_and_stays_exact(setup):
+    """`auto` with rank rates that make a tree pay (cheap given costs): it runs tree cycles through the real head's
+    tree expansion and the target's masked pass, accepts long paths and equals plain greedy; in bf16 it weighs no
+    trees (a masked pass is not token-exact there); measured costs include the masked passes and tree steps."""
+    model, head, _, prompts, refs, stops = setup
+    trees = ((3, 2, 6), (4, 4, 16))
+    costs = Costs({1: 0.05, 5: 0.056}, 0.01, tree_target={7: 0.052, 17: 0.06}, tree_step={2: 0.001, 4: 0.002})
+    auto = AutoSpec(priors={"drafter": [0.3]}, rank_priors={"drafter": [[0.3, 0.3, 0.2, 0.1]]}, costs=costs,
+                    trees=trees, time_weight=0.0)
+    dec = SpecDecoder(model, SteeredHead(head, refs["sql"], correct=3), mode="auto", k=4, stop_ids=stops, auto=auto)
+    assert dec.auto_trees == trees and dec.lookahead == 4
+    out, m = dec.generate(prompts["sql"], NEW)
+    assert out == refs["sql"] and set(m.plans) == {"tree 4/4/16"} and max(m.accepted) == 3
+    model16, head16 = copy.deepcopy(model).to(torch.bfloat16), copy.deepcopy(head).to(torch.bfloat16)
+    assert SpecDecoder(model16, Eagle3Drafter(head16), mode="auto", auto=auto).auto_trees == ()
+    dec = SpecDecoder(model, Eagle3Drafter(head), mode="auto", k=4, stop_ids=stops, auto=AutoSpec(trees=TREE_GRID))
+    dec.generate(prompts["sql"], 4)
+    measured = cost_model.measure(dec.target, dec.drafters[0], dec.state, 4, 1, trees)
+    assert set(measured.tree_target) == {7, 17} and set(measured.tree_step) == {2, 4}
+    assert all(t > 0 for t in [*measured.tree_target.values(), *measured.tree_step.values()])
