@@ -6,7 +6,8 @@
         --tree-tokens 60] [--llama DIR] [--eagle3 DIR] [--out runs/bench/specsel-<domain>] [--vllm]
 
 Methods: plain (specsel engine, no drafter: the reference), plain-hf (the same through the transformers forward instead
-of the lean one: what the lean forward saves), auto (engine with the domain's EAGLE-3 head, the chain
+of the lean one: what the lean forward saves), plain-compile / auto-compile (plain / auto with the target forward
+through torch.compile, whatever --compile says for the others), auto (engine with the domain's EAGLE-3 head, the chain
 length chosen every cycle from measured costs and the head's acceptance, 0 = a plain step; its choices are reported),
 chain / tree (engine with the domain's EAGLE-3 head, fixed k / tree),
 chain-llama (engine with the domain's independent Llama drafter), assisted (transformers `assistant_model=` with that
@@ -65,9 +66,11 @@ from specsel.decoding.sampling import SamplingParams
 from specsel.decoding.target import BACKENDS, TargetRunner
 from specsel.decoding.tree import TreeSpec
 
-METHODS = ("plain", "auto", "chain", "tree", "chain-llama", "assisted", "lookup", "plain-hf")
-ENGINE_METHODS = ("plain", "auto", "chain", "tree", "chain-llama", "plain-hf")
-NEEDS = {"auto": "eagle3", "chain": "eagle3", "tree": "eagle3", "chain-llama": "llama", "assisted": "llama"}
+DEFAULT_METHODS = ("plain", "auto", "chain", "tree", "chain-llama", "assisted", "lookup", "plain-hf")
+METHODS = DEFAULT_METHODS + ("plain-compile", "auto-compile")  # compiling costs minutes: asked for by name
+ENGINE_METHODS = ("plain", "auto", "chain", "tree", "chain-llama", "plain-hf", "plain-compile", "auto-compile")
+NEEDS = {"auto": "eagle3", "chain": "eagle3", "tree": "eagle3", "chain-llama": "llama", "assisted": "llama",
+         "auto-compile": "eagle3"}
 DRAFTER_SUFFIX = {"eagle3": "eagle3", "llama": "llama68m"}  # pool folder <domain>-<suffix>
 DRAFTER_LABEL = {"eagle3": "EAGLE-3 head", "llama": "independent Llama drafter"}
 VLLM_METHODS = ("vllm-plain", "vllm-eagle3")
@@ -82,7 +85,7 @@ class BenchConfig:
     target: str = field(DEFAULT_TARGET, help="hub id, local folder, or the embedded default")
     pool: str = field("pools", help="pools root; drafters default to <pool>/<target slug>/<domain>-eagle3 and "
                                     "<domain>-llama68m")
-    methods: list[str] = field(default_factory=lambda: list(METHODS),
+    methods: list[str] = field(default_factory=lambda: list(DEFAULT_METHODS),
                                help=f"comma-separated, from {', '.join(METHODS)} (plain is always run)")
     prompts: str = field("", help="prompt file (.jsonl with a \"prompt\" field, or text: one per line) instead of "
                                   "the domain's held-out split; --domain still names the drafters")
@@ -206,7 +209,7 @@ def make_runners(cfg: BenchConfig, model, stop: list[int], head=None, llama=None
 
     greedy, n = SamplingParams(), cfg.max_new_tokens
 
-    def engine(drafter, mode: str, backend: str = cfg.backend) -> Runner:
+    def engine(drafter, mode: str, backend: str = cfg.backend, compile: bool = cfg.compile) -> Runner:
         auto = None
         if mode == "auto":  # prior: the head's exported evaluation; costs: cached per machine, measured once
             prior, ranks = acceptance_prior(head_eval), rank_prior(head_eval)
@@ -214,12 +217,14 @@ def make_runners(cfg: BenchConfig, model, stop: list[int], head=None, llama=None
             auto = AutoSpec(priors={"drafter": prior} if prior else {}, costs_cache=costs,
                             rank_priors={"drafter": ranks} if ranks else {})
         dec = SpecDecoder(model, drafter, mode, k=cfg.k, tree=cfg.tree_spec(), stop_ids=stop, auto=auto,
-                          backend=backend, compile=cfg.compile)
+                          backend=backend, compile=compile)
         return lambda p: dec.generate(p, n, greedy)
 
     makers: dict[str, Callable[[], Runner]] = {
         "plain": lambda: engine(None, "plain"),
         "plain-hf": lambda: engine(None, "plain", "hf"),
+        "plain-compile": lambda: engine(None, "plain", compile=True),
+        "auto-compile": lambda: engine(Eagle3Drafter(head), "auto", compile=True),
         "auto": lambda: engine(Eagle3Drafter(head), "auto"),
         "chain": lambda: engine(Eagle3Drafter(head), "chain"),
         "tree": lambda: engine(Eagle3Drafter(head), "tree"),

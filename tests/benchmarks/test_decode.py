@@ -13,7 +13,7 @@ import os
 import pytest
 import torch
 
-from benchmarks.decode import METHODS, main
+from benchmarks.decode import DEFAULT_METHODS, METHODS, main
 
 TINY = ["--max-prompts", "2", "--max-new-tokens", "10", "--repeats", "1"]
 
@@ -112,9 +112,9 @@ def test_tiny_run_every_method_lossless(random_drafters, tmp_path, capsys):
     printed = capsys.readouterr().out
     assert code == 0
     res = json.loads((out / "results.json").read_text())
-    assert list(res["summary"]) == list(METHODS)  # the default method list, plain first
-    assert res["n_prompts"] == 2 and len(res["runs"]) == 2 * len(METHODS)
-    runs = {m: [r for r in res["runs"] if r["method"] == m] for m in METHODS}
+    assert list(res["summary"]) == list(DEFAULT_METHODS)  # the default method list, plain first
+    assert res["n_prompts"] == 2 and len(res["runs"]) == 2 * len(DEFAULT_METHODS)
+    runs = {m: [r for r in res["runs"] if r["method"] == m] for m in DEFAULT_METHODS}
     for name, row in res["summary"].items():
         assert row["exact_match"] == 1.0, name  # lossless at temperature 0
         # the figures are the runs' own: MAT = tokens / forwards, tok/s = tokens / seconds, speedup vs plain
