@@ -1,5 +1,5 @@
 """The package layers import only downward: draftpool (core, models, pool format) <- data_gen <- training;
-draftpool <- specsel.decoding <- specsel.selection <- online. Benchmarks and scripts sit outside the packages and
+draftpool <- specsel.decoding <- specsel.selection <- specsel.lookahead <- online. Benchmarks and scripts sit outside the packages and
 nothing inside imports them. Checked on the source (every import statement, module level or not)."""
 
 import ast
@@ -15,7 +15,9 @@ ALLOWED = {
     "training": {"draftpool", "data_gen", "training"},
     "specsel.decoding": {"draftpool", "specsel.decoding"},
     "specsel.selection": {"draftpool", "data_gen", "specsel.decoding", "specsel.selection"},
-    "online": {"draftpool", "data_gen", "training", "specsel.decoding", "specsel.selection", "online"},
+    "specsel.lookahead": {"draftpool", "data_gen", "specsel.decoding", "specsel.selection", "specsel.lookahead"},
+    "online": {"draftpool", "data_gen", "training", "specsel.decoding", "specsel.selection", "specsel.lookahead",
+               "online"},
 }
 PROJECT = ("draftpool", "data_gen", "training", "specsel", "online", "benchmarks", "scripts", "tests",
            "train_drafter", "build_pool", "online_adapt")
