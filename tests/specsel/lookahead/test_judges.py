@@ -5,7 +5,17 @@ import pytest
 import torch
 from transformers import AutoTokenizer
 
-from specsel.lookahead.judges import EmbeddingJudge, ExactJudge, LLMJudge, make_judge, normalize
+from specsel.lookahead.judges import (
+    EmbeddingJudge,
+    ExactJudge,
+    LLMJudge,
+    calibrate,
+    last_number,
+    load_pairs,
+    make_judge,
+    normalize,
+    precision_recall,
+)
 
 
 @pytest.fixture(scope="module")
@@ -69,3 +79,27 @@ def test_make_judge_and_bad_settings(tmp_path, tok):
         make_judge("llm", model_path=str(tmp_path / "missing"))
     with pytest.raises(ValueError, match="needs a model path or the target"):
         make_judge("llm")
+
+
+def test_the_numbers_rule_rejects_a_changed_result_whatever_the_similarity():
+    a, b = "3 boxes hold 3 * 12 = 36 eggs.\n\n", "3 boxes hold 3 * 12 = 48 eggs.\n\n"
+    assert last_number(a) == "36" and last_number("no digits") is None and last_number("$1,250 left") == "1250"
+    assert not EmbeddingJudge(0.0)(a, b)  # threshold 0 accepts any similarity, the rule still refuses
+    assert EmbeddingJudge(0.0, numbers=False)(a, b)
+
+
+def test_calibration_picks_the_lowest_threshold_at_the_wanted_precision(tmp_path):
+    scores, labels = [0.9, 0.8, 0.7, 0.6, 0.5], [True, True, False, True, False]
+    assert precision_recall([True, True, True, False, False], labels) == (2 / 3, 2 / 3)
+    assert precision_recall([False] * 5, labels) == (1.0, 0.0)
+    cal = calibrate(scores, labels, min_precision=0.75)
+    assert (cal["threshold"], cal["precision"], cal["recall"]) == (0.6, 0.75, 1.0) and len(cal["curve"]) == 5
+    assert calibrate(scores, labels, min_precision=1.0)["threshold"] == 0.8
+    with pytest.raises(ValueError, match="min_precision"):
+        calibrate(scores, labels, min_precision=2)
+    pairs = load_pairs()  # the shipped labelled pairs
+    assert len(pairs) >= 40 and sum(p["aligned"] for p in pairs) == len(pairs) // 2
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"drafted": "a", "target": "b", "aligned": "yes"}\n')
+    with pytest.raises(ValueError, match="bad.jsonl:1"):
+        load_pairs(bad)
