@@ -1,6 +1,6 @@
 """The package layers import only downward: draftpool (core, models, pool format) <- data_gen <- training;
-draftpool <- specsel.decoding <- specsel.selection <- specsel.lookahead <- online. Benchmarks and scripts sit outside the packages and
-nothing inside imports them. Checked on the source (every import statement, module level or not)."""
+draftpool <- specsel.decoding <- specsel.selection <- specsel.lookahead <- online. Benchmarks and scripts sit outside
+the packages and nothing inside imports them. Checked on the source (every import statement, module level or not)."""
 
 import ast
 from pathlib import Path
