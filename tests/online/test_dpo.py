@@ -8,7 +8,8 @@ import pytest
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 
-from online.dpo import completion_logps, dpo_loss
+from online.dpo import DPOUpdater, completion_logps, dpo_loss
+from specsel.lookahead.accept import PreferencePair
 
 CFG = LlamaConfig(vocab_size=40, hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
                   num_key_value_heads=2, max_position_embeddings=64)
@@ -70,3 +71,20 @@ def test_a_few_steps_lower_the_loss_and_leave_the_reference_frozen():
         losses.append(float(loss))
     assert losses[0] == pytest.approx(math.log(2), abs=1e-4) and losses[-1] < losses[0]
     assert all(torch.equal(before[k], v) for k, v in ref.state_dict().items())
+
+
+def test_a_dpo_round_starts_at_log2_and_lowers_the_loss_with_the_round_start_as_reference():
+    model = tiny()
+    pairs = [PreferencePair(p, c, r) for p, c, r in zip(PROMPTS, CHOSEN, REJECTED)]
+    upd = DPOUpdater(model, pad_id=0, lr=1e-3, epochs=3, batch=2)
+    first = upd.round(pairs)
+    assert len(first) == 3 and first[0] == pytest.approx(math.log(2), abs=0.05) and first[-1] < first[0]
+    second = upd.round(pairs)  # a new reference: the drafter after round 1, so the loss starts near log 2 again
+    assert second[0] == pytest.approx(math.log(2), abs=0.05) and upd.rounds == 2
+    with torch.no_grad():  # the drafter now prefers the chosen steps more than it did before any round
+        margin = completion_logps(model, PROMPTS, CHOSEN, 0) - completion_logps(model, PROMPTS, REJECTED, 0)
+        start = completion_logps(tiny(), PROMPTS, CHOSEN, 0) - completion_logps(tiny(), PROMPTS, REJECTED, 0)
+    assert (margin > start).all()
+    assert upd.round([]) == []
+    with pytest.raises(ValueError, match="DPO lr and beta"):
+        DPOUpdater(model, 0, lr=0.0)
