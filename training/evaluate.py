@@ -21,6 +21,7 @@ from training.ttt import shift_left
 TOP_RANKS = 8  # topk_per_step: the target's token within the drafter's top 1..8 (the rank rates `auto` weighs
 # trees with)
 
+
 def target_forward(target, input_ids: torch.Tensor, attention_mask: torch.Tensor, aux_layers: list[int] | None):
     """-> (aux [B,T,3H] or None, logits [B,T,V]) from one frozen target pass."""
     with torch.no_grad():

@@ -74,18 +74,9 @@ def time_passes(target, last: int, sizes: list[int], repeats: int) -> dict[int, 
     """Median seconds of one target pass over n copies of `last` after the cached prefix, for each n, projecting
     the row a plain step / greedy verification always projects; the cache is rolled back after each pass.
     target: a TargetRunner holding a prefix."""
-    base, out = len(target), {}
-    for n in sizes:
-        times = []
-        for _ in range(repeats):
-            sync_device(target.device)
-            t0 = time.perf_counter()
-            target.forward([last] * n).choice(0)
-            sync_device(target.device)
-            times.append(time.perf_counter() - t0)
-            target.truncate(base)
-        out[n] = statistics.median(times)
-    return out
+    base = len(target)
+    return {n: median_time(lambda n=n: target.forward([last] * n).choice(0), target.device, repeats,
+                           after=lambda: target.truncate(base)) for n in sizes}
 
 
 def load_cached(path: str | Path | None, key: str) -> Costs | None:
@@ -113,7 +104,8 @@ def store(path: str | Path | None, key: str, costs: Costs) -> None:
     atomic_write_json(path, table)
 
 
-def _median_time(fn, device: torch.device, repeats: int) -> float:
+def median_time(fn, device: torch.device, repeats: int, after=None) -> float:
+    """Median wall seconds of `repeats` calls of fn() (device work waited for); after(), untimed, follows each."""
     times = []
     for _ in range(repeats):
         sync_device(device)
@@ -121,6 +113,8 @@ def _median_time(fn, device: torch.device, repeats: int) -> float:
         fn()
         sync_device(device)
         times.append(time.perf_counter() - t0)
+        if after is not None:
+            after()
     return statistics.median(times)
 
 
@@ -132,16 +126,12 @@ def measure(target, drafter, state, k: int, repeats: int = 3, trees: tuple = ())
     last, base, dev = state.tokens[-1], len(target), target.device
     passes = time_passes(target, last, sorted({1, 2, k + 1, 2 * k + 2}), repeats)
     drafter.sync(state)
-    step = _median_time(lambda: drafter.draft_chain(k, SamplingParams(), None), dev, repeats) / k
+    step = median_time(lambda: drafter.draft_chain(k, SamplingParams(), None), dev, repeats) / k
     masked, tree_step = {}, {}
     for n in sorted({t[2] + 1 for t in trees}):
         allowed = torch.ones(n, base + n, dtype=torch.bool).tril(base)  # a masked pass (as a tree's) of n rows
-
-        def one_pass(n=n, allowed=allowed):
-            target.forward([last] * n, None, allowed).choice(0)
-            target.truncate(base)
-
-        masked[n] = _median_time(one_pass, dev, repeats)
+        masked[n] = median_time(lambda n=n, a=allowed: target.forward([last] * n, None, a).choice(0), dev, repeats,
+                                after=lambda: target.truncate(base))
     for top_k in sorted({t[1] for t in trees}):
         depth = max(t[0] for t in trees if t[1] == top_k)
         spec = TreeSpec(depth, top_k, top_k)
@@ -150,5 +140,5 @@ def measure(target, drafter, state, k: int, repeats: int = 3, trees: tuple = ())
             drafter.sync(state)  # drops the previous tree's keys
             drafter.draft_tree(spec)
 
-        tree_step[top_k] = _median_time(one_tree, dev, repeats) / depth
+        tree_step[top_k] = median_time(one_tree, dev, repeats) / depth
     return Costs(passes, step, tree_target=masked, tree_step=tree_step)

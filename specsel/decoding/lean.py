@@ -25,8 +25,6 @@ back to the transformers forward).
 from __future__ import annotations
 
 import copy
-import statistics
-import time
 import weakref
 
 import torch
@@ -34,7 +32,7 @@ import torch.nn.functional as F
 from transformers import DynamicCache
 from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
 
-from specsel.decoding.costs import sync_device
+from specsel.decoding.costs import median_time
 
 SUPPORTED = ("llama", "mistral", "qwen2")  # same block: pre-norm attention + gated MLP, RoPE, no q/k norm
 PAD_ROWS = (2, 3, 4)  # rows a shorter pass may be padded to (>= 2: the kernels verification uses); `build` times
@@ -116,10 +114,7 @@ class Linear:
             self.parts = [(m.weight, m.bias) for m in mods]
 
     def __call__(self, x: torch.Tensor) -> list[torch.Tensor]:
-        if self.packed is not None:
-            y = torch.ops.mkldnn._linear_pointwise(x, self.packed, self.bias, "none", [None], "")
-            return list(y.split(self.sizes, -1)) if len(self.sizes) > 1 else [y]
-        return [F.linear(x, w, b) for w, b in self.parts]
+        return _linear(x, self.packed is not None, self.sizes, self.tensors())
 
     def tensors(self) -> tuple:
         """What a compiled block takes as inputs: (packed weight, bias), or (weight, bias) per part."""
@@ -260,7 +255,7 @@ class LeanForward:
         self.layers, self._head = _weights(model, self.prepacked)
         self.heads, self.kv_heads = cfg.num_attention_heads, cfg.num_key_value_heads
         self.head_dim = getattr(cfg, "head_dim", None) or cfg.hidden_size // cfg.num_attention_heads
-        # per layer: the inputs of block_in (norm weight, eps, q/k/v) and block_out (o, norm weight, eps, gate/up,
+        # per layer: the tensors block_in takes (norm weight; q/k/v) and block_out takes (norm weight, o, gate/up,
         # down); the blocks are torch.compile'd once per model and setting when `compile`
         self.block_args = [((n1.weight,), qkv.tensors(), (n2.weight, *o.tensors(), *gu.tensors(), *down.tensors()))
                            for n1, qkv, o, n2, gu, _, down in self.layers]
@@ -315,7 +310,7 @@ class LeanForward:
         if extra:
             # rule: a pass of fewer than pad_rows rows is padded with copies of its last row (their KV slots are
             # scratch beyond the pointer), so every pass runs the >= 2-row kernels verification uses, at the row
-            # count that is fastest (oneDNN on 2 rows is slower than on 4)
+            # count measured fastest here (`fastest_pad`)
             tokens, pos = tokens + tokens[-1:] * extra, pos + pos[-1:] * extra
         self._reserve(n + rows)
         ids = torch.tensor(tokens, device=self.device)
@@ -410,14 +405,15 @@ def fastest_pad(lean: LeanForward, ids: list[int], reps: int = 5) -> int:
         lean.pad_rows = rows
         lean.reset()
         lean.forward(ids[:-1], None, None, None)
-        t = []
-        for _ in range(reps + 1):  # the first is a warm-up
-            lean.truncate(len(ids) - 1)
-            start = time.perf_counter()
+
+        def step():
             lean.forward(ids[-1:], None, None, None)
-            sync_device(lean.device)
-            t.append(time.perf_counter() - start)
-        times[rows] = statistics.median(t[1:])
+
+        def back():
+            lean.truncate(len(ids) - 1)
+
+        step(), back()  # warm-up
+        times[rows] = median_time(step, lean.device, reps, after=back)
     lean.reset()
     best = min(times.values())
     return min(r for r, t in times.items() if t <= 1.02 * best)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import torch
 
+from specsel.decoding.request import cut_at_stop
 from specsel.lookahead.steps import StepCutter
 
 
@@ -34,10 +35,6 @@ def generate_steps(model, tokenizer, prefixes: list[list[int]], cutter: StepCutt
                          eos_token_id=sorted(eos_ids) or None)
     steps = []
     for row in out[:, width:].tolist():
-        for j, t in enumerate(row):  # an end-of-sequence token ends the step (and the answer)
-            if t in eos_ids:
-                row = row[:j + 1]
-                break
-        first = cutter.split(row)[0] if row else []
-        steps.append(first)
+        row = cut_at_stop(row, eos_ids, len(row))  # an end-of-sequence token ends the step (and the answer)
+        steps.append(cutter.split(row)[0] if row else [])
     return steps

@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from specsel.decoding.request import cut_at_stop
 from specsel.lookahead.accept import PreferencePair, accept_steps
 from specsel.lookahead.generate import generate_steps
 from specsel.lookahead.judges import Judge
@@ -97,11 +98,6 @@ class LookaheadReasoner:
             m.draft_s, m.target_s, m.judge_s = m.draft_s + t1 - t0, m.target_s + t2 - t1, m.judge_s + t3 - t2
             if not res.committed:
                 break  # the target wrote nothing (a cap of 0 new tokens left): stop
-        new = ctx[len(prompt):]
-        for j, t in enumerate(new):
-            if t in self.eos:
-                new = new[:j + 1]
-                break
-        new = new[:max_new_tokens]
+        new = cut_at_stop(ctx[len(prompt):], self.eos, max_new_tokens)
         m.new_tokens, m.total_s = len(new), time.perf_counter() - start
         return new, m
