@@ -5,7 +5,8 @@
 
 Embedding judge: cosine similarity of every pair, then the lowest threshold whose precision is at least
 --min-precision (the most recall there), with the precision / recall curve; once on the similarity alone and once
-with the judge's numbers rule (a pair whose last numbers differ is unaligned whatever its similarity). Exact judge
+with the judge's numbers rule (a pair whose last numbers differ is unaligned whatever its similarity); then out of
+sample: the threshold fit on the even-numbered pairs, precision / recall measured on the odd-numbered ones. Exact judge
 and the LLM judge (a causal LM folder, or `target` for the embedded default target) on the same pairs. Writes
 <out>/calibration.json.
 """
@@ -48,6 +49,12 @@ def main(argv: list[str] | None = None) -> int:
                             args.min_precision)
         res = {"pairs": args.pairs, "n": len(pairs), "aligned": sum(labels), "embedding": cal,
                "embedding_numbers": cal_num, "similarities": sims}
+        # out of sample: the threshold from the even-numbered pairs, precision / recall on the odd-numbered ones
+        scores = [1.0 if e else (s if n else -1.0) for s, e, n in zip(sims, exact, same)]
+        fit = calibrate(scores[0::2], labels[0::2], args.min_precision)
+        held = precision_recall([x >= fit["threshold"] for x in scores[1::2]], labels[1::2])
+        res["held_out"] = {"threshold": fit["threshold"], "calibration_pairs": len(scores[0::2]),
+                           "held_out_pairs": len(scores[1::2]), "precision": held[0], "recall": held[1]}
         res["exact"] = dict(zip(("precision", "recall"), precision_recall(exact, labels)))
         if args.llm_judge != "none":
             target = None
@@ -69,6 +76,9 @@ def main(argv: list[str] | None = None) -> int:
           f"{cal['recall']:.3f} (lowest threshold with precision >= {args.min_precision})")
     print(f"embedding + same last number: threshold {cal_num['threshold']:.3f} -> precision "
           f"{cal_num['precision']:.3f}, recall {cal_num['recall']:.3f}")
+    h = res["held_out"]
+    print(f"  out of sample: threshold {h['threshold']:.3f} fit on {h['calibration_pairs']} pairs -> precision "
+          f"{h['precision']:.3f}, recall {h['recall']:.3f} on the other {h['held_out_pairs']}")
     print(f"exact: precision {res['exact']['precision']:.3f}, recall {res['exact']['recall']:.3f}")
     if "llm" in res:
         print(f"llm ({args.llm_judge}): precision {res['llm']['precision']:.3f}, recall {res['llm']['recall']:.3f}")

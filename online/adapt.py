@@ -38,18 +38,22 @@ from draftpool.io import LockedError, cache_root, run_lock
 from draftpool.pool import load_pool, read_manifest
 from draftpool.target import DEFAULT_TARGET, TargetError, load_target, resolve_device, resolve_target
 from online.http_api import HttpFrontend, Job, error_body, openai_reply, parse_address
+from online.lookahead_server import LOOKAHEAD_SWAPS, LookaheadServer
 from online.process import ExportSpec, ProcessConfig, TrainerHandle, latest_version
 from online.server import SWAPS, AdaptiveServer, Request
+from online.step_trainer import STEP_UPDATERS, StepEnv
 from online.trainer import TrainerConfig
 from specsel.decoding.auto import AutoSpec, acceptance_prior
 from specsel.decoding.costs import cache_path
 from specsel.decoding.loop import SpecDecoder, SpecError
 from specsel.decoding.sampling import SamplingParams
+from specsel.lookahead.config import LookaheadConfig, problem_prompt
 from specsel.selection.delayed_feedback import GameConfig
 from specsel.selection.learners import make_learner
 from specsel.selection.selector import Selector
 
 RECIPE = "recipes/online/adapt.yaml"
+MODES = ("auto", "chain", "tree", "lookahead")
 
 
 @dataclass
@@ -68,15 +72,16 @@ class ServeConfig:
     selection_state: str = field("reset", help="reset: a fresh selector per request; persistent: one for the run")
     mode: str = field("auto", help="auto (the chain length per cycle from measured costs and each drafter's "
                                     "acceptance, 0 = a plain step when nothing pays) | chain | tree (EAGLE-3 heads "
-                                    "only)")
+                                    "only) | lookahead (step-level lookahead reasoning with the pool's Llama step "
+                                    "drafter: settings under lookahead.*, trainer.updater dpo or sft; NOT lossless)")
     k: int = field(4, help="draft depth (auto: the most it drafts)")
     auto_costs: str = field("", help="auto: JSON file of measured costs per machine/target/drafter ('' = "
                                      "<draftpool cache>/auto_costs.json, 'none' = measure at every start)")
     max_new_tokens: int = field(128, help="per request, unless the request says otherwise")
     temperature: float = field(0.0, help="sampling temperature (0: greedy, lossless)")
     top_k: int = field(64, help="target logits kept per verified position for the trainer")
-    swap: str = field("cycle", help="take new drafter versions at every decode-cycle boundary (cycle) or only "
-                                    "between requests (request)")
+    swap: str = field("cycle", help="take new drafter versions at every decode-cycle boundary (cycle; lookahead: "
+                                    "step, before every round) or only between requests (request)")
     adapt: bool = field(True, help="run the trainer (false: serve the pool as it is)")
     device: str = field("cpu", help="the server's device")
     threads: int = field(1, help="torch threads of the server (the trainer has its own)")
@@ -87,14 +92,33 @@ class AdaptConfig:
     serve: ServeConfig = field(default_factory=ServeConfig, help="serving")
     trainer: TrainerConfig = field(default_factory=TrainerConfig, help="online updates")
     process: ProcessConfig = field(default_factory=ProcessConfig, help="the trainer process")
+    lookahead: LookaheadConfig = field(default_factory=LookaheadConfig, help="lookahead reasoning (serve.mode "
+                                                                              "lookahead)")
 
     def validate(self) -> None:
         s = self.serve
+        if s.mode not in MODES:
+            raise ConfigError(f"serve.mode must be one of {', '.join(MODES)}, got {s.mode!r}")
+        steps = self.trainer.updater in STEP_UPDATERS
+        if (s.mode == "lookahead") != steps:
+            raise ConfigError(f"serve.mode {s.mode} needs trainer.updater "
+                              f"{'dpo or sft' if s.mode == 'lookahead' else 'ogd, optimistic or ensemble'}, got "
+                              f"{self.trainer.updater!r}")
+        if s.mode == "lookahead":
+            if s.swap not in LOOKAHEAD_SWAPS:
+                raise ConfigError(f"serve.swap in lookahead mode must be one of {', '.join(LOOKAHEAD_SWAPS)}, got "
+                                  f"{s.swap!r}")
+            if s.temperature != 0:
+                raise ConfigError("lookahead reasoning is greedy here: serve.temperature must be 0")
+            try:
+                self.lookahead.validate()
+            except ValueError as e:
+                raise ConfigError(str(e)) from None
         if not (s.selection == "normal_hedge" or s.selection.startswith("fixed:")):
             raise ConfigError(f"serve.selection must be normal_hedge or fixed:<drafter>, got {s.selection!r}")
         if s.selection_state not in ("reset", "persistent"):
             raise ConfigError(f"serve.selection_state must be reset or persistent, got {s.selection_state!r}")
-        if s.swap not in SWAPS:
+        if s.swap not in SWAPS and s.mode != "lookahead":
             raise ConfigError(f"serve.swap must be one of {', '.join(SWAPS)}, got {s.swap!r}")
         if s.k < 1 or s.max_new_tokens < 1 or s.top_k < 1 or s.threads < 1:
             raise ConfigError("serve.k, max_new_tokens, top_k and threads must be >= 1")
@@ -206,6 +230,9 @@ def answer_record(rec: dict[str, Any], tok) -> dict[str, Any]:
            "seconds": rec["seconds"], "versions_at_start": rec["versions_at_start"]}
     if "versions_at_end" in rec:
         out["versions_at_end"] = rec["versions_at_end"]
+    if "lookahead" in m:
+        out["lookahead"] = m["lookahead"]
+        out["pairs"] = rec.get("pairs", 0)
     return out
 
 
@@ -268,6 +295,8 @@ def main_cfg(cfg: AdaptConfig) -> dict[str, Any]:
         state_path = serve_dir / "trainer_state.pt"
         state = torch.load(state_path, weights_only=False) if state_path.is_file() else None
         print(f"[online] resuming from exported pool version {start_version} ({serve_dir})", file=sys.stderr)
+    if s.mode == "lookahead":
+        return _main_lookahead(cfg, info, target, tok, pool_dir, serve_dir, out_dir, start_version, state)
     names, models = load_pool(serve_dir, info, target, s.kinds)
     models = {n: (k, m.to(s.device)) for n, (k, m) in models.items()}
 
@@ -303,10 +332,56 @@ def main_cfg(cfg: AdaptConfig) -> dict[str, Any]:
             front.close()
 
 
-def _serve(s: ServeConfig, server: AdaptiveServer, handle: TrainerHandle | None, front: HttpFrontend | None, tok,
-           names: list[str], out_dir: Path, stops: list[int]) -> dict[str, Any]:
+def _main_lookahead(cfg: AdaptConfig, info, target, tok, pool_dir: Path, serve_dir: Path, out_dir: Path,
+                    start_version: int, state: dict | None) -> dict[str, Any]:
+    """Lookahead mode: the pool's Llama step drafter drafts steps, the trainer adapts it by DPO (or SFT)."""
+    s, la = cfg.serve, cfg.lookahead
+    names, models = load_pool(serve_dir, info, target, ["llama"])
+    name = la.drafter or (names[0] if len(names) == 1 else "")
+    if name not in models:
+        raise ConfigError(f"lookahead.drafter must name one of the pool's Llama drafters ({', '.join(names)}), got "
+                          f"{la.drafter!r}")
+    module = models[name][1].to(s.device).eval()
+    stops = stop_token_ids(tok, target)
+    reasoner = la.build(target, tok, module, set(stops))
+    handle = None
+    if s.adapt:
+        export = ExportSpec(str(out_dir), str(pool_dir), info)
+        env = StepEnv(str(info.path), tuple(stops), tok.pad_token_id if tok.pad_token_id is not None else stops[0],
+                      la.spec(), la.judge, la.threshold, la.judge_model)
+        handle = TrainerHandle({name: ("llama", module)}, cfg.trainer, cfg.process, export, state, start_version,
+                               steps=env)
+    server = LookaheadServer(reasoner, name, module, handle, s.swap, target.config.max_position_embeddings)
+    front = None
+    if s.http:
+        front = HttpFrontend(s.http, info.name, [name], s.temperature, s.max_new_tokens, s.http_timeout)
+    try:
+        with run_lock(out_dir):
+            return _serve(s, server, handle, front, tok, [name], out_dir, stops,
+                          wrap=problem_prompt if la.problem_prompt else None)
+    finally:
+        if front is not None:
+            front.close()
+
+
+def _log_events(events: list[dict], metrics, log=None) -> None:
+    """Trainer events: one metrics JSONL line each, and a log line per update round (to stderr by default)."""
+    log = log or sys.stderr
+    for ev in events:
+        metrics.write(json.dumps({"time": time.time(), **ev}, default=str) + "\n")
+        if ev.get("event") == "round":
+            losses = ", ".join(f"{n} {v:.4f}" for n, v in ev.get("losses", {}).items() if v is not None)
+            pairs = f"{ev['pairs']} pairs, " if "pairs" in ev else ""
+            print(f"[online] round {ev['round']} ({pairs}{ev['records']} requests so far): loss {losses or '-'}; "
+                  f"published {ev['published'] or 'nothing'}; guard rejected {len(ev['rejected'])} "
+                  f"(v{ev['version']})", file=log, flush=True)
+    metrics.flush()
+
+
+def _serve(s: ServeConfig, server, handle: TrainerHandle | None, front: HttpFrontend | None, tok,
+           names: list[str], out_dir: Path, stops: list[int], wrap=None) -> dict[str, Any]:
     # 3. serve: answers appended as they finish (JSONL / stdin, or the HTTP front end)
-    dec, source = server.dec, None
+    source = None
     answers = Path(s.answers) if s.answers else out_dir / "answers.jsonl"
     answers.parent.mkdir(parents=True, exist_ok=True)
     done = answered_ids(answers)
@@ -326,12 +401,12 @@ def _serve(s: ServeConfig, server: AdaptiveServer, handle: TrainerHandle | None,
         print(f"[online] serving {front.address}/v1/completions and /v1/chat/completions", file=sys.stderr,
               flush=True)
     try:
-        with open(answers, "a") as out:
+        with open(answers, "a") as out, open(out_dir / "metrics.jsonl", "a") as metrics:
             for row in rows:
                 if "error" not in row:
-                    ids = row.get("prompt_ids") or render_prompt(tok, row["prompt"])
+                    ids = row.get("prompt_ids") or render_prompt(tok, wrap(row["prompt"]) if wrap else row["prompt"])
                     try:  # a request the target cannot take (too long for its context) is the caller's error
-                        dec.check_request(ids, row["max_new_tokens"], server.params)
+                        server.check_request(ids, row["max_new_tokens"])
                     except SpecError as e:
                         row = {**row, "error": f"request line {row['line']}: {e}" if "line" in row else str(e)}
                         if "job" in row:
@@ -341,14 +416,18 @@ def _serve(s: ServeConfig, server: AdaptiveServer, handle: TrainerHandle | None,
                     print(f"[online] {row['error']}", file=sys.stderr)
                     rec = row
                 else:
-                    if s.selection_state == "reset":
-                        dec.set_selector(make_selector(s, names))
+                    if s.selection_state == "reset" and s.mode != "lookahead":
+                        server.dec.set_selector(make_selector(s, names))
                     rec = server.serve(Request(row["id"], ids, row["max_new_tokens"]))
                     served += 1
                 errors += int("error" in rec)
                 answer = answer_record(rec, tok)
                 out.write(json.dumps(answer) + "\n")
                 out.flush()
+                metrics.write(json.dumps({"time": time.time(), "event": "request", **{
+                    k: v for k, v in answer.items() if k != "text"}}) + "\n")
+                _log_events(server.events, metrics)
+                server.events.clear()
                 if "job" in row:
                     http_answer(front, row["job"], row, rec, answer, stops)
     except _Stop as e:
@@ -362,6 +441,8 @@ def _serve(s: ServeConfig, server: AdaptiveServer, handle: TrainerHandle | None,
             front.close()
         # 4. stop: the trainer finishes its round and exports the adapted pool
         events = handle.stop() if handle is not None else []
+        with open(out_dir / "metrics.jsonl", "a") as metrics:
+            _log_events(server.events + events, metrics)
     summary = {"served": served, "errors": errors, "failed": server.failed, "skipped_answered": len(done),
                "stopped_by": stopped_by, "seconds": time.time() - t0, "answers": str(answers)}
     if handle is not None:

@@ -45,45 +45,73 @@ def dpo_loss(policy_chosen: torch.Tensor, policy_rejected: torch.Tensor, ref_cho
     return -F.logsigmoid(beta * margin).mean()
 
 
-class DPOUpdater:
-    """Online-LR's update of a step drafter: each round, the reference is a frozen copy of the drafter as the round
-    starts; `epochs` passes of AdamW (betas 0.9 / 0.95, gradient-norm clip) over the round's pairs in mini-batches of
-    `batch`, on the sigmoid DPO loss. The optimizer's moments carry over between rounds."""
+class PairUpdater:
+    """The shared loop of the step drafter's online updates: AdamW (betas 0.9 / 0.95, gradient-norm clip) over a
+    round's pairs in mini-batches of `batch`, `epochs` passes; the optimizer's moments carry over between rounds.
+    Subclasses give the loss of a mini-batch (`loss`) and what a round fixes before it trains (`prepare`)."""
 
-    def __init__(self, model: torch.nn.Module, pad_id: int, lr: float = 5e-7, beta: float = 0.1, epochs: int = 3,
-                 batch: int = 4, clip: float = 1.0):
-        if not (lr > 0 and beta > 0) or epochs < 1 or batch < 1:
-            raise ValueError(f"DPO lr and beta must be > 0, epochs and batch >= 1 (got lr={lr}, beta={beta}, "
-                             f"epochs={epochs}, batch={batch})")
-        self.model, self.pad_id, self.beta, self.clip = model, pad_id, beta, clip
-        self.epochs, self.batch = epochs, batch
+    def __init__(self, model: torch.nn.Module, pad_id: int, lr: float, epochs: int, batch: int, clip: float = 1.0):
+        if not lr > 0 or epochs < 1 or batch < 1:
+            raise ValueError(f"lr must be > 0, epochs and batch >= 1 (got lr={lr}, epochs={epochs}, batch={batch})")
+        self.model, self.pad_id, self.clip, self.epochs, self.batch = model, pad_id, clip, epochs, batch
         self.opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=lr, betas=(0.9, 0.95))
         self.rounds = 0
+
+    def prepare(self, pairs: list) -> None:
+        """Called once per round before training (e.g. DPO's reference scores)."""
+
+    def loss(self, pairs: list, sl: slice) -> torch.Tensor:
+        raise NotImplementedError
 
     def round(self, pairs: list) -> list[float]:
         """pairs: objects with prompt / chosen / rejected token ids -> the mean loss of each epoch."""
         if not pairs:
             return []
-        prompts = [p.prompt for p in pairs]
-        chosen, rejected = [p.chosen for p in pairs], [p.rejected for p in pairs]
         self.model.eval()  # dropout off: the reference and the policy score alike
-        with torch.no_grad():  # rule: the reference is the drafter as this round starts
-            ref_c = completion_logps(self.model, prompts, chosen, self.pad_id)
-            ref_r = completion_logps(self.model, prompts, rejected, self.pad_id)
+        self.prepare(pairs)
         means = []
         for _ in range(self.epochs):
             total = 0.0
             for s in range(0, len(pairs), self.batch):
                 sl = slice(s, s + self.batch)
-                loss = dpo_loss(completion_logps(self.model, prompts[sl], chosen[sl], self.pad_id),
-                                completion_logps(self.model, prompts[sl], rejected[sl], self.pad_id),
-                                ref_c[sl], ref_r[sl], self.beta)
+                loss = self.loss(pairs, sl)
                 self.opt.zero_grad()
                 loss.backward()
                 if self.clip > 0:
                     torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.clip)
                 self.opt.step()
-                total += float(loss) * len(prompts[sl])
+                total += float(loss.detach()) * len(pairs[sl])
             means.append(total / len(pairs))
         self.rounds += 1
         return means
+
+    def state(self) -> dict:
+        return {"opt": self.opt.state_dict(), "rounds": self.rounds}
+
+    def load_state(self, state: dict) -> None:
+        self.opt.load_state_dict(state["opt"])
+        self.rounds = state["rounds"]
+
+
+class DPOUpdater(PairUpdater):
+    """Online-LR's update of a step drafter: the sigmoid DPO loss, the reference being a frozen copy of the drafter
+    as the round starts (its scores are computed once per round, before any step)."""
+
+    def __init__(self, model: torch.nn.Module, pad_id: int, lr: float = 5e-7, beta: float = 0.1, epochs: int = 3,
+                 batch: int = 4, clip: float = 1.0):
+        if not beta > 0:
+            raise ValueError(f"DPO beta must be > 0, got {beta}")
+        super().__init__(model, pad_id, lr, epochs, batch, clip)
+        self.beta = beta
+
+    def prepare(self, pairs: list) -> None:
+        prompts = [p.prompt for p in pairs]
+        with torch.no_grad():  # rule: the reference is the drafter as this round starts
+            self.ref_c = completion_logps(self.model, prompts, [p.chosen for p in pairs], self.pad_id)
+            self.ref_r = completion_logps(self.model, prompts, [p.rejected for p in pairs], self.pad_id)
+
+    def loss(self, pairs: list, sl: slice) -> torch.Tensor:
+        prompts = [p.prompt for p in pairs[sl]]
+        return dpo_loss(completion_logps(self.model, prompts, [p.chosen for p in pairs[sl]], self.pad_id),
+                        completion_logps(self.model, prompts, [p.rejected for p in pairs[sl]], self.pad_id),
+                        self.ref_c[sl], self.ref_r[sl], self.beta)

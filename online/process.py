@@ -33,6 +33,7 @@ import torch.multiprocessing as mp
 
 from draftpool.io import atomic_dir, atomic_write_json
 from online.feedback import DropOldestQueue, Feedback, get_batch
+from online.step_trainer import STEP_UPDATERS, StepEnv, StepTrainer
 from online.trainer import OnlineTrainer, TrainerConfig, trainable
 from online.weights import WeightBoard
 
@@ -121,14 +122,24 @@ def _fault_at(fault: str, kind: str) -> int:
     return int(fault.split(":")[1]) if fault.startswith(kind + ":") else -1
 
 
+def make_trainer(models: dict[str, tuple[str, torch.nn.Module]], tcfg: TrainerConfig, steps: StepEnv | None):
+    """The token drafters' trainer, or the lookahead step drafter's (updater dpo / sft, which needs `steps`)."""
+    if tcfg.updater in STEP_UPDATERS:
+        if steps is None:
+            raise ValueError(f"updater {tcfg.updater} adapts a lookahead step drafter: serve in lookahead mode")
+        return StepTrainer(models, tcfg, steps)
+    return OnlineTrainer(models, tcfg)
+
+
 def trainer_main(models: dict[str, tuple[str, torch.nn.Module]], tcfg: TrainerConfig, pcfg: ProcessConfig,
                  boards: dict[str, WeightBoard], transport, status, stop, heartbeat: torch.Tensor,
-                 export: ExportSpec | None, start_version: int, state: dict | None) -> None:
+                 export: ExportSpec | None, start_version: int, state: dict | None,
+                 steps: StepEnv | None = None) -> None:
     """The trainer process's body (spawned by TrainerHandle)."""
     torch.set_num_threads(pcfg.threads)
     dev = torch.device(pcfg.device)
     models = {n: (k, m.to(dev)) for n, (k, m) in models.items()}
-    trainer = OnlineTrainer(models, tcfg)
+    trainer = make_trainer(models, tcfg, steps)
     if state is not None:
         trainer.load_state(state)
     version, exported_at, records = start_version, trainer.rounds, 0
@@ -148,18 +159,26 @@ def trainer_main(models: dict[str, tuple[str, torch.nn.Module]], tcfg: TrainerCo
         t0 = time.perf_counter()
         losses = trainer.round([fb.to(dev) for fb in batch])
         records += len(batch)
+        if losses is None:  # a step trainer waiting for its round's requests
+            status.put({"event": "pairs", "records": records, "pending_pairs": trainer.pending,
+                        "pairs": sum(len(fb.pairs) for fb in batch)})
+            return
         version += 1
         published, rejected = [], []
+        guards = {}
         for name in losses:
             ok, acc, last = trainer.guard(name)
+            guards[name] = {"candidate": acc, "published": last, "ok": ok}
             if ok:
                 boards[name].publish({k: v.detach().cpu() for k, v in trainer.candidate(name).items()}, version)
                 published.append(name)
             else:
                 rejected.append({"drafter": name, "held_out_acceptance": acc, "published": last})
-        status.put({"event": "round", "round": trainer.rounds, "version": version, "records": records,
-                    "losses": losses, "published": published, "rejected": rejected,
-                    "seconds": time.perf_counter() - t0})
+        event = {"event": "round", "round": trainer.rounds, "version": version, "records": records,
+                 "losses": losses, "published": published, "rejected": rejected, "seconds": time.perf_counter() - t0}
+        if isinstance(trainer, StepTrainer):
+            event.update(pairs=trainer.last_pairs, held_out_pairs=len(trainer.holdout), guard=guards)
+        status.put(event)
 
     parent = os.getppid()
     status.put({"event": "started", "version": version, "rounds": trainer.rounds})
@@ -195,13 +214,16 @@ class TrainerHandle:
 
     def __init__(self, models: dict[str, tuple[str, torch.nn.Module]], tcfg: TrainerConfig, pcfg: ProcessConfig,
                  export: ExportSpec | None = None, state: dict | None = None, start_version: int = 0,
-                 log=sys.stderr):
+                 log=sys.stderr, steps: StepEnv | None = None):
         """start_version: the version the served modules hold (a restarted server: the exported version it loaded);
         the trainer numbers its versions after it."""
         tcfg.validate()
         pcfg.validate()
         self.ctx = mp.get_context("spawn")
+        if tcfg.updater in STEP_UPDATERS and steps is None:
+            raise ValueError(f"updater {tcfg.updater} adapts a lookahead step drafter: serve in lookahead mode")
         self.models, self.tcfg, self.pcfg, self.export, self.state = models, tcfg, pcfg, export, state
+        self.steps = steps
         self.boards = {n: WeightBoard(trainable(m)) for n, (_, m) in models.items()}
         self.feedback = DropOldestQueue(queue.Queue(maxsize=1), pcfg.queue_size)
         self.status = self.ctx.Queue()
@@ -230,7 +252,7 @@ class TrainerHandle:
         self.proc = self.ctx.Process(
             target=trainer_main, name="draftpool-trainer", daemon=True,
             args=(models, self.tcfg, self.pcfg, self.boards, self.feedback.q, self.status, self.stop_event,
-                  self.heartbeat, self.export, start_version, self.state))
+                  self.heartbeat, self.export, start_version, self.state, self.steps))
         self.proc.start()
         self.state = None  # a restart takes the last exported state (`restart_state`), not the first start's
 

@@ -46,12 +46,18 @@ class AdaptiveServer:
         if self.swap is not None and swap == "cycle":
             decoder.on_cycle = self.swap.poll
         self.served = self.failed = 0
+        self.events: list[dict] = []  # trainer events drained since the caller last took them
+
+    def check_request(self, ids: list[int], max_new_tokens: int) -> None:
+        """SpecError when the target cannot take the request (e.g. too long for its context)."""
+        self.dec.check_request(ids, max_new_tokens, self.params)
 
     def between_requests(self) -> list[dict]:
         """Trainer status + any newer weights (a free swap: every drafter cache starts empty anyway)."""
         if self.handle is None:
             return []
         events = self.handle.poll()
+        self.events += events
         changed = self.swap.poll()
         if changed:
             self.dec.weights_changed(changed)

@@ -25,12 +25,13 @@ from online.losses import check_positions, eagle3_loss, llama_loss
 from online.ogd import OGD
 from online.optimistic import OptimisticOGD
 
-UPDATERS = ("ogd", "optimistic", "ensemble")
+UPDATERS = ("ogd", "optimistic", "ensemble", "dpo", "sft")  # dpo / sft: lookahead step drafters (step_trainer.py)
 
 
 @dataclass
 class TrainerConfig:
-    updater: str = field(default="ogd", metadata={"help": "ogd | optimistic | ensemble"})
+    updater: str = field(default="ogd", metadata={"help": "ogd | optimistic | ensemble (token drafters); dpo "
+                                                          "(Online-LR) | sft (OSD-LR) (lookahead step drafters)"})
     lr: float = field(default=1e-4, metadata={"help": "OGD / optimistic rate (ensemble: the smallest rate)"})
     optimizer: str = field(default="adam", metadata={"help": "OGD / optimistic direction: sgd or adam (0.9, 0.95)"})
     ensemble_size: int = field(default=3, metadata={"help": "base learners, rates lr * 2^i"})
@@ -45,6 +46,9 @@ class TrainerConfig:
     holdout_size: int = field(default=16, metadata={"help": "held-out records kept (most recent)"})
     guard_margin: float = field(default=0.02, metadata={"help": "reject a version whose held-out acceptance is this "
                                                                 "much below the last published one"})
+    beta: float = field(default=0.1, metadata={"help": "dpo: preference scale of the sigmoid loss"})
+    round_every: int = field(default=25, metadata={"help": "dpo / sft: requests per update round"})
+    pair_batch: int = field(default=16, metadata={"help": "dpo / sft: preference pairs per optimizer step"})
 
     def validate(self) -> None:
         if self.updater not in UPDATERS:
@@ -58,6 +62,9 @@ class TrainerConfig:
             raise ValueError(f"trainer.lr and trainer.eps must be > 0, got lr={self.lr}, eps={self.eps}")
         if self.holdout_every < 0 or not self.guard_margin >= 0:
             raise ValueError("trainer.holdout_every (0: off) and trainer.guard_margin must be >= 0")
+        if not self.beta > 0 or self.round_every < 1 or self.pair_batch < 1:
+            raise ValueError(f"trainer.beta must be > 0, round_every and pair_batch >= 1 (got beta={self.beta}, "
+                             f"round_every={self.round_every}, pair_batch={self.pair_batch})")
 
 
 def trainable(module: torch.nn.Module) -> dict[str, torch.Tensor]:
@@ -99,6 +106,8 @@ def held_out_acceptance(kind: str, model: torch.nn.Module, params: dict[str, tor
 class OnlineTrainer:
     def __init__(self, models: dict[str, tuple[str, torch.nn.Module]], cfg: TrainerConfig):
         cfg.validate()
+        if cfg.updater in ("dpo", "sft"):
+            raise ValueError(f"updater {cfg.updater} trains lookahead step drafters (online.step_trainer.StepTrainer)")
         self.cfg, self.models = cfg, models
         self.names = list(models)
         self.updaters = {n: make_updater(cfg, trainable(m)) for n, (_, m) in models.items()}

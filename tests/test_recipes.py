@@ -93,6 +93,25 @@ def test_online_recipe_builds():
     assert cfg.serve.requests == "x.jsonl" and cfg.trainer.updater in ("ogd", "optimistic", "ensemble")
 
 
+def test_lookahead_recipe_builds_with_onlinespec_dpo_settings():
+    from online.adapt import AdaptConfig
+
+    cfg = load_config(AdaptConfig, RECIPES / "online" / "lookahead.yaml", ["trainer.round_every=5"])
+    assert cfg.serve.mode == "lookahead" and cfg.trainer.updater == "dpo" and cfg.trainer.round_every == 5
+    t = cfg.trainer
+    assert (t.lr, t.beta, t.epochs, t.clip) == (5e-7, 0.1, 3, 1.0)
+    assert cfg.lookahead.judge == "embedding" and 0 < cfg.lookahead.threshold < 1 and cfg.lookahead.gamma >= 1
+    osd = load_config(AdaptConfig, RECIPES / "online" / "lookahead.yaml", ["trainer.updater=sft"])
+    assert osd.trainer.updater == "sft"
+    with pytest.raises(ValueError, match="needs trainer.updater"):
+        load_config(AdaptConfig, RECIPES / "online" / "lookahead.yaml", ["trainer.updater=ogd"])
+
+
+def test_step_drafter_recipe_cuts_the_target():
+    cfg = load_config(TrainConfig, RECIPES / "math" / "llama68m-step.yaml", ["domain=math", "drafter=llama68m"])
+    assert cfg.llama.init.startswith("target:") and cfg.llama.loss == "fkl"
+
+
 def test_full_sql_profile_builds_with_its_own_data_and_run_folders():
     """The `full` profile: all four temperatures per prompt, longer answers, its own folders (the quick data and
     run are never mixed into it), the same pool entry."""

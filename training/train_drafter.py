@@ -27,7 +27,7 @@ from data_gen.user_data import UserData, load_user_rows, user_split
 from draftpool.config import ConfigError, build, deep_merge, field, help_text, load_config, read_yaml, to_dict
 from draftpool.io import atomic_write_json, check_writable, run_lock
 from draftpool.models.eagle3 import Eagle3Head, check_aux_layers, default_aux_layers, head_config, select_draft_vocab
-from draftpool.models.llama import build_drafter, pick_preset
+from draftpool.models.llama import build_drafter, from_target_layers, pick_preset
 from draftpool.pool import check_manifest, load_llama, update_pool_manifest, write_eagle3, write_llama
 from draftpool.target import DEFAULT_TARGET, TargetInfo, load_target, resolve_target
 from training.data import ResponseDataset, response_token_counts
@@ -65,7 +65,8 @@ class LlamaOptions:
     preset: str = field("auto", help="auto, llama-68m or llama-tiny (auto: llama-tiny for targets < 1B params)")
     loss: Literal["ce", "fkl", "rkl", "jsd", "tvd"] = field("fkl", help="hard CE on the data or a distillation loss")
     init: str = field("pretrained", help="scratch | pretrained (the pool's general drafter, trained first if "
-                                         "missing) | a drafter folder")
+                                         "missing) | target:N (the target's first N layers, embeddings, norm and "
+                                         "head; Llama targets) | a drafter folder")
     finetune: Literal["full", "lora"] = field("full", help="domain fine-tune of all weights or LoRA adapters")
     lora_r: int = field(16, help="LoRA rank")
     lora_alpha: int = field(32, help="LoRA alpha")
@@ -186,6 +187,11 @@ def make_llama(cfg: TrainConfig, target, info: TargetInfo, accelerator):
     """The drafter to train: from scratch, from a folder, or from the pool's general drafter (trained if missing)."""
     preset = pick_preset(cfg.llama.preset, sum(p.numel() for p in target.parameters()))
     init = cfg.llama.init
+    if init.startswith("target:"):
+        n = init.split(":", 1)[1]
+        if not n.isdigit():
+            raise ValueError(f"llama.init target:N needs a layer count, got {init!r}")
+        return from_target_layers(target, int(n)).float(), init, init
     if init == "pretrained" and cfg.domain != GENERAL:
         init = str(Path(cfg.export.pools_dir) / info.slug / f"{GENERAL}-llama68m")
         if not (Path(init) / "config.json").is_file():

@@ -7,6 +7,8 @@ for small targets (~14M parameters with a 49k vocab). `auto` picks llama-tiny fo
 
 from __future__ import annotations
 
+import copy
+
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 
@@ -34,6 +36,31 @@ def drafter_config(preset: str, target_config) -> LlamaConfig:
                       pad_token_id=getattr(t, "pad_token_id", None), **PRESETS[preset])
     cfg.architectures = ["LlamaForCausalLM"]
     return cfg
+
+
+def from_target_layers(target, n_layers: int) -> LlamaForCausalLM:
+    """A drafter cut from a Llama target: its first `n_layers` decoder layers with its embeddings, final norm and
+    output head (copies; the target is untouched). A cheap start for a step drafter that already writes the target's
+    language (LayerSkip-style early exit made independent); train it by distillation before use."""
+    cfg = copy.deepcopy(target.config)
+    kind = getattr(cfg, "model_type", None)
+    if kind != "llama":
+        raise ValueError(f"init target:N needs a Llama-family target, this one is {kind!r}")
+    if not 1 <= n_layers < cfg.num_hidden_layers:
+        raise ValueError(f"target:N takes 1 <= N < {cfg.num_hidden_layers} (the target's layers), got {n_layers}")
+    cfg.num_hidden_layers = n_layers
+    if getattr(cfg, "layer_types", None):
+        cfg.layer_types = cfg.layer_types[:n_layers]
+    cfg.architectures = ["LlamaForCausalLM"]
+    model = LlamaForCausalLM(cfg)
+    own = {k: v for k, v in target.state_dict().items()
+           if not k.startswith("model.layers.") or int(k.split(".")[2]) < n_layers}
+    missing, unexpected = model.load_state_dict(own, strict=False)
+    if unexpected or [k for k in missing if k != "lm_head.weight"]:
+        raise ValueError(f"cannot cut a drafter from this target: missing {missing}, unexpected {unexpected}")
+    if cfg.tie_word_embeddings:
+        model.tie_weights()
+    return model.to(next(target.parameters()).dtype)
 
 
 def build_drafter(preset: str, target_config, seed: int = 0) -> LlamaForCausalLM:

@@ -9,6 +9,7 @@ import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 
 from online.dpo import DPOUpdater, completion_logps, dpo_loss
+from online.sft import SFTUpdater
 from specsel.lookahead.accept import PreferencePair
 
 CFG = LlamaConfig(vocab_size=40, hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
@@ -86,5 +87,22 @@ def test_a_dpo_round_starts_at_log2_and_lowers_the_loss_with_the_round_start_as_
         start = completion_logps(tiny(), PROMPTS, CHOSEN, 0) - completion_logps(tiny(), PROMPTS, REJECTED, 0)
     assert (margin > start).all()
     assert upd.round([]) == []
-    with pytest.raises(ValueError, match="DPO lr and beta"):
+    with pytest.raises(ValueError, match="lr must be > 0"):
         DPOUpdater(model, 0, lr=0.0)
+    with pytest.raises(ValueError, match="beta"):
+        DPOUpdater(model, 0, beta=0.0)
+
+
+def test_an_sft_round_is_the_mean_token_nll_of_the_chosen_steps_and_lowers_it():
+    model = tiny()
+    pairs = [PreferencePair(p, c, r) for p, c, r in zip(PROMPTS, CHOSEN, REJECTED)]
+    upd = SFTUpdater(model, pad_id=0, lr=1e-2, epochs=4, batch=3)
+    with torch.no_grad():
+        want = sum(-plain_logp(model, p, c) / len(c) for p, c in zip(PROMPTS, CHOSEN)) / 3
+        assert float(upd.loss(pairs, slice(0, 3))) == pytest.approx(want, rel=1e-4)
+    losses = upd.round(pairs)
+    assert len(losses) == 4 and losses[0] == pytest.approx(want, rel=1e-4) and losses[-1] < losses[0]
+    state = upd.state()
+    again = SFTUpdater(tiny(), pad_id=0, lr=1e-2)
+    again.load_state(state)
+    assert again.rounds == 1

@@ -116,3 +116,30 @@ def test_metrics(batch):
     _, m = drafter_loss(target.clone(), target, ids, loss_mask, "tvd")
     assert m["top1_0"] == pytest.approx(1.0) and m["accept_0"] == pytest.approx(1.0, abs=1e-6)
     assert drafter_loss(logits, None, ids, loss_mask, "ce")[1] == {}
+
+
+def test_a_drafter_cut_from_the_target_is_its_first_layers_exactly():
+    """target:N: the first N layers, embeddings, norm and head copied; the cut model's hidden state after layer N-1
+    equals the target's; the target is untouched; bad N and non-Llama targets refused."""
+    from transformers import LlamaForCausalLM
+
+    from draftpool.models.llama import from_target_layers
+
+    cfg = LlamaConfig(vocab_size=50, hidden_size=16, num_attention_heads=2, intermediate_size=32,
+                      num_hidden_layers=4, tie_word_embeddings=True)
+    torch.manual_seed(0)
+    target = LlamaForCausalLM(cfg).eval()
+    before = {k: v.clone() for k, v in target.state_dict().items()}
+    cut = from_target_layers(target, 2).eval()
+    assert cut.config.num_hidden_layers == 2 and target.config.num_hidden_layers == 4
+    assert cut.lm_head.weight.data_ptr() == cut.model.embed_tokens.weight.data_ptr()
+    assert cut.model.embed_tokens.weight.data_ptr() != target.model.embed_tokens.weight.data_ptr()
+    ids = torch.tensor([[3, 7, 11, 2, 9]])
+    with torch.no_grad():  # the cut's logits = the target's head on its norm of the state after layer 1
+        t = target(input_ids=ids, output_hidden_states=True).hidden_states[2]
+        want = target.lm_head(target.model.norm(t))
+        assert torch.allclose(cut(input_ids=ids).logits, want, atol=1e-5)
+    assert all(torch.equal(before[k], v) for k, v in target.state_dict().items())
+    for bad in (0, 4):
+        with pytest.raises(ValueError, match="1 <= N < 4"):
+            from_target_layers(target, bad)

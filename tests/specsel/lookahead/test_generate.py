@@ -1,27 +1,56 @@
-"""Step generation on the real target: a batch of prefixes gives each prefix the step greedy plain decoding gives it
-(cut after the delimiter token, or at the cap); bad input refused."""
+"""Step generation on the real target with a kept cache: a batch of suffixes after a synced context gives each prefix
+the step greedy plain decoding gives it (cut after the delimiter token, or at the cap); a single row continues on
+the kept cache and a later sync to a diverging context re-uses only the common prefix; bad input refused."""
 
 import pytest
 
 from data_gen.domains import domain_prompts
 from data_gen.generate import render_prompt, stop_token_ids
 from specsel.decoding.loop import SpecDecoder
-from specsel.lookahead.generate import generate_steps
+from specsel.lookahead.generate import StepLM
 from specsel.lookahead.steps import StepCutter, StepSpec
 
 
-def test_batched_steps_equal_plain_greedy_steps(target):
+@pytest.fixture(scope="module")
+def setup(target):
     model, tok = target
     eos = set(stop_token_ids(tok, model))
     cutter = StepCutter(tok, StepSpec(max_tokens=40))
     base = render_prompt(tok, domain_prompts("math")["held_out"][0]["prompt"])
     plain = SpecDecoder(model, mode="plain", stop_ids=sorted(eos))
-    first = cutter.split(plain.generate(base, 40)[0])[0]
-    prefixes = [base, base + first, base[:-3]]  # different lengths: left padding at work
-    got = generate_steps(model, tok, prefixes, cutter, eos)
-    for prefix, step in zip(prefixes, got):
-        want = cutter.split(plain.generate(prefix, 40)[0])[0]
-        assert step == want
+
+    def want(prefix):
+        return cutter.split(plain.generate(prefix, 40)[0])[0]
+
+    return model, eos, cutter, base, want
+
+
+def test_batched_rows_equal_plain_greedy_steps(setup):
+    model, eos, cutter, base, want = setup
+    first = want(base)
+    lm = StepLM(model, eos, cutter)
+    lm.sync(base)
+    suffixes = [[], first, first[:3]]  # different lengths: pads between the context and each row's tokens
+    got = lm.steps(suffixes)
+    for suffix, step in zip(suffixes, got):
+        assert step == want(base + suffix)
         assert cutter.delimited(step) or len(step) == 40 or step[-1] in eos
+    assert lm.ids == base  # a batch works on a copy of the cache
+
+
+def test_single_row_continues_on_the_kept_cache_and_resyncs(setup):
+    model, eos, cutter, base, want = setup
+    lm = StepLM(model, eos, cutter)
+    lm.sync(base)
+    s0 = lm.steps([[]])[0]
+    assert s0 == want(base) and lm.ids == base + s0
+    assert lm.cache.get_seq_length() == len(lm.ids) - 1
+    s1 = lm.steps([[]])[0]
+    assert s1 == want(base + s0)
+    lm.sync(base[:-2] + [base[-1]])  # diverges inside the kept context: only the common prefix is kept
+    assert lm.cache.get_seq_length() == len(base) - 2
+    assert lm.steps([[]])[0] == want(base[:-2] + [base[-1]])
     with pytest.raises(ValueError, match="non-empty prefix"):
-        generate_steps(model, tok, [base, []], cutter, eos)
+        lm.sync([])
+    with pytest.raises(ValueError, match="sync the context"):
+        StepLM(model, eos, cutter).steps([[]])

@@ -8,8 +8,9 @@ from data_gen.domains import domain_prompts
 from data_gen.generate import render_prompt, stop_token_ids
 from draftpool.models.llama import build_drafter
 from specsel.decoding.loop import SpecDecoder
+from specsel.lookahead.generate import StepLM
 from specsel.lookahead.judges import ExactJudge
-from specsel.lookahead.lookahead import LookaheadReasoner
+from specsel.lookahead.lookahead import TRANSITION, Budget, LookaheadReasoner, decode_alone
 from specsel.lookahead.steps import StepCutter, StepSpec
 
 NEW = 48
@@ -27,7 +28,7 @@ def setup(target):
 def test_self_drafting_accepts_every_step_and_equals_plain(setup):
     model, tok, eos, prompt, ref = setup
     cutter = StepCutter(tok, StepSpec(max_tokens=40))
-    la = LookaheadReasoner(model, tok, model, ExactJudge(), cutter, eos, gamma=3)
+    la = LookaheadReasoner(StepLM(model, eos, cutter), StepLM(model, eos, cutter), ExactJudge(), cutter, gamma=3)
     out, m = la.generate(prompt, NEW)
     assert out == ref and m.new_tokens == len(out)
     # every judged step agreed; only a step cut at the cap (unfinished) is rejected, unjudged
@@ -39,7 +40,7 @@ def test_a_random_drafter_is_rejected_and_its_pairs_hold_the_exact_context(setup
     model, tok, eos, prompt, ref = setup
     drafter = build_drafter("llama-tiny", model.config).eval()
     cutter = StepCutter(tok, StepSpec(max_tokens=40))
-    la = LookaheadReasoner(model, tok, drafter, ExactJudge(), cutter, eos, gamma=2)
+    la = LookaheadReasoner(StepLM(model, eos, cutter), StepLM(drafter, eos, cutter), ExactJudge(), cutter, gamma=2)
     out, m = la.generate(prompt, NEW)
     assert out == ref and sum(m.accepted_steps) == 0 and len(la.pairs) == m.rounds
     done = list(prompt)
@@ -48,4 +49,23 @@ def test_a_random_drafter_is_rejected_and_its_pairs_hold_the_exact_context(setup
         done += pair.chosen
     assert done[len(prompt):][:NEW] == ref
     with pytest.raises(ValueError, match="gamma"):
-        LookaheadReasoner(model, tok, drafter, ExactJudge(), cutter, eos, gamma=0)
+        LookaheadReasoner(la.target, la.drafter, ExactJudge(), cutter, gamma=0)
+
+
+def test_target_alone_equals_plain_and_the_budget_injects_the_transition_once(setup):
+    model, tok, eos, prompt, ref = setup
+    cutter = StepCutter(tok, StepSpec(max_tokens=40))
+    lm = StepLM(model, eos, cutter)
+    out, seconds = decode_alone(lm, prompt, NEW)
+    assert out == ref and seconds > 0
+    transition = tok(TRANSITION, add_special_tokens=False)["input_ids"]
+    budget = Budget(16, transition)
+    out, _ = decode_alone(lm, prompt, NEW + len(transition), budget)
+    at = next(i for i in range(len(out)) if out[i:i + len(transition)] == transition)
+    assert at >= 16 and out[:at] == ref[:at]  # injected at the first step boundary past the budget
+    assert sum(out[i:i + len(transition)] == transition for i in range(len(out))) == 1
+    la = LookaheadReasoner(lm, StepLM(model, eos, cutter), ExactJudge(), cutter, gamma=2, budget=budget)
+    got, m = la.generate(prompt, NEW + len(transition))
+    assert m.transitions == 1 and got == out  # self-drafting: the same context rule gives the same output
+    with pytest.raises(ValueError, match="transition"):
+        Budget(8)
