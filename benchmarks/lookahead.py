@@ -6,6 +6,8 @@ LR (lookahead reasoning, static drafter), OSD-LR (the drafter distilled online o
         [--stream 30] [--other python --other-n 10] [--max-new-tokens 128] [--gamma 2] [--judge embedding]
         [--round-every 5] [--lr 5e-7] [--threads 1] [--out runs/bench/lookahead] [--plot docs/lookahead.png]
 
+A method name osd-lr / online-lr may carry its own learning rate (online-lr:3e-5) to compare rates in one run.
+
 Math stream: the shipped word problems (online split, in file order) in the Table 6 problem prompt; their numeric
 answers are checked (accuracy with a 95% Wilson interval) and each answer is compared with the target-alone answer
 to the same problem (agreement). The other domain: held-out prompts of a shipped domain (agreement only: same
@@ -49,6 +51,18 @@ METHODS = ("target", "drafter", "lr", "osd-lr", "online-lr")
 UPDATER = {"osd-lr": "sft", "online-lr": "dpo"}
 
 
+def parse_method(spec: str) -> tuple[str, float | None]:
+    """'online-lr' or 'online-lr:3e-5' (an online method at its own learning rate) -> (method, lr or None)."""
+    name, _, lr = spec.partition(":")
+    if name not in METHODS or (lr and name not in UPDATER):
+        raise ValueError(f"unknown method {spec!r}: choose from {', '.join(METHODS)} (osd-lr / online-lr may take "
+                         f":LR)")
+    try:
+        return name, float(lr) if lr else None
+    except ValueError:
+        raise ValueError(f"method {spec!r}: {lr!r} is not a learning rate") from None
+
+
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     """95% Wilson score interval of a proportion k / n."""
     if n == 0:
@@ -77,8 +91,9 @@ def requests_of(tok, domain: str, n: int, start: int = 0) -> list[dict]:
     return [{"id": r["id"], "ids": render_prompt(tok, r["prompt"]), "answer": None} for r in rows]
 
 
-def run_method(method: str, reqs: list[dict], target, tok, drafter, la: LookaheadConfig, args, eos: set[int],
+def run_method(spec: str, reqs: list[dict], target, tok, drafter, la: LookaheadConfig, args, eos: set[int],
                info, log) -> list[dict]:
+    method, lr = parse_method(spec)
     rows = []
     cutter_cfg = la
     if method in ("target", "drafter"):
@@ -87,15 +102,15 @@ def run_method(method: str, reqs: list[dict], target, tok, drafter, la: Lookahea
         lm = StepLM(target if method == "target" else drafter, eos, StepCutter(tok, cutter_cfg.spec()))
         for i, r in enumerate(reqs):
             out, secs = decode_alone(lm, r["ids"], args.max_new_tokens)
-            rows.append({"method": method, "i": i, "id": r["id"], "tokens": out, "seconds": secs})
-            print(f"[lookahead] {method} {i + 1}/{len(reqs)}: {len(out)} tokens, {len(out) / secs:.2f} tok/s",
+            rows.append({"method": spec, "i": i, "id": r["id"], "tokens": out, "seconds": secs})
+            print(f"[lookahead] {spec} {i + 1}/{len(reqs)}: {len(out)} tokens, {len(out) / secs:.2f} tok/s",
                   file=log, flush=True)
         return rows
     module = copy.deepcopy(drafter).eval()  # every method starts from the pool's weights
     reasoner = la.build(target, tok, module, eos)
     handle = None
     if method in UPDATER:
-        tcfg = TrainerConfig(updater=UPDATER[method], lr=args.lr, beta=0.1,
+        tcfg = TrainerConfig(updater=UPDATER[method], lr=lr or args.lr, beta=0.1,
                              epochs=3 if method == "online-lr" else 1, clip=1.0, round_every=args.round_every,
                              pair_batch=16, batch=4, holdout_every=args.holdout_every, holdout_size=16,
                              guard_margin=0.02)
@@ -111,17 +126,17 @@ def run_method(method: str, reqs: list[dict], target, tok, drafter, la: Lookahea
             if "error" in rec:
                 raise RuntimeError(f"{method} request {r['id']}: {rec['error']}\n{rec.get('traceback', '')}")
             m = rec["metrics"]["lookahead"]
-            rows.append({"method": method, "i": i, "id": r["id"], "tokens": rec["tokens"], "seconds": rec["seconds"],
+            rows.append({"method": spec, "i": i, "id": r["id"], "tokens": rec["tokens"], "seconds": rec["seconds"],
                          **{k: m[k] for k in ("rounds", "accepted_steps", "drafted_steps", "accepted_tokens",
                                               "judge_calls", "draft_s", "target_s", "judge_s")},
                          "pairs": rec["pairs"], "version": rec["versions_at_start"].get("step", 0)})
             for ev in server.events:
                 if ev.get("event") == "round":
-                    print(f"[lookahead] {method} trainer round {ev['round']}: {ev.get('pairs')} pairs, loss "
+                    print(f"[lookahead] {spec} trainer round {ev['round']}: {ev.get('pairs')} pairs, loss "
                           f"{ev['losses']}, guard {ev.get('guard')}, published {ev['published']}", file=log,
                           flush=True)
             server.events.clear()
-            print(f"[lookahead] {method} {i + 1}/{len(reqs)}: {m['accepted_steps']}/{m['drafted_steps']} steps "
+            print(f"[lookahead] {spec} {i + 1}/{len(reqs)}: {m['accepted_steps']}/{m['drafted_steps']} steps "
                   f"accepted in {m['rounds']} rounds, {len(rec['tokens'])} tokens, {m['tok_s']:.2f} tok/s, "
                   f"v{rows[-1]['version']}", file=log, flush=True)
     finally:
@@ -166,7 +181,7 @@ def plot(results: dict, path: Path, window: int) -> None:
     fig, axes = plt.subplots(2, len(domains), figsize=(6 * len(domains), 7), squeeze=False)
     for col, dom in enumerate(domains):
         rows = results[dom]["rows"]
-        for method in ("lr", "osd-lr", "online-lr"):
+        for method in dict.fromkeys(r["method"] for r in rows if "rounds" in r):
             mine = [r for r in rows if r["method"] == method]
             if not mine:
                 continue
@@ -207,6 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threshold", type=float, default=0.697)
     ap.add_argument("--judge-model", default="")
     ap.add_argument("--max-step-tokens", type=int, default=100)
+    ap.add_argument("--delimiter", default="\n\n", help="step delimiter (backslash escapes read: '\\n')")
     ap.add_argument("--round-every", type=int, default=5, help="requests per DPO / SFT round")
     ap.add_argument("--holdout-every", type=int, default=10, help="every n-th pair held out for the guard")
     ap.add_argument("--lr", type=float, default=5e-7)
@@ -216,13 +232,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--plot", default="docs/lookahead.png")
     args = ap.parse_args(argv)
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
-    bad = [m for m in methods if m not in METHODS]
-    if bad or "target" not in methods:
-        print(f"error: methods come from {', '.join(METHODS)} and must include target (the baseline); got {bad}",
-              file=sys.stderr)
+    try:
+        [parse_method(m) for m in methods]
+        if not methods or methods[0] != "target":
+            raise ValueError("the methods must begin with target (the baseline every other is compared with)")
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
         return 2
+    delimiter = args.delimiter.encode().decode("unicode_escape")
     la = LookaheadConfig(judge=args.judge, threshold=args.threshold, judge_model=args.judge_model, gamma=args.gamma,
-                         max_step_tokens=args.max_step_tokens)
+                         max_step_tokens=args.max_step_tokens, delimiter=delimiter)
     try:
         la.validate()
     except ValueError as e:
@@ -263,8 +282,8 @@ def main(argv: list[str] | None = None) -> int:
             for s in summary.values():
                 s["speedup"] = s["tok_s"] / t if t else 0.0
             if "lr" in summary:
-                for m in ("osd-lr", "online-lr"):
-                    if m in summary and summary["lr"]["last_third_accept_ratio"] > 0:
+                for m in summary:
+                    if parse_method(m)[0] in UPDATER and summary["lr"]["last_third_accept_ratio"] > 0:
                         summary[m]["last_third_vs_lr"] = (summary[m]["last_third_accept_ratio"]
                                                           / summary["lr"]["last_third_accept_ratio"])
             results[dom] = {"summary": summary, "rows": rows}

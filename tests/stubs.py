@@ -201,3 +201,17 @@ def random_head(model, target_info, seed: int, draft_vocab: int) -> Eagle3Head:
     head.t2d.copy_(t2d)
     head.embed_tokens.weight.data.copy_(model.get_input_embeddings().weight)
     return head.eval()
+
+
+def cut_step_pool(root, target, target_info, layers: int = 2):
+    """A pool folder holding one Llama step drafter, `math-llama68m`, cut from the real target's first layers
+    (untrained: most of its steps get rejected, which is what the lookahead tests need)."""
+    from draftpool.models.llama import from_target_layers
+    from draftpool.pool import update_pool_manifest, write_llama
+
+    model, tok = target
+    meta = {"kind": "llama", "target_weights_sha256": target_info.weights_sha256}
+    write_llama(from_target_layers(model, layers), tok, root / "math-llama68m", meta)
+    update_pool_manifest(root, target_info, "math-llama68m", {"kind": "llama", "path": "math-llama68m",
+                                                               "domain": "math"})
+    return root

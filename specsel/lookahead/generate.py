@@ -15,6 +15,7 @@ transformers' `DynamicCache` (crop, batch_repeat_interleave) keeps the cache; th
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 
 import torch
 from transformers import DynamicCache
@@ -60,10 +61,13 @@ class StepLM:
         return bool(step) and (step[-1] in self.eos or self.cutter.ends(step))
 
     @torch.inference_mode()
-    def steps(self, suffixes: list[list[int]]) -> list[list[int]]:
+    def steps(self, suffixes: list[list[int]], keep: Callable[[int, list[int]], bool] | None = None
+              ) -> list[list[int]]:
         """One greedy step after `ids + suffix` for every suffix (ids: the last sync) -> the steps (each ends with
         the token completing the delimiter, an EOS, or at the cap). A single row generates on the kept cache and
-        leaves it synced to ids + suffix + step; several rows work on a copy."""
+        leaves it synced to ids + suffix + step; several rows work on a copy. `keep(i, step)` is asked as row i
+        completes: False cancels every later row (their steps come back unfinished). Finished and cancelled rows
+        leave the batch, so the rows still running stop paying for them."""
         if not self.ids:
             raise ValueError("sync the context before generating steps")
         single = len(suffixes) == 1
@@ -82,21 +86,30 @@ class StepLM:
             attn[i, past:past + width - len(r)] = 0
             pos[i, width - len(r):] = torch.arange(past, past + len(r), device=self.device)
         out: list[list[int]] = [[] for _ in range(B)]
-        done = [False] * B
+        active = list(range(B))  # rows still generating, in batch order
         nxt_pos = pos[:, -1:] + 1  # [B,1]
         for _ in range(self.cutter.spec.max_tokens):
             logits = self.model(input_ids=ids, attention_mask=attn, position_ids=pos, cache=cache,
                                 use_cache=True).logits[:, -1]
-            nxt = logits.argmax(-1)  # [B]
-            for i, t in enumerate(nxt.tolist()):
-                if not done[i]:
-                    out[i].append(t)
-                    done[i] = self._done(out[i])
-            if all(done):
+            nxt = logits.argmax(-1)  # [b]
+            finished, cancel_after = set(), B
+            for i, t in zip(active, nxt.tolist()):
+                out[i].append(t)
+                if self._done(out[i]):
+                    finished.add(i)
+                    if keep is not None and i < cancel_after and not keep(i, out[i]):
+                        cancel_after = i  # rule: a row judged useless makes every later row useless
+            live = [b for b, i in enumerate(active) if i not in finished and i < cancel_after]
+            if not live:
                 break
             ids, pos = nxt[:, None], nxt_pos
             nxt_pos = nxt_pos + 1
-            attn = torch.cat([attn, attn.new_ones(B, 1)], dim=1)
+            attn = torch.cat([attn, attn.new_ones(attn.shape[0], 1)], dim=1)
+            if len(live) < len(active):  # drop finished and cancelled rows from the batch and its cache
+                sel = torch.tensor(live, device=self.device)
+                cache.batch_select_indices(sel)
+                ids, pos, nxt_pos, attn = ids[sel], pos[sel], nxt_pos[sel], attn[sel]
+                active = [active[b] for b in live]
         if single:  # the kept cache now covers ids + suffix + step[:-1] (the last token was never fed)
             self.ids = self.ids + suffixes[0] + out[0]
         return out

@@ -38,7 +38,7 @@ class LookaheadMetrics:
     transitions: int = 0  # thinking-budget transitions injected
     draft_s: float = 0.0
     target_s: float = 0.0
-    judge_s: float = 0.0
+    judge_s: float = 0.0  # judging after the target's batch (verdicts given while it runs count in target_s)
     total_s: float = 0.0
 
     @property
@@ -116,6 +116,27 @@ class LookaheadReasoner:
     def _same(self, drafted: list[int], target: list[int]) -> bool:
         return self.judge(self.cutter.text(drafted), self.cutter.text(target))
 
+    def _target_steps(self, ctx: list[int], drafted: list[list[int]]):
+        """The target's step for every prefix ctx, ctx + d_0, ..., ctx + d_0..d_{n-1}, in one batch. A target step is
+        judged as soon as it completes, and once one disagrees the later rows are cancelled (they could only follow
+        a rejected draft); rows after an unfinished drafted step are never started (placeholders, never read).
+        -> (target steps, the memoised judge, its verdicts)."""
+        self.target.sync(ctx)
+        need = next((j for j, d in enumerate(drafted) if not self._complete(d)), len(drafted))
+        verdicts: dict[tuple, bool] = {}
+
+        def same(d: list[int], t: list[int]) -> bool:
+            key = (tuple(d), tuple(t))
+            if key not in verdicts:
+                verdicts[key] = self._same(d, t)
+            return verdicts[key]
+
+        def keep(j: int, step: list[int]) -> bool:
+            return j >= need or same(drafted[j], step)
+
+        target = self.target.steps([[t for d in drafted[:j] for t in d] for j in range(need + 1)], keep)
+        return target + [[] for _ in range(len(drafted) + 1 - len(target))], same, verdicts
+
     def generate(self, prompt: list[int], max_new_tokens: int) -> tuple[list[int], LookaheadMetrics]:
         """-> (new token ids, stopping after an EOS or once max_new_tokens are reached, and the request's metrics)."""
         if not prompt or max_new_tokens < 1:
@@ -135,15 +156,13 @@ class LookaheadReasoner:
             for _ in range(self.gamma):
                 step = self.drafter.steps([[]])[0]
                 drafted.append(step)
-                if not step or step[-1] in self.eos:
-                    break
-            # 2. the target writes its own step for every prefix: ctx, ctx + d_0, ..., ctx + d_0..d_{n-1}
+                if not self._complete(step) or step[-1] in self.eos:
+                    break  # rule: steps after an unfinished or final one would never be judged
+            # 2. the target writes its own step for every prefix; 3. judge, accept, commit one target step at least
             t1 = time.perf_counter()
-            self.target.sync(ctx)
-            target = self.target.steps([[t for d in drafted[:j] for t in d] for j in range(len(drafted) + 1)])
-            # 3. judge, accept, commit one target step at least
+            target, same, verdicts = self._target_steps(ctx, drafted)
             t2 = time.perf_counter()
-            res = accept_steps(ctx, drafted, target, self._same, self._complete)
+            res = accept_steps(ctx, drafted, target, same, self._complete)
             t3 = time.perf_counter()
             ctx += res.committed
             if res.pair is not None:
@@ -152,7 +171,7 @@ class LookaheadReasoner:
             m.accepted_steps.append(res.accepted)
             m.drafted_steps.append(len(drafted))
             m.accepted_tokens += sum(len(d) for d in drafted[:res.accepted])
-            m.judge_calls += res.judged
+            m.judge_calls += len(verdicts)
             m.draft_s, m.target_s, m.judge_s = m.draft_s + t1 - t0, m.target_s + t2 - t1, m.judge_s + t3 - t2
             if not res.committed:
                 break  # the target wrote nothing: stop

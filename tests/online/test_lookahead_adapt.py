@@ -10,21 +10,14 @@ import pytest
 
 import online.adapt as online_adapt
 from data_gen.problems import load_problems
-from draftpool.models.llama import from_target_layers
-from draftpool.pool import update_pool_manifest, write_llama
+from tests.stubs import cut_step_pool
 
 NEW = 40
 
 
 @pytest.fixture(scope="module")
 def step_pool(tmp_path_factory, target, target_info):
-    model, tok = target
-    root = tmp_path_factory.mktemp("lookahead") / "pool"
-    meta = {"kind": "llama", "target_weights_sha256": target_info.weights_sha256}
-    write_llama(from_target_layers(model, 2), tok, root / "math-llama68m", meta)
-    update_pool_manifest(root, target_info, "math-llama68m", {"kind": "llama", "path": "math-llama68m",
-                                                               "domain": "math"})
-    return root
+    return cut_step_pool(tmp_path_factory.mktemp("lookahead") / "pool", target, target_info)
 
 
 def _args(tmp_path, pool, reqs, *extra):

@@ -36,6 +36,11 @@ def test_batched_rows_equal_plain_greedy_steps(setup):
         assert step == want(base + suffix)
         assert cutter.delimited(step) or len(step) == 40 or step[-1] in eos
     assert lm.ids == base  # a batch works on a copy of the cache
+    asked = []
+    cut = lm.steps(suffixes, keep=lambda i, step: asked.append(i) or i != 0)  # row 0 judged useless
+    assert cut[0] == got[0] and 0 in asked
+    for i in (1, 2):  # cancelled when row 0 completed: unfinished prefixes of their steps, never judged
+        assert cut[i] == got[i][:len(cut[i])] and (len(cut[i]) < len(got[i]) or i in asked)
 
 
 def test_single_row_continues_on_the_kept_cache_and_resyncs(setup):

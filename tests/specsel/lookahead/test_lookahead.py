@@ -65,7 +65,10 @@ def test_target_alone_equals_plain_and_the_budget_injects_the_transition_once(se
     assert at >= 16 and out[:at] == ref[:at]  # injected at the first step boundary past the budget
     assert sum(out[i:i + len(transition)] == transition for i in range(len(out))) == 1
     la = LookaheadReasoner(lm, StepLM(model, eos, cutter), ExactJudge(), cutter, gamma=2, budget=budget)
-    got, m = la.generate(prompt, NEW + len(transition))
-    assert m.transitions == 1 and got == out  # self-drafting: the same context rule gives the same output
+    long = 2 * NEW + len(transition)
+    got, m = la.generate(prompt, long)
+    # the reasoner injects at the first round boundary past the budget (a round may commit several steps)
+    at = next(i for i in range(len(got)) if got[i:i + len(transition)] == transition)
+    assert m.transitions == 1 and at >= 16 and got[:at] == decode_alone(lm, prompt, at)[0]
     with pytest.raises(ValueError, match="transition"):
         Budget(8)
