@@ -140,6 +140,8 @@ def trainer_main(models: dict[str, tuple[str, torch.nn.Module]], tcfg: TrainerCo
     dev = torch.device(pcfg.device)
     models = {n: (k, m.to(dev)) for n, (k, m) in models.items()}
     trainer = make_trainer(models, tcfg, steps)
+    if isinstance(trainer, StepTrainer):  # its DPO rounds and guard can outlast the hang timeout: beat inside them
+        trainer.on_step = lambda: heartbeat.__setitem__(0, time.time())
     if state is not None:
         trainer.load_state(state)
     version, exported_at, records = start_version, trainer.rounds, 0

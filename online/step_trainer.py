@@ -13,6 +13,7 @@ below the last published version's.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import torch
@@ -64,11 +65,13 @@ def make_pair_updater(cfg, model: torch.nn.Module, pad_id: int) -> PairUpdater:
 
 @torch.no_grad()
 def step_acceptance(model: torch.nn.Module, pairs: list[PreferencePair], cutter: StepCutter, eos: set[int],
-                    judge) -> float:
+                    judge, on_step: Callable[[], None] | None = None) -> float:
     """Share of held-out contexts where the drafter's greedy step is complete and judged the same as the target's."""
     lm = StepLM(model, eos, cutter)
     hits = 0
     for p in pairs:
+        if on_step is not None:
+            on_step()
         lm.sync(p.prompt)
         step = lm.steps([[]])[0]
         complete = bool(step) and (step[-1] in eos or cutter.delimited(step))
@@ -93,6 +96,7 @@ class StepTrainer:
         self.seen = self.rounds = self.rejected = 0
         self.pairs_seen = 0
         self._judge = None
+        self.on_step: Callable[[], None] | None = None  # the process's heartbeat, beaten inside long work
         self._published_acc: tuple[int, float] | None = None  # (holdout changes, acceptance) of the published
         self.holdout_changes = 0
 
@@ -119,7 +123,7 @@ class StepTrainer:
         if self.requests < self.cfg.round_every:
             return None
         pairs, self.buffer, self.requests = self.buffer, [], 0
-        losses = self.updater.round(pairs)
+        losses = self.updater.round(pairs, self.on_step)
         self.rounds += 1
         self.last_pairs = len(pairs)
         return {self.name: losses[-1]} if losses else {}
@@ -141,7 +145,7 @@ class StepTrainer:
                 self.model.get_parameter(k).copy_(v)
             try:
                 return step_acceptance(self.model, list(self.holdout), self._cutter, set(self.env.eos_ids),
-                                       self._judge)
+                                       self._judge, self.on_step)
             finally:
                 for k, v in saved.items():
                     self.model.get_parameter(k).copy_(v)
