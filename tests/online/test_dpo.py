@@ -78,7 +78,9 @@ def test_a_dpo_round_starts_at_log2_and_lowers_the_loss_with_the_round_start_as_
     model = tiny()
     pairs = [PreferencePair(p, c, r) for p, c, r in zip(PROMPTS, CHOSEN, REJECTED)]
     upd = DPOUpdater(model, pad_id=0, lr=1e-3, epochs=3, batch=2)
-    first = upd.round(pairs)
+    beats = []
+    first = upd.round(pairs, on_step=lambda: beats.append(1))
+    assert len(beats) == 3 * 2  # the heartbeat after every optimizer step: 3 epochs x 2 mini-batches
     assert len(first) == 3 and first[0] == pytest.approx(math.log(2), abs=0.05) and first[-1] < first[0]
     second = upd.round(pairs)  # a new reference: the drafter after round 1, so the loss starts near log 2 again
     assert second[0] == pytest.approx(math.log(2), abs=0.05) and upd.rounds == 2
