@@ -141,7 +141,10 @@ def run_method(spec: str, reqs: list[dict], target, tok, drafter, la: LookaheadC
                   f"v{rows[-1]['version']}", file=log, flush=True)
     finally:
         if handle is not None:
-            handle.stop()
+            handle.stop()  # the trainer finishes the round of what it was handed, then stops
+    if handle is not None and rows:
+        rows[-1]["trainer_rounds"] = handle.rounds_seen
+        rows[-1]["trainer_faults"] = len(handle.faults)
     return rows
 
 
@@ -167,7 +170,9 @@ def summarize(rows: list[dict], reqs: list[dict], tok, base: dict[int, dict] | N
         third = rows[len(rows) - len(rows) // 3:]
         out["last_third_accept_ratio"] = (sum(r["accepted_steps"] for r in third)
                                           / max(1, sum(r["drafted_steps"] for r in third)))
-        out["final_version"] = rows[-1]["version"]
+        out["final_version"] = rows[-1]["version"]  # the version serving the last request
+        if "trainer_rounds" in rows[-1]:
+            out["trainer_rounds"], out["trainer_faults"] = rows[-1]["trainer_rounds"], rows[-1]["trainer_faults"]
     return out
 
 

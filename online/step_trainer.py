@@ -95,6 +95,7 @@ class StepTrainer:
         self.published = {self.name: self._weights()}
         self.seen = self.rounds = self.rejected = 0
         self.pairs_seen = 0
+        self.last_pairs = 0  # pairs the last round trained on
         self._judge = None
         self.on_step: Callable[[], None] | None = None  # the process's heartbeat, beaten inside long work
         self._published_acc: tuple[int, float] | None = None  # (holdout changes, acceptance) of the published
