@@ -1,6 +1,6 @@
 """online_adapt.py in lookahead mode on the real embedded target with a step drafter cut from it: requests are served
 by lookahead reasoning while the trainer process runs DPO rounds on the rejected steps; the trainer crashes after its
-first round and is restarted with no failed request; pairs and rounds show in the log and in metrics.jsonl; a
+second round and is restarted with no failed request; pairs and rounds show in the log and in metrics.jsonl; a
 published version is hot-swapped into the served drafter and exported; bad lookahead settings fail with one message
 and write nothing."""
 
@@ -12,7 +12,7 @@ import online.adapt as online_adapt
 from data_gen.problems import load_problems
 from tests.stubs import cut_step_pool
 
-NEW = 40
+NEW = 32
 
 
 @pytest.fixture(scope="module")
@@ -34,23 +34,25 @@ def _requests(path, n):
 
 
 def test_lookahead_serving_survives_a_trainer_crash_and_swaps_dpo_versions(tmp_path, step_pool, capsys):
-    reqs = _requests(tmp_path / "r.jsonl", 4)
-    assert online_adapt.main(_args(tmp_path, step_pool, reqs, "process.fault=crash_after:1")) == 0
+    n = 10  # enough requests that the trainer (spawned, loaded, one round) crashes while serving goes on
+    reqs = _requests(tmp_path / "r.jsonl", n)
+    assert online_adapt.main(_args(tmp_path, step_pool, reqs, "process.fault=crash_after:2")) == 0
     out = capsys.readouterr()
     summary = json.loads(out.out)
-    assert summary["served"] == 4 and summary["failed"] == 0 and summary["errors"] == 0
-    # every trainer process crashes after its first round (none had exported yet, so each restart begins at round 0)
+    assert summary["served"] == n and summary["failed"] == 0 and summary["errors"] == 0
+    # the trainer exports after round 1 and crashes at round 2; each restart resumes that export and crashes again;
+    # at least one crash was found while serving (a restart), the last may be found only at the stop
     faults = summary["trainer_faults"]
-    assert faults and {f["kind"] for f in faults} == {"crash"} and summary["trainer_restarts"] == len(faults)
+    assert faults and {f["kind"] for f in faults} == {"crash"} and summary["trainer_restarts"] >= 1
     assert summary["swaps"] >= 1 and summary["versions"]["math-llama68m"] >= 1
     assert "[online] round 1 (" in out.err and "pairs" in out.err
     answers = [json.loads(line) for line in (tmp_path / "online" / "answers.jsonl").read_text().splitlines()]
-    assert len(answers) == 4 and all(a["new_tokens"] > 0 and a["lookahead"]["rounds"] >= 1 for a in answers)
+    assert len(answers) == n and all(a["new_tokens"] > 0 and a["lookahead"]["rounds"] >= 1 for a in answers)
     assert sum(a["pairs"] for a in answers) >= 1  # an untrained cut drafter gets steps rejected
     metrics = [json.loads(line) for line in (tmp_path / "online" / "metrics.jsonl").read_text().splitlines()]
     rounds = [m for m in metrics if m["event"] == "round"]
     assert rounds and all(r["pairs"] >= 0 and "guard" in r for r in rounds) and sum(r["pairs"] for r in rounds) >= 1
-    assert sum(m["event"] == "request" for m in metrics) == 4
+    assert sum(m["event"] == "request" for m in metrics) == n
     latest = json.loads((tmp_path / "online" / "latest.json").read_text())
     exported = json.loads((tmp_path / "online" / latest["path"] / "pool.json").read_text())
     assert exported["online"]["updater"] == "dpo" and "math-llama68m" in exported["drafters"]
