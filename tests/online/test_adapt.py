@@ -20,6 +20,7 @@ from data_gen.domains import domain_prompts
 from data_gen.generate import render_prompt, stop_token_ids
 from draftpool.io import run_lock
 from draftpool.pool import update_pool_manifest, write_eagle3
+from online.requests import read_requests
 from specsel.decoding.loop import SpecDecoder
 from tests.stubs import random_head
 
@@ -102,7 +103,7 @@ BAD_LINES = [
 
 
 def test_request_lines_each_get_a_record_or_an_error_naming_the_line():
-    rows = list(online_adapt.read_requests(io.BytesIO(b"\n".join(BAD_LINES) + b"\n"), 30, set()))
+    rows = list(read_requests(io.BytesIO(b"\n".join(BAD_LINES) + b"\n"), 30, set()))
     good = {r["id"]: r["max_new_tokens"] for r in rows if "error" not in r}
     assert good == {"ok": 30, "alias": 4, "same": 4, "line-13": 30}  # max_tokens is max_new_tokens' alias
     errors = {r["line"]: r["error"] for r in rows if "error" in r}
@@ -114,7 +115,7 @@ def test_request_lines_each_get_a_record_or_an_error_naming_the_line():
     assert all(e.startswith(f"request line {n}: ") for n, e in errors.items())
     # a rerun skips what the first run recorded (answers and bad lines): nothing is recorded twice
     recorded = {r["id"] for r in rows}
-    assert list(online_adapt.read_requests(io.BytesIO(b"\n".join(BAD_LINES)), 30, recorded)) == []
+    assert list(read_requests(io.BytesIO(b"\n".join(BAD_LINES)), 30, recorded)) == []
 
 
 def _records(path):
