@@ -46,6 +46,7 @@ from online.trainer import TrainerConfig
 from specsel.lookahead.config import LookaheadConfig, problem_prompt
 from specsel.lookahead.generate import StepLM
 from specsel.lookahead.lookahead import decode_alone
+from specsel.lookahead.steps import StepCutter
 
 METHODS = ("target", "drafter", "lr", "osd-lr", "online-lr")
 UPDATER = {"osd-lr": "sft", "online-lr": "dpo"}
@@ -95,11 +96,8 @@ def run_method(spec: str, reqs: list[dict], target, tok, drafter, la: LookaheadC
                info, log) -> list[dict]:
     method, lr = parse_method(spec)
     rows = []
-    cutter_cfg = la
     if method in ("target", "drafter"):
-        from specsel.lookahead.steps import StepCutter
-
-        lm = StepLM(target if method == "target" else drafter, eos, StepCutter(tok, cutter_cfg.spec()))
+        lm = StepLM(target if method == "target" else drafter, eos, StepCutter(tok, la.spec()))
         for i, r in enumerate(reqs):
             out, secs = decode_alone(lm, r["ids"], args.max_new_tokens)
             rows.append({"method": spec, "i": i, "id": r["id"], "tokens": out, "seconds": secs})
