@@ -55,6 +55,7 @@ class DataGenConfig:
     batch_size: int = field(16, help="prompts generated together (left-padded)")
     shard_size: int = field(64, help="samples per parquet shard (the unit of resume)")
     max_prompts_per_split: int = field(0, help="use only the first N prompts of each split (0 = all)")
+    max_held_out_prompts: int = field(0, help="use only the first N held-out prompts (0 = as the train split)")
     samples_per_prompt: int = field(0, help="train split: answers per prompt, at temperatures taken in turn "
                                             "(prompt i gets temperatures i, i+1, ...); 0 = one per temperature")
     seed: int = field(0, help="base seed; each shard's seed derives from it and the shard name")
@@ -100,6 +101,8 @@ def prompt_table(cfg: DataGenConfig) -> dict[str, list[dict[str, str]]]:
             table[split].append({"id": pid, "prompt": r["prompt"], "source": "user"})
     if cfg.max_prompts_per_split:
         table = {k: v[: cfg.max_prompts_per_split] for k, v in table.items()}
+    if cfg.max_held_out_prompts:
+        table["held_out"] = table["held_out"][: cfg.max_held_out_prompts]
     return table
 
 
@@ -184,7 +187,7 @@ def provenance(cfg: DataGenConfig, info: TargetInfo, tok, n_shards: int,
         "chat_template": tok.chat_template, "system_prompt": cfg.system_prompt,
         "train_temperatures": cfg.train_temperatures, "held_out_temperatures": cfg.held_out_temperatures,
         "top_p": cfg.top_p, "max_new_tokens": cfg.max_new_tokens, "seed": cfg.seed, "shard_size": cfg.shard_size,
-        "max_prompts_per_split": cfg.max_prompts_per_split,
+        "max_prompts_per_split": cfg.max_prompts_per_split, "max_held_out_prompts": cfg.max_held_out_prompts,
         "samples_per_prompt": cfg.samples_per_prompt, "n_shards": n_shards,
         "draftpool_version": draftpool.__version__, "transformers_version": transformers.__version__,
         "torch_version": torch.__version__,
@@ -283,7 +286,8 @@ def ensure_data(cfg: DataGenConfig, info: TargetInfo, tok, model=None) -> Path:
     if diff:
         raise ConfigError(f"{out} holds data of another source ({', '.join(diff)} differ); "
                           f"choose another data_dir or delete it")
-    full = prompt_table(dataclasses.replace(cfg, max_prompts_per_split=0))  # the split of every prompt of the set
+    # the split of every prompt of the set
+    full = prompt_table(dataclasses.replace(cfg, max_prompts_per_split=0, max_held_out_prompts=0))
     split_of = {r["id"]: split for split, rows in full.items() for r in rows}
     rows = load_distilled(out).select_columns(["prompt_id", "split"])
     moved = sorted({r["prompt_id"] for r in rows if split_of.get(r["prompt_id"]) != r["split"]})

@@ -9,10 +9,14 @@ domain's data is missing). Resumable per drafter: a drafter whose pool entry rec
 skipped, and a killed drafter resumes from its own checkpoints. Extra `key=value` overrides go to every drafter.
 
 Profiles (the recipes stay the reference for a single drafter):
-- quick: sized for 2 CPU cores and the embedded target (<= 60 min for 8 heads from no data): the first 64 prompts of
-  each split are distilled, every head trains 40 optimizer steps (batch 8, 320 sequences), the matrix uses 32
-  held-out answers per domain. Domains whose data already exists are trained on it as it is.
-- full: the recipes unchanged; the matrix uses every held-out answer.
+- quick: sized for 2 CPU cores and the embedded target (<= 60 min for 8 heads from no data): the first 64 train and
+  32 held-out prompts of each split are distilled; the general head trains first (100 optimizer steps of 8
+  sequences), then every specialist starts from it (`eagle3.init_from`: its layers, and its lm_head rows for the
+  tokens the specialist's own draft vocabulary shares) and trains 50 steps on its domain; 4 training-time-test steps
+  (the depths a k <= 4 chain drafts); no per-drafter held-out evaluation: the matrix (32 held-out answers per domain)
+  measures the same rows and each drafter's own-domain cell becomes its exported evaluation. Domains whose data
+  already exists are trained on it as it is.
+- full: the recipes unchanged, every head from its own initialisation; the matrix uses every held-out answer.
 """
 
 from __future__ import annotations
@@ -23,20 +27,23 @@ import sys
 import time
 from pathlib import Path
 
-from data_gen.domains import ALL_DOMAINS, check_domain
+from data_gen.domains import ALL_DOMAINS, GENERAL, check_domain
 from data_gen.generate import DataGenConfig, data_dir_for, load_distilled
 from draftpool.config import ConfigError, build, deep_merge, load_config, read_yaml
 from draftpool.io import atomic_write_json
 from draftpool.pool import DrafterLoadError, load_eagle3, load_llama
 from draftpool.target import DEFAULT_TARGET, load_target, resolve_target
-from training.evaluate import evaluate_many
+from training.evaluate import EXPORTED, evaluate_many, write_eval
 from training.train_drafter import KINDS, NaNLossError, TrainConfig, make_accelerator, run
 
 PROFILES = {
-    "quick": {"train": ["data.gen.max_prompts_per_split=64", "train.max_steps=40", "train.save_every=10"],
+    "quick": {"train": ["data.gen.max_prompts_per_split=64", "data.gen.max_held_out_prompts=32",
+                        "eagle3.ttt_steps=4", "eval.skip=true", "train.save_every=10"],
+              "general": ["train.max_steps=100"], "specialist": ["train.max_steps=50"], "warm_start": True,
               "matrix_sequences": 32},
-    "full": {"train": [], "matrix_sequences": 0},
+    "full": {"train": [], "general": [], "specialist": [], "warm_start": False, "matrix_sequences": 0},
 }
+MATRIX_KEYS = ("held_out_sequences", "positions", *EXPORTED)
 
 
 def pool_dir_of(cfg: TrainConfig, slug: str) -> Path:
@@ -50,33 +57,46 @@ def data_dir_of(cfg: TrainConfig, slug: str) -> Path:
     return data_dir_for(dcfg.data_dir, slug, cfg.domain)
 
 
-def load_cfg(target: str, profile: str, drafter: str, domain: str, overrides: list[str]) -> TrainConfig:
+def load_cfg(target: str, profile: str, drafter: str, domain: str, overrides: list[str],
+             init_from: str = "") -> TrainConfig:
     run_dir = f"run_dir=runs/pool/{profile}/{{target_slug}}/{{domain}}-{{drafter}}"  # a run_dir override wins
     extra = [f"domain={domain}", f"drafter={drafter}", f"target={target}"]
+    prof = PROFILES[profile]
+    steps = prof["general"] if domain == GENERAL else prof["specialist"]
+    start = [f"eagle3.init_from={init_from}"] if init_from else []
     return load_config(TrainConfig, f"recipes/{domain}/{drafter}.yaml",
-                       [run_dir] + PROFILES[profile]["train"] + overrides + extra)
+                       [run_dir] + prof["train"] + steps + start + overrides + extra)
 
 
-def build_signature(profile: str, overrides: list[str]) -> dict:
-    return {"profile": profile, "overrides": list(overrides)}
+def build_signature(profile: str, overrides: list[str], init_from: str = "") -> dict:
+    return {"profile": profile, "overrides": list(overrides), **({"init_from": init_from} if init_from else {})}
 
 
 def train_all(target: str, profile: str, drafters: list[str], domains: list[str], overrides: list[str]) -> Path:
-    """Train every missing (domain, drafter) of the pool; returns the pool folder."""
+    """Train every missing (domain, drafter) of the pool, the general head first; returns the pool folder. With a
+    warm-start profile an EAGLE-3 specialist starts from the pool's general head when there is one."""
     info = resolve_target(target)
-    sig = build_signature(profile, overrides)
     pool_dir = None
+    order = sorted(domains, key=lambda d: d != GENERAL)  # general first: the specialists may start from it
     for drafter in drafters:
-        for domain in domains:
+        for domain in order:
             cfg = load_cfg(target, profile, drafter, domain, overrides)
             pool_dir = pool_dir_of(cfg, info.slug)
+            general = pool_dir / f"{GENERAL}-{drafter}"
+            init_from = ""
+            if (PROFILES[profile]["warm_start"] and KINDS[drafter] == "eagle3" and domain != GENERAL
+                    and general.is_dir()):
+                init_from = str(general)
+                cfg = load_cfg(target, profile, drafter, domain, overrides, init_from)
+            sig = build_signature(profile, overrides, init_from)
             name = f"{domain}-{drafter}"
             entry = _manifest(pool_dir).get("drafters", {}).get(name, {})
             if entry.get("build") == sig and (pool_dir / name).is_dir():
                 print(f"[build_pool] {name}: already built with this signature, skipped")
                 continue
             t0 = time.time()
-            print(f"[build_pool] {name}: training ({profile} profile)")
+            start = f", from {init_from}" if init_from else ""
+            print(f"[build_pool] {name}: training ({profile} profile{start})", flush=True)
             run(cfg, make_accelerator(cfg, "runs/pool"), info)
             manifest = _manifest(pool_dir)
             manifest["drafters"][name].update(build=sig, build_seconds=round(time.time() - t0, 1))
@@ -105,16 +125,37 @@ def fill_matrix(pool_dir: Path, target: str, data_dirs: dict[str, Path], max_seq
         rows = [r for r in load_distilled(ddir, "held_out") if r["temperature"] == 0.0]
         rows = rows[:max_sequences] if max_sequences else rows
         res = evaluate_many(models, target_model, rows, depth, 320, tok.pad_token_id, desc=f"matrix {domain}")
-        matrix[domain] = {name: {k: r[k] for k in ("held_out_sequences", "positions", "top1_per_step",
-                                                   "accept_per_step", "expected_chain_length_greedy",
-                                                   "expected_chain_length_sampling",
-                                                   "empirical_greedy_chain_length")}
-                          for name, r in res.items()}
+        matrix[domain] = {name: {k: r[k] for k in MATRIX_KEYS} for name, r in res.items()}
         manifest = _manifest(pool_dir)
         manifest["matrix"] = matrix
         atomic_write_json(pool_dir / "pool.json", manifest)  # one domain at a time: a kill loses one row
+    for name, entry in _manifest(pool_dir)["drafters"].items():  # a drafter exported without its evaluation gets
+        own = matrix.get(entry.get("domain"), {}).get(name)  # its own-domain cell (the same held-out rows)
+        if own is not None and "eval" not in entry:
+            write_eval(pool_dir / entry["path"], own)
+    manifest = _manifest(pool_dir)
+    manifest["specialisation"] = specialisation(matrix)
+    atomic_write_json(pool_dir / "pool.json", manifest)
     print(format_matrix(matrix))
+    print(f"specialisation: {manifest['specialisation']}")
     return matrix
+
+
+def specialisation(matrix: dict, key: str = "empirical_greedy_chain_length") -> dict:
+    """Mean in-domain chain of the specialists (domain d's row, drafter d-*) against the general drafter's on the same
+    rows, per drafter kind present: {kind: {"specialists", "general", "ratio", "domains"}}."""
+    out = {}
+    kinds = {name.split("-", 1)[1] for row in matrix.values() for name in row}
+    for kind in sorted(kinds):
+        gen = f"{GENERAL}-{kind}"
+        doms = [d for d, row in matrix.items() if d != GENERAL and f"{d}-{kind}" in row and gen in row]
+        if not doms:
+            continue
+        spec = sum(matrix[d][f"{d}-{kind}"][key] for d in doms) / len(doms)
+        base = sum(matrix[d][gen][key] for d in doms) / len(doms)
+        out[kind] = {"specialists": round(spec, 4), "general": round(base, 4), "ratio": round(spec / base, 4),
+                     "domains": doms}
+    return out
 
 
 def format_matrix(matrix: dict, key: str = "empirical_greedy_chain_length") -> str:

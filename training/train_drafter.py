@@ -28,7 +28,7 @@ from draftpool.config import ConfigError, build, deep_merge, field, help_text, l
 from draftpool.io import atomic_write_json, check_writable, run_lock
 from draftpool.models.eagle3 import Eagle3Head, check_aux_layers, default_aux_layers, head_config, select_draft_vocab
 from draftpool.models.llama import build_drafter, from_target_layers, pick_preset
-from draftpool.pool import check_manifest, load_llama, update_pool_manifest, write_eagle3, write_llama
+from draftpool.pool import check_manifest, load_eagle3, load_llama, update_pool_manifest, write_eagle3, write_llama
 from draftpool.target import DEFAULT_TARGET, TargetInfo, load_target, resolve_target
 from training.data import ResponseDataset, response_token_counts
 from training.evaluate import EXPORTED, evaluate, format_table, target_forward
@@ -58,6 +58,9 @@ class Eagle3Options:
     init_from_target: bool = field(False, help="start the head's lm_head from the target's output-embedding rows of "
                                                "the draft vocabulary and its final norm from the target's")
     freeze_lm_head: bool = field(False, help="keep the lm_head fixed (with init_from_target: the target's rows)")
+    init_from: str = field("", help="an exported EAGLE-3 head of the same target to start from (e.g. the pool's "
+                                    "general head): its layers and norms, and its lm_head rows for the tokens both "
+                                    "draft vocabularies hold; the draft vocabulary is still chosen from this data")
 
 
 @dataclass
@@ -77,6 +80,8 @@ class EvalConfig:
     depth: int = field(7, help="chain depth for the expected accepted length")
     max_sequences: int = field(0, help="held-out sequences to evaluate (0 = all)")
     batch_size: int = field(8, help="evaluation batch size")
+    skip: bool = field(False, help="export without the held-out evaluation (build_pool writes each drafter's "
+                                   "evaluation from the matrix, which measures the same rows)")
 
 
 @dataclass
@@ -151,6 +156,12 @@ def make_eagle3(cfg: TrainConfig, target, info: TargetInfo, train_rows: list[dic
     head.t2d.copy_(t2d)
     if cfg.eagle3.init_from_target:
         init_head_from_target(head, target)
+    if cfg.eagle3.init_from:
+        source = load_eagle3(cfg.eagle3.init_from, info, target.get_input_embeddings().weight)
+        if source.config.eagle_aux_hidden_state_layer_ids != layers:
+            raise ConfigError(f"eagle3.init_from {cfg.eagle3.init_from} reads target layers "
+                              f"{source.config.eagle_aux_hidden_state_layer_ids}, this head {layers}")
+        init_head_from_head(head, source)
     head.lm_head.weight.requires_grad_(not cfg.eagle3.freeze_lm_head)
     return head
 
@@ -165,6 +176,19 @@ def init_head_from_target(head: Eagle3Head, target) -> None:
     norm = getattr(target.get_decoder(), "norm", None)
     if norm is not None and getattr(norm, "weight", None) is not None and norm.weight.shape == head.norm.weight.shape:
         head.norm.weight.data.copy_(norm.weight.data.float())
+
+
+@torch.no_grad()
+def init_head_from_head(head: Eagle3Head, source: Eagle3Head) -> None:
+    """Copy a trained head into a new one: every weight but the draft vocabulary's; lm_head rows of the tokens both
+    draft vocabularies hold come from the source, the others keep their initialisation."""
+    state = {k: v for k, v in source.state_dict().items() if k.split(".")[0] not in ("lm_head", "d2t", "t2d")}
+    head.load_state_dict(state, strict=False)
+    src_ids = source.draft_ids.cpu()  # [Vs] target ids, ascending
+    ids = head.draft_ids.cpu()  # [Vd]
+    pos = torch.searchsorted(src_ids, ids).clamp(max=src_ids.numel() - 1)  # [Vd] candidate source slot
+    shared = src_ids[pos] == ids  # [Vd] the token is in both vocabularies
+    head.lm_head.weight.data[shared] = source.lm_head.weight.data[pos[shared]].to(head.lm_head.weight.dtype)
 
 
 def eagle3_loss(model, batch, target, layers, steps, weight, draft_ids, cache_dir=None):
@@ -278,11 +302,12 @@ def _run(cfg: TrainConfig, accelerator, info: TargetInfo, run_dir: Path, pool_di
     model = model.float().to(accelerator.device).eval()
 
     # 4. evaluate on the held-out split
-    res = evaluate(kind, model, target, held_rows, cfg.eval.depth, cfg.train.max_len, tok.pad_token_id,
-                   cfg.eval.batch_size)
-    res.update(domain=cfg.domain, drafter=cfg.drafter, target=info.name)
-    atomic_write_json(run_dir / "eval.json", res)
-    print(format_table(res, f"{cfg.domain}-{cfg.drafter} on {info.name}, held-out {cfg.domain} prompts"))
+    res = {} if cfg.eval.skip else evaluate(kind, model, target, held_rows, cfg.eval.depth, cfg.train.max_len,
+                                            tok.pad_token_id, cfg.eval.batch_size)
+    if res:
+        res.update(domain=cfg.domain, drafter=cfg.drafter, target=info.name)
+        atomic_write_json(run_dir / "eval.json", res)
+        print(format_table(res, f"{cfg.domain}-{cfg.drafter} on {info.name}, held-out {cfg.domain} prompts"))
 
     # 5. export to the pool (the manifest is checked again before the head is written: nothing half-updated)
     name = f"{cfg.domain}-{cfg.drafter}"
@@ -290,7 +315,7 @@ def _run(cfg: TrainConfig, accelerator, info: TargetInfo, run_dir: Path, pool_di
     meta = {"format": "draftpool-drafter/1", "kind": kind, "domain": cfg.domain, "drafter": cfg.drafter,
             "target": info.name, "target_weights_sha256": info.weights_sha256,
             "draftpool_version": draftpool.__version__, "data_provenance": _strip(provenance),
-            "train_config": to_dict(cfg), "eval": res, **extra}
+            "train_config": to_dict(cfg), **({"eval": res} if res else {}), **extra}
     if kind == "eagle3":
         write_eagle3(model.cpu(), pool_dir / name, info, meta, cfg.export.speculators,
                      cfg.export.speculative_tokens)
@@ -298,7 +323,7 @@ def _run(cfg: TrainConfig, accelerator, info: TargetInfo, run_dir: Path, pool_di
         write_llama(model.cpu(), tok, pool_dir / name, meta)
     update_pool_manifest(pool_dir, info, name, {
         "path": name, "kind": kind, "domain": cfg.domain, "drafter": cfg.drafter, **extra,
-        "eval": {k: res[k] for k in EXPORTED}})
+        **({"eval": {k: res[k] for k in EXPORTED}} if res else {})})
     print(f"exported {pool_dir / name} (manifest {pool_dir / 'pool.json'})")
     accelerator.wait_for_everyone()
     return res

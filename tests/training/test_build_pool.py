@@ -15,20 +15,34 @@ def tiny(tmp_path, domains="sql,python"):
 
 
 def test_tiny_pool_end_to_end_and_resume(tmp_path, capsys):
-    assert build_pool.main(tiny(tmp_path)) == 0
-    manifest = json.loads(next((tmp_path / "pools").glob("*/pool.json")).read_text())
-    assert set(manifest["drafters"]) == {"sql-eagle3", "python-eagle3"}
+    assert build_pool.main(tiny(tmp_path, "sql,general")) == 0
+    out = capsys.readouterr().out
+    assert out.index("general-eagle3: training") < out.index("sql-eagle3: training")  # general first
+    pool = next((tmp_path / "pools").glob("*/pool.json")).parent
+    manifest = json.loads((pool / "pool.json").read_text())
+    assert set(manifest["drafters"]) == {"sql-eagle3", "general-eagle3"}
     assert all(e["build"]["profile"] == "quick" for e in manifest["drafters"].values())
+    # the quick profile's specialist starts from the general head, trained 4 TTT steps, no separate eval
+    assert manifest["drafters"]["sql-eagle3"]["build"]["init_from"] == str(pool / "general-eagle3")
+    assert "init_from" not in manifest["drafters"]["general-eagle3"]["build"]
+    sql_cfg = json.loads((pool / "sql-eagle3" / "draftpool.json").read_text())["train_config"]
+    assert sql_cfg["eagle3"]["init_from"] == str(pool / "general-eagle3") and sql_cfg["eagle3"]["ttt_steps"] == 4
+    assert sql_cfg["eval"]["skip"] is True
     m = manifest["matrix"]
-    assert set(m) == {"sql", "python"} and all(set(row) == {"sql-eagle3", "python-eagle3"} for row in m.values())
+    assert set(m) == {"sql", "general"} and all(set(row) == {"sql-eagle3", "general-eagle3"} for row in m.values())
+    spec = manifest["specialisation"]["eagle3"]
+    assert spec["domains"] == ["sql"] and spec["specialists"] == pytest.approx(
+        m["sql"]["sql-eagle3"]["empirical_greedy_chain_length"], abs=1e-4)
+    assert spec["ratio"] == pytest.approx(spec["specialists"] / spec["general"], abs=1e-3)
     for row in m.values():
         for cell in row.values():
             assert 1.0 <= cell["empirical_greedy_chain_length"] <= 8.0 and len(cell["top1_per_step"]) == 7
-    for entry in manifest["drafters"].values():  # the exported eval carries the rank rates `auto` weighs trees with
-        ev = entry["eval"]
+    for name, entry in manifest["drafters"].items():  # the exported eval is the own-domain matrix cell, with the
+        ev = entry["eval"]  # rank rates `auto` weighs trees with, in pool.json and in the drafter's own folder
         assert [row[0] for row in ev["topk_per_step"]] == pytest.approx(ev["top1_per_step"])
-    capsys.readouterr()
-    assert build_pool.main(tiny(tmp_path)) == 0  # everything built with this signature: nothing retrained
+        assert ev["top1_per_step"] == m[entry["domain"]][name]["top1_per_step"]
+        assert json.loads((pool / name / "draftpool.json").read_text())["eval"] == ev
+    assert build_pool.main(tiny(tmp_path, "sql,general")) == 0  # everything built with this signature: nothing retrained
     out = capsys.readouterr().out
     assert out.count("already built with this signature, skipped") == 2 and "training (" not in out
 

@@ -54,3 +54,27 @@ def test_ttt_loss_matches_reference_and_masked_logits_match_full():
     assert abs(loss.item() - ref) < 1e-5  # the loss computes in float32
     assert metrics["n_0"] == loss_mask[:, 2:].sum().item()
     assert 0.0 <= metrics["accept_2"] <= 1.0
+
+
+def test_init_head_from_head_copies_layers_and_shared_lm_head_rows():
+    from draftpool.models.eagle3 import select_draft_vocab
+    from training.train_drafter import init_head_from_head
+
+    tcfg = LlamaConfig(vocab_size=40, hidden_size=16, intermediate_size=32, num_hidden_layers=6,
+                       num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=64)
+    torch.manual_seed(0)
+    src, new = Eagle3Head(head_config(tcfg, 12, [1, 3, 4])), Eagle3Head(head_config(tcfg, 10, [1, 3, 4]))
+    for h, lo in ((src, 0), (new, 6)):  # source: target ids 0..11; new: 6..15 (6..11 shared)
+        counts = torch.zeros(40)
+        counts[lo:lo + h.d2t.numel()] = 1
+        d2t, t2d = select_draft_vocab(counts, h.d2t.numel())
+        h.d2t.copy_(d2t)
+        h.t2d.copy_(t2d)
+    before = new.lm_head.weight.detach().clone()
+    init_head_from_head(new, src)
+    for k, v in src.state_dict().items():
+        if k.split(".")[0] not in ("lm_head", "d2t", "t2d"):
+            assert torch.equal(new.state_dict()[k], v), k
+    assert new.draft_ids.tolist() == list(range(6, 16))  # the new head keeps its own vocabulary
+    assert torch.equal(new.lm_head.weight[:6], src.lm_head.weight[6:12])  # ids 6..11: the source's rows
+    assert torch.equal(new.lm_head.weight[6:], before[6:])  # ids 12..15: not in the source, initialisation kept
