@@ -35,7 +35,8 @@ class TrainerConfig:
     lr: float = field(default=1e-4, metadata={"help": "OGD / optimistic rate (ensemble: the smallest rate)"})
     optimizer: str = field(default="adam", metadata={"help": "OGD / optimistic direction: sgd or adam (0.9, 0.95)"})
     ensemble_size: int = field(default=3, metadata={"help": "base learners, rates lr * 2^i"})
-    eps: float = field(default=10.0, metadata={"help": "Hedge meta rate over cumulative losses"})
+    eps: float = field(default=0.0, metadata={"help": "ensemble: Hedge meta rate on losses scaled to [0, 1] (0: the "
+                                                      "anytime rate sqrt(8 ln N / t))"})
     clip: float = field(default=0.5, metadata={"help": "global gradient-norm clip (<= 0: off)"})
     steps: int = field(default=3, metadata={"help": "training-time-test steps of EAGLE-3 heads"})
     positions: str = field(default="all", metadata={"help": "all | mismatch (OSD): positions that give loss"})
@@ -58,8 +59,8 @@ class TrainerConfig:
             raise ValueError("trainer.batch, steps, epochs, ensemble_size and holdout_size must be >= 1")
         if self.optimizer not in ("sgd", "adam"):
             raise ValueError(f"trainer.optimizer must be sgd or adam, got {self.optimizer!r}")
-        if not (self.lr > 0 and self.eps > 0):  # also refuses NaN
-            raise ValueError(f"trainer.lr and trainer.eps must be > 0, got lr={self.lr}, eps={self.eps}")
+        if not (self.lr > 0 and self.eps >= 0):  # also refuses NaN
+            raise ValueError(f"trainer.lr must be > 0 and trainer.eps >= 0, got lr={self.lr}, eps={self.eps}")
         if self.holdout_every < 0 or not self.guard_margin >= 0:
             raise ValueError("trainer.holdout_every (0: off) and trainer.guard_margin must be >= 0")
         if not self.beta > 0 or self.round_every < 1 or self.pair_batch < 1:

@@ -1,5 +1,7 @@
 """OGD, optimistic OGD and the Hedge ensemble on seeded synthetic loss streams."""
 
+import math
+
 import pytest
 import torch
 
@@ -115,7 +117,8 @@ def test_ensemble_meta_weights_see_only_the_rounds_first_loss():
     c = torch.full((2,), 2.0)
     ens = HedgeEnsemble({"w": torch.zeros(2)}, rates=[0.01, 0.1], eps=1.0, optimizer="sgd", clip=0)
     ens.step(quad(c), epochs=4)
-    assert ens.cum == pytest.approx([quad(c)({"w": torch.zeros(2)}).item()] * 2)  # both bases started at 0
+    assert ens.scale == pytest.approx(quad(c)({"w": torch.zeros(2)}).item())  # both bases started at 0: same f_t,
+    assert ens.cum == pytest.approx([1.0, 1.0])  # scaled by the largest loss seen
     assert all(b.rounds == 1 for b in ens.bases)
     ref = OGD({"w": torch.zeros(2)}, 0.1, "sgd", clip=0)
     for _ in range(4):
@@ -140,6 +143,42 @@ def test_ensemble_updates_every_base_and_follows_the_best_rate():
     assert all(b.rounds == 60 for b in ens.bases)
     assert ens.p[2] > 0.99
     assert served[-1] < 0.01 * served[0]
+
+
+def drifting_stream(rounds: int, seed: int = 0) -> list[torch.Tensor]:
+    """Optimum c_t of a random walk (steps 0.3 per coordinate)."""
+    g = torch.Generator().manual_seed(seed)
+    c, out = torch.zeros(4), []
+    for _ in range(rounds):
+        c = c + 0.3 * torch.randn(4, generator=g)
+        out.append(c.clone())
+    return out
+
+
+def offset_quad(c):
+    """f_t(w) = 15 + ||w - c_t||^2 / 2: round losses of ~15 that differ by a little, like EAGLE-3 TTT losses."""
+    return lambda p: 15.0 + 0.5 * ((p["w"] - c) ** 2).sum()
+
+
+def test_ensemble_stays_an_ensemble_and_ends_on_the_best_rate():
+    rates, stream = [0.05, 0.1, 0.2, 0.4], drifting_stream(300)
+    alone = []  # each rate's own losses (the ensemble's bases follow exactly these): the best rate is known
+    for lr in rates:
+        b = OGD({"w": torch.zeros(4)}, lr, "sgd", clip=0)
+        alone.append([b.step(offset_quad(c)) for c in stream])
+    best = min(range(len(rates)), key=lambda i: sum(alone[i]))
+    assert best == len(rates) - 1  # on a drifting optimum the largest stable rate tracks it best
+    ens = HedgeEnsemble({"w": torch.zeros(4)}, rates=rates, optimizer="sgd", clip=0)
+    history = []
+    for c in stream:
+        ens.step(offset_quad(c))
+        history.append(ens.p)
+    assert 0.2 < min(history[4]) and max(history[4]) < 0.3  # after 5 rounds every rate still holds real weight
+    final = history[-1]
+    assert final == sorted(final) and final[best] > 0.5  # weight ordered as the rates' own losses, best on top
+    assert ens.meta_rate == pytest.approx(math.sqrt(8 * math.log(4) / 300))
+    # the rule this replaces (eps = 10 on the raw cumulative losses) is all on one learner after 5 rounds
+    assert max(hedge_weights([sum(x[:5]) for x in alone], 10.0)) > 0.99
 
 
 def test_state_round_trip_continues_identically():
