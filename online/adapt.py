@@ -244,7 +244,8 @@ def main_cfg(cfg: AdaptConfig) -> dict[str, Any]:
     handle = None
     if s.adapt:
         export = ExportSpec(str(out_dir), str(pool_dir), info)
-        handle = TrainerHandle(models, cfg.trainer, cfg.process, export, state, start_version)
+        out_embed = target.get_output_embeddings().weight.detach().float().cpu() if cfg.trainer.vocab_every else None
+        handle = TrainerHandle(models, cfg.trainer, cfg.process, export, state, start_version, out_embed=out_embed)
     server = AdaptiveServer(dec, {n: m for n, (_, m) in models.items()}, handle,
                             SamplingParams(temperature=s.temperature), s.top_k, s.swap)
 

@@ -76,6 +76,10 @@ class HedgeEnsemble:
     def served(self) -> Params:
         return combine([b.served() for b in self.bases], self.p)
 
+    def remap(self, key: str, index: torch.Tensor, fill: torch.Tensor) -> None:
+        for b in self.bases:
+            b.remap(key, index, fill)
+
     def state(self) -> dict:
         return {"bases": [b.state() for b in self.bases], "cum": list(self.cum), "scale": self.scale,
                 "rounds": self.rounds}

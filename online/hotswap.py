@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import torch
 
-from online.weights import WeightBoard
+from online.weights import WeightBoard, assign
 
 
 class HotSwap:
@@ -36,10 +36,7 @@ class HotSwap:
             if got is None:
                 continue  # nothing newer, or a slot rewritten during the copy (retry at the next boundary)
             version, params = got
-            module = self.modules[name]
-            for key, value in params.items():
-                p = module.get_parameter(key)
-                p.copy_(value.to(device=p.device, dtype=p.dtype))
+            assign(self.modules[name], params)  # weights and, with vocabulary adaptation, d2t / t2d together
             self.version[name] = version
             self.swaps += 1
             changed.append(i)

@@ -13,6 +13,8 @@ from collections.abc import Callable
 
 import torch
 
+from online.vocab import remap_rows
+
 Params = dict[str, torch.Tensor]
 LossFn = Callable[[Params], torch.Tensor]
 
@@ -64,6 +66,17 @@ class OGD:
 
     def served(self) -> Params:
         return {k: v.detach() for k, v in self.params.items()}
+
+    @torch.no_grad()
+    def remap(self, key: str, index: torch.Tensor, fill: torch.Tensor) -> None:
+        """Rows of `key` to a new draft vocabulary (online/vocab.py): kept rows move with their optimizer state,
+        new rows (index -1) start at `fill` with zero moments."""
+        p = self.params[key]
+        st = self.opt.state.get(p, {})
+        for name, v in list(st.items()):
+            if torch.is_tensor(v) and v.shape == p.shape:
+                st[name] = remap_rows(v, index, torch.zeros_like(v))
+        p.copy_(remap_rows(p, index, fill))
 
     def state(self) -> dict:
         params = {k: v.clone() for k, v in self.served().items()}

@@ -18,6 +18,7 @@ from __future__ import annotations
 import torch
 
 from online.ogd import LossFn, Params, clipped_grads, leaf_copy
+from online.vocab import remap_rows
 
 
 def optimistic_update(w_hat: torch.Tensor, direction: torch.Tensor, lr: float) -> tuple[torch.Tensor, torch.Tensor]:
@@ -70,6 +71,16 @@ class OptimisticOGD:
 
     def served(self) -> Params:
         return {k: v.detach() for k, v in self.params.items()}
+
+    @torch.no_grad()
+    def remap(self, key: str, index: torch.Tensor, fill: torch.Tensor) -> None:
+        """Rows of `key` to a new draft vocabulary: played and lazy iterates move with their tokens (new rows start
+        at `fill`), Adam moments too (new rows: zero)."""
+        self.params[key].copy_(remap_rows(self.params[key], index, fill))
+        self.w_hat[key] = remap_rows(self.w_hat[key], index, fill)
+        for d in (self.m, self.v):
+            if key in d:
+                d[key] = remap_rows(d[key], index, torch.zeros_like(d[key]))
 
     def state(self) -> dict:
         clone = lambda d: {k: v.clone() for k, v in d.items()}  # noqa: E731

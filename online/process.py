@@ -34,8 +34,8 @@ import torch.multiprocessing as mp
 from draftpool.io import atomic_dir, atomic_write_json
 from online.feedback import DropOldestQueue, Feedback, get_batch
 from online.step_trainer import STEP_UPDATERS, StepEnv, StepTrainer
-from online.trainer import OnlineTrainer, TrainerConfig, trainable
-from online.weights import WeightBoard
+from online.trainer import OnlineTrainer, TrainerConfig, versioned
+from online.weights import WeightBoard, assign
 
 
 @dataclass
@@ -100,9 +100,7 @@ def export_pool(spec: ExportSpec, version: int, models: dict[str, tuple[str, tor
             meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {"kind": kind}
             meta["online"] = {"version": version, "source_pool": str(src), **stats}
             m = copy.deepcopy(module).cpu()
-            with torch.no_grad():
-                for key, value in params[drafter].items():
-                    m.get_parameter(key).copy_(value.cpu())
+            assign(m, params[drafter])  # the version's weights and draft vocabulary
             if kind == "eagle3":
                 write_eagle3(m, tmp / drafter, spec.target, meta)
             else:
@@ -122,24 +120,25 @@ def _fault_at(fault: str, kind: str) -> int:
     return int(fault.split(":")[1]) if fault.startswith(kind + ":") else -1
 
 
-def make_trainer(models: dict[str, tuple[str, torch.nn.Module]], tcfg: TrainerConfig, steps: StepEnv | None):
+def make_trainer(models: dict[str, tuple[str, torch.nn.Module]], tcfg: TrainerConfig, steps: StepEnv | None,
+                 out_embed: torch.Tensor | None = None):
     """The token drafters' trainer, or the lookahead step drafter's (updater dpo / sft, which needs `steps`)."""
     if tcfg.updater in STEP_UPDATERS:
         if steps is None:
             raise ValueError(f"updater {tcfg.updater} adapts a lookahead step drafter: serve in lookahead mode")
         return StepTrainer(models, tcfg, steps)
-    return OnlineTrainer(models, tcfg)
+    return OnlineTrainer(models, tcfg, out_embed)
 
 
 def trainer_main(models: dict[str, tuple[str, torch.nn.Module]], tcfg: TrainerConfig, pcfg: ProcessConfig,
                  boards: dict[str, WeightBoard], transport, status, stop, heartbeat: torch.Tensor,
                  export: ExportSpec | None, start_version: int, state: dict | None,
-                 steps: StepEnv | None = None) -> None:
+                 steps: StepEnv | None = None, out_embed: torch.Tensor | None = None) -> None:
     """The trainer process's body (spawned by TrainerHandle)."""
     torch.set_num_threads(pcfg.threads)
     dev = torch.device(pcfg.device)
     models = {n: (k, m.to(dev)) for n, (k, m) in models.items()}
-    trainer = make_trainer(models, tcfg, steps)
+    trainer = make_trainer(models, tcfg, steps, out_embed)
     if isinstance(trainer, StepTrainer):  # its DPO rounds and guard can outlast the hang timeout: beat inside them
         trainer.on_step = lambda: heartbeat.__setitem__(0, time.time())
     if state is not None:
@@ -178,6 +177,8 @@ def trainer_main(models: dict[str, tuple[str, torch.nn.Module]], tcfg: TrainerCo
                 rejected.append({"drafter": name, "held_out_acceptance": acc, "published": last})
         event = {"event": "round", "round": trainer.rounds, "version": version, "records": records,
                  "losses": losses, "published": published, "rejected": rejected, "seconds": time.perf_counter() - t0}
+        if getattr(trainer, "last_vocab", None):
+            event["vocab"] = trainer.last_vocab
         if isinstance(trainer, StepTrainer):
             event.update(pairs=trainer.last_pairs, held_out_pairs=len(trainer.holdout), guard=guards)
         status.put(event)
@@ -216,17 +217,18 @@ class TrainerHandle:
 
     def __init__(self, models: dict[str, tuple[str, torch.nn.Module]], tcfg: TrainerConfig, pcfg: ProcessConfig,
                  export: ExportSpec | None = None, state: dict | None = None, start_version: int = 0,
-                 log=sys.stderr, steps: StepEnv | None = None):
+                 log=sys.stderr, steps: StepEnv | None = None, out_embed: torch.Tensor | None = None):
         """start_version: the version the served modules hold (a restarted server: the exported version it loaded);
-        the trainer numbers its versions after it."""
+        the trainer numbers its versions after it. out_embed: the target's output embedding (vocabulary
+        adaptation starts new draft tokens' rows from it)."""
         tcfg.validate()
         pcfg.validate()
         self.ctx = mp.get_context("spawn")
         if tcfg.updater in STEP_UPDATERS and steps is None:
             raise ValueError(f"updater {tcfg.updater} adapts a lookahead step drafter: serve in lookahead mode")
         self.models, self.tcfg, self.pcfg, self.export, self.state = models, tcfg, pcfg, export, state
-        self.steps = steps
-        self.boards = {n: WeightBoard(trainable(m)) for n, (_, m) in models.items()}
+        self.steps, self.out_embed = steps, out_embed
+        self.boards = {n: WeightBoard(versioned(k, m, tcfg.vocab_every > 0)) for n, (k, m) in models.items()}
         self.feedback = DropOldestQueue(queue.Queue(maxsize=1), pcfg.queue_size)
         self.status = self.ctx.Queue()
         self.heartbeat = torch.zeros(1, dtype=torch.float64).share_memory_()
@@ -254,7 +256,7 @@ class TrainerHandle:
         self.proc = self.ctx.Process(
             target=trainer_main, name="draftpool-trainer", daemon=True,
             args=(models, self.tcfg, self.pcfg, self.boards, self.feedback.q, self.status, self.stop_event,
-                  self.heartbeat, self.export, start_version, self.state, self.steps))
+                  self.heartbeat, self.export, start_version, self.state, self.steps, self.out_embed))
         self.proc.start()
         self.state = None  # a restart takes the last exported state (`restart_state`), not the first start's
 

@@ -9,6 +9,10 @@ Which drafters learn from a request: the one that served it (`full_information=F
 every drafter of the pool (`full_information=True`): the verified tokens and the target's distributions do not
 depend on who drafted, so each drafter's loss on them is computed from its own forward, exactly the counterfactual
 information the selection stack uses.
+
+Draft-vocabulary adaptation (`vocab_every` > 0, EAGLE-3 heads; online/vocab.py): every `vocab_every` rounds each
+head swaps its least-used draft slots for the most frequent target tokens it could not propose. A version is then
+the trainable weights plus `d2t` / `t2d`: published, guarded, hot-swapped and exported together.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from online.feedback import Feedback
 from online.losses import check_positions, eagle3_loss, llama_loss
 from online.ogd import OGD
 from online.optimistic import OptimisticOGD
+from online.vocab import VocabCounter, remap_vocab, swap_plan
 
 UPDATERS = ("ogd", "optimistic", "ensemble", "dpo", "sft")  # dpo / sft: lookahead step drafters (step_trainer.py)
 
@@ -50,6 +55,10 @@ class TrainerConfig:
     beta: float = field(default=0.1, metadata={"help": "dpo: preference scale of the sigmoid loss"})
     round_every: int = field(default=25, metadata={"help": "dpo / sft: requests per update round"})
     pair_batch: int = field(default=16, metadata={"help": "dpo / sft: preference pairs per optimizer step"})
+    vocab_every: int = field(default=0, metadata={"help": "EAGLE-3 heads: rounds between draft-vocabulary swaps "
+                                                          "(0: the offline vocabulary stays)"})
+    vocab_swaps: int = field(default=256, metadata={"help": "most draft slots replaced per swap"})
+    vocab_min_count: int = field(default=2, metadata={"help": "times a token must be seen before it may enter"})
 
     def validate(self) -> None:
         if self.updater not in UPDATERS:
@@ -63,6 +72,8 @@ class TrainerConfig:
             raise ValueError(f"trainer.lr must be > 0 and trainer.eps >= 0, got lr={self.lr}, eps={self.eps}")
         if self.holdout_every < 0 or not self.guard_margin >= 0:
             raise ValueError("trainer.holdout_every (0: off) and trainer.guard_margin must be >= 0")
+        if self.vocab_every < 0 or self.vocab_swaps < 1 or self.vocab_min_count < 1:
+            raise ValueError("trainer.vocab_every must be >= 0 (0: off), vocab_swaps and vocab_min_count >= 1")
         if not self.beta > 0 or self.round_every < 1 or self.pair_batch < 1:
             raise ValueError(f"trainer.beta must be > 0, round_every and pair_batch >= 1 (got beta={self.beta}, "
                              f"round_every={self.round_every}, pair_batch={self.pair_batch})")
@@ -70,6 +81,15 @@ class TrainerConfig:
 
 def trainable(module: torch.nn.Module) -> dict[str, torch.Tensor]:
     return {n: p.detach() for n, p in module.named_parameters() if p.requires_grad}
+
+
+def versioned(kind: str, module: torch.nn.Module, vocab: bool) -> dict[str, torch.Tensor]:
+    """What a version of this drafter holds: its trainable weights, plus an EAGLE-3 head's draft vocabulary (d2t,
+    t2d) when the vocabulary adapts."""
+    out = trainable(module)
+    if vocab and kind == "eagle3":
+        out.update(d2t=module.d2t.detach(), t2d=module.t2d.detach())
+    return out
 
 
 def make_updater(cfg: TrainerConfig, params: dict[str, torch.Tensor]):
@@ -94,7 +114,8 @@ def held_out_acceptance(kind: str, model: torch.nn.Module, params: dict[str, tor
             aux = fb.aux().to(dtype)
             _, steps = functional_call(model, params, (aux, tokens, torch.ones_like(tokens), 1), strict=False)
             t = torch.arange(max(P - 2, 0), tokens.shape[1] - 2)  # index t predicts token t+2
-            pred = model.draft_ids[steps[0][0, t].argmax(-1)]
+            d2t = params.get("d2t", model.d2t)  # the version's own draft vocabulary
+            pred = steps[0][0, t].argmax(-1) + d2t[steps[0][0, t].argmax(-1)]
             want = fb.target.ids[t + 2 - P, 0]
         else:
             logits = functional_call(model, params, (), {"input_ids": fb.tokens[None]}, strict=False).logits
@@ -105,15 +126,27 @@ def held_out_acceptance(kind: str, model: torch.nn.Module, params: dict[str, tor
 
 
 class OnlineTrainer:
-    def __init__(self, models: dict[str, tuple[str, torch.nn.Module]], cfg: TrainerConfig):
+    def __init__(self, models: dict[str, tuple[str, torch.nn.Module]], cfg: TrainerConfig,
+                 out_embed: torch.Tensor | None = None):
+        """out_embed [V,H]: the target's output embedding, where new draft tokens' lm_head rows start (needed when
+        the vocabulary adapts)."""
         cfg.validate()
         if cfg.updater in ("dpo", "sft"):
             raise ValueError(f"updater {cfg.updater} trains lookahead step drafters (online.step_trainer.StepTrainer)")
         self.cfg, self.models = cfg, models
         self.names = list(models)
+        self.vocab = cfg.vocab_every > 0
+        heads = [n for n, (k, _) in models.items() if k == "eagle3"]
+        if self.vocab and heads and out_embed is None:
+            raise ValueError("trainer.vocab_every > 0 needs the target's output embedding (out_embed)")
+        self.out_embed = out_embed
+        self.counters = {n: VocabCounter(models[n][1].config.vocab_size) for n in heads} if self.vocab else {}
+        self.vocab_swaps = {n: 0 for n in self.counters}  # tokens swapped in so far
+        self.last_vocab: dict[str, dict] = {}  # the latest round's swaps: name -> {"swapped", "coverage"}
         self.updaters = {n: make_updater(cfg, trainable(m)) for n, (_, m) in models.items()}
         self.holdout: deque[Feedback] = deque(maxlen=cfg.holdout_size)
-        self.published = {n: {k: v.clone() for k, v in trainable(m).items()} for n, (_, m) in models.items()}
+        self.published = {n: {k: v.clone() for k, v in versioned(kind, m, self.vocab).items()}
+                          for n, (kind, m) in models.items()}
         self.seen = 0
         self.rounds = 0
         self.rejected = 0
@@ -139,6 +172,9 @@ class OnlineTrainer:
                 self.holdout_changes += 1
             else:
                 train.append(fb)
+        for fb in batch:
+            for counter in self.counters.values():
+                counter.add(fb.tokens[fb.prompt_len:])  # the target's committed tokens: what a head should propose
         losses = {}
         for name in self.names:
             mine = train if self.cfg.full_information else [fb for fb in train if self._served_by(fb) == name]
@@ -146,14 +182,39 @@ class OnlineTrainer:
                 fn = lambda p, n=name, b=mine: self.loss(n, p, b)  # noqa: E731
                 losses[name] = self.updaters[name].step(fn, self.cfg.epochs)
         self.rounds += 1
+        self.last_vocab = {}
+        if self.vocab and self.rounds % self.cfg.vocab_every == 0:
+            for name in self.counters:
+                self.last_vocab[name] = self.adapt_vocab(name)
         return losses
+
+    @torch.no_grad()
+    def adapt_vocab(self, name: str) -> dict:
+        """Swap the head's least-used draft slots for the most frequent uncovered tokens (online/vocab.py); the
+        module's d2t / t2d (what training reads) and its updater's lm_head rows move to the new vocabulary."""
+        _, head = self.models[name]
+        counter = self.counters[name]
+        drop, add = swap_plan(counter.seen, head.t2d.cpu(), self.cfg.vocab_swaps, self.cfg.vocab_min_count)
+        if add.numel():
+            d2t, t2d, index = remap_vocab(head.d2t.cpu(), head.t2d.cpu(), drop, add)
+            new_ids = torch.arange(d2t.numel()) + d2t  # [Vd]
+            fill = self.out_embed[new_ids.to(self.out_embed.device)].float()  # [Vd,H] (rows of new tokens used)
+            self.updaters[name].remap("lm_head.weight", index.to(head.d2t.device), fill.to(head.d2t.device))
+            head.d2t.copy_(d2t)
+            head.t2d.copy_(t2d)
+            self.vocab_swaps[name] += int(add.numel())
+        return {"swapped": int(add.numel()), "coverage": round(counter.coverage(head.t2d), 4)}
 
     def _served_by(self, fb: Feedback) -> str | None:
         return self.names[fb.drafter] if 0 <= fb.drafter < len(self.names) else (
             self.names[0] if len(self.names) == 1 else None)
 
     def candidate(self, name: str) -> dict[str, torch.Tensor]:
-        return self.updaters[name].served()
+        kind, module = self.models[name]
+        out = dict(self.updaters[name].served())
+        if self.vocab and kind == "eagle3":
+            out.update(d2t=module.d2t.detach(), t2d=module.t2d.detach())
+        return out
 
     def guard(self, name: str) -> tuple[bool, float | None, float | None]:
         """Whether the candidate weights of `name` may be published: their held-out acceptance against the last
@@ -182,7 +243,9 @@ class OnlineTrainer:
         """Everything a restarted trainer needs to go on where this one stopped (updater weights, optimizer
         moments, ensemble losses, the guard's reference weights and counters); held-out records are not kept."""
         return {"updaters": {n: u.state() for n, u in self.updaters.items()}, "published": self.published,
-                "seen": self.seen, "rounds": self.rounds, "rejected": self.rejected}
+                "seen": self.seen, "rounds": self.rounds, "rejected": self.rejected,
+                "vocab": {n: {"d2t": self.models[n][1].d2t.clone(), "t2d": self.models[n][1].t2d.clone(),
+                              "seen": c.seen.clone(), "swaps": self.vocab_swaps[n]} for n, c in self.counters.items()}}
 
     def load_state(self, state: dict) -> None:
         if set(state["updaters"]) != set(self.updaters):
@@ -192,3 +255,10 @@ class OnlineTrainer:
             u.load_state(state["updaters"][n])
         self.published = {n: {k: v.clone() for k, v in p.items()} for n, p in state["published"].items()}
         self.seen, self.rounds, self.rejected = state["seen"], state["rounds"], state["rejected"]
+        for n, v in state.get("vocab", {}).items():
+            if n in self.counters:  # the vocabulary the restored lm_head rows belong to
+                head = self.models[n][1]
+                head.d2t.copy_(v["d2t"])
+                head.t2d.copy_(v["t2d"])
+                self.counters[n].seen = v["seen"].clone()
+                self.vocab_swaps[n] = v["swaps"]

@@ -71,3 +71,15 @@ class WeightBoard:
         if int(self.header[SEQ[slot]]) != seq or int(self.header[VERSION[slot]]) != version:
             return None  # rule: a slot rewritten during the copy is torn: discard it
         return version, {name: flat[a:b].view(shape).to(dtype) for name, shape, dtype, a, b in self.layout}
+
+
+@torch.no_grad()
+def assign(module: torch.nn.Module, tensors: dict[str, torch.Tensor]) -> None:
+    """Copy a published version into a module in place: parameters and buffers (an EAGLE-3 head's d2t / t2d) by name,
+    each cast to the module's own device and dtype."""
+    for key, value in tensors.items():
+        try:
+            t = module.get_parameter(key)
+        except AttributeError:
+            t = module.get_buffer(key)
+        t.copy_(value.to(device=t.device, dtype=t.dtype))

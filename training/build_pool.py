@@ -13,7 +13,8 @@ Profiles (the recipes stay the reference for a single drafter):
   32 held-out prompts of each split are distilled; the general head trains first (100 optimizer steps of 8
   sequences), then every specialist starts from it (`eagle3.init_from`: its layers, and its lm_head rows for the
   tokens the specialist's own draft vocabulary shares) and trains 50 steps on its domain; 4 training-time-test steps
-  (the depths a k <= 4 chain drafts); no per-drafter held-out evaluation: the matrix (32 held-out answers per domain)
+  (the depths a k <= 4 chain drafts) and 4096-token draft vocabularies (the lm_head is half a step's work at 8192);
+  no per-drafter held-out evaluation: the matrix (32 held-out answers per domain)
   measures the same rows and each drafter's own-domain cell becomes its exported evaluation. Domains whose data
   already exists are trained on it as it is.
 - full: the recipes unchanged, every head from its own initialisation; the matrix uses every held-out answer.
@@ -38,7 +39,8 @@ from training.train_drafter import KINDS, NaNLossError, TrainConfig, make_accele
 
 PROFILES = {
     "quick": {"train": ["data.gen.max_prompts_per_split=64", "data.gen.max_held_out_prompts=32",
-                        "eagle3.ttt_steps=4", "eval.skip=true", "train.save_every=10"],
+                        "eagle3.ttt_steps=4", "eagle3.draft_vocab_size=4096", "eval.skip=true",
+                        "train.save_every=10"],
               "general": ["train.max_steps=100"], "specialist": ["train.max_steps=50"], "warm_start": True,
               "matrix_sequences": 32},
     "full": {"train": [], "general": [], "specialist": [], "warm_start": False, "matrix_sequences": 0},

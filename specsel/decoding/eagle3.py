@@ -25,12 +25,13 @@ class Eagle3Drafter:
         self.aux_layers = list(head.config.eagle_aux_hidden_state_layer_ids)
         self.vocab_size = head.config.vocab_size
         self.draft_vocab_size = head.config.draft_vocab_size
-        self.draft_ids = head.draft_ids  # [Vd] target id of each draft id
         self.reset()
 
     track = False  # keep the logits it predicts for every committed position (counterfactual evaluation)
 
     def reset(self) -> None:
+        """Forget the cache; re-read the draft vocabulary (an online version may have swapped it with the weights)."""
+        self.draft_ids = self.head.draft_ids  # [Vd] target id of each draft id
         self.k = self.v = None  # [1,nh,L,d]
         self.n_real = 0
         self.pred_rows: dict[int, torch.Tensor] = {}  # position -> [Vd] logits predicting that token (when tracking)
