@@ -56,12 +56,16 @@ from draftpool.config import ConfigError
 from draftpool.io import atomic_write_json, atomic_write_text
 from draftpool.target import DEFAULT_TARGET, load_target, resolve_target
 from online.feedback import Feedback, compress
-from online.trainer import OnlineTrainer, TrainerConfig, trainable
+from online.trainer import OnlineTrainer, TrainerConfig, versioned
+from online.vocab import VocabCounter
+from online.weights import assign
 from specsel.selection.delayed_feedback import GameConfig
 from specsel.selection.learners import make_learner
 
-UPDATER_RUNS = {"static": None, "ogd": ("ogd", False), "optimistic": ("optimistic", False),
-                "ensemble": ("ensemble", False), "full-info-ogd": ("ogd", True)}
+# name -> (updater, full information, draft-vocabulary adaptation)
+UPDATER_RUNS = {"static": None, "ogd": ("ogd", False, False), "optimistic": ("optimistic", False, False),
+                "ensemble": ("ensemble", False, False), "full-info-ogd": ("ogd", True, False),
+                "full-info-ogd-vocab": ("ogd", True, True), "optimistic-vocab": ("optimistic", False, True)}
 
 
 @dataclass
@@ -156,18 +160,21 @@ def request_tables(models: list[tuple[str, torch.nn.Module]], fb: Feedback, k: i
 
 
 def run_method(name: str, models: dict[str, tuple[str, torch.nn.Module]], feedback: list[Feedback],
-               tcfg: TrainerConfig | None, fixed_arm: int | None, k: int, keep_at: int = -1) -> dict[str, Any]:
-    """Serve the stream in replay with one method; -> per-request tokens / forwards / arms, timings, and (when
-    keep_at >= 0) the served weights after request keep_at."""
+               tcfg: TrainerConfig | None, fixed_arm: int | None, k: int, keep_at: int = -1,
+               out_embed: torch.Tensor | None = None) -> dict[str, Any]:
+    """Serve the stream in replay with one method; -> per-request tokens / forwards / arms, timings, ensemble meta
+    weights and vocabulary coverage over the stream, and (when keep_at >= 0) the served version after request
+    keep_at. out_embed: the target's output embedding (vocabulary adaptation)."""
     torch.set_num_threads(1)
     models = copy.deepcopy(models)
     names = list(models)
     pairs = [models[n] for n in names]
-    trainer = OnlineTrainer(models, tcfg) if tcfg is not None else None
+    trainer = OnlineTrainer(models, tcfg, out_embed) if tcfg is not None else None
     method = (Method(name, arm_of=lambda r: fixed_arm) if fixed_arm is not None
               else Method(name, lambda n, seed: make_learner("normal_hedge", n, seed=seed), GameConfig()))
     out: dict[str, Any] = {"tokens": [], "forwards": [], "arm": [], "rounds": 0, "rejected": 0, "table_s": 0.0,
-                           "train_s": 0.0, "losses": []}
+                           "train_s": 0.0, "losses": [], "ensemble_p": [], "coverage": []}
+    seen = VocabCounter(next(iter(models.values()))[1].config.vocab_size)  # what the stream's answers use
     pending: list[Feedback] = []
     for idx, fb in enumerate(tqdm(feedback, desc=name, disable=None, mininterval=30)):
         t0 = time.perf_counter()
@@ -178,6 +185,7 @@ def run_method(name: str, models: dict[str, tuple[str, torch.nn.Module]], feedba
         out["tokens"].append(res.tokens[0])
         out["forwards"].append(res.forwards[0])
         out["arm"].append(arm)
+        seen.add(fb.tokens[fb.prompt_len:])
         if trainer is not None:
             fb.drafter = arm
             pending.append(fb)
@@ -185,25 +193,30 @@ def run_method(name: str, models: dict[str, tuple[str, torch.nn.Module]], feedba
                 t0 = time.perf_counter()
                 losses = trainer.round(pending)
                 out["losses"].append(losses)
-                with torch.no_grad():
-                    for dn in losses:  # the guard, then the hot swap of what it lets out
-                        if trainer.guard(dn)[0]:
-                            for key, value in trainer.candidate(dn).items():
-                                models[dn][1].get_parameter(key).copy_(value)
+                if tcfg.updater == "ensemble":  # the meta weights over the rates, per drafter, after each round
+                    out["ensemble_p"].append({n: trainer.updaters[n].p for n in losses})
+                for dn in losses:  # the guard, then the hot swap of what it lets out (weights and vocabulary)
+                    if trainer.guard(dn)[0]:
+                        assign(models[dn][1], trainer.candidate(dn))
                 out["train_s"] += time.perf_counter() - t0
                 pending = []
+        if (idx + 1) % 25 == 0:  # share of the stream's answer tokens each served head's vocabulary holds so far
+            out["coverage"].append({n: seen.coverage(m.t2d) for n, (kd, m) in models.items() if kd == "eagle3"})
         if idx == keep_at:
-            out["weights"] = {n: {key: v.clone() for key, v in trainable(m).items()} for n, (_, m) in models.items()}
+            vocab = tcfg is not None and tcfg.vocab_every > 0
+            out["weights"] = {n: {key: v.clone() for key, v in versioned(kd, m, vocab).items()}
+                              for n, (kd, m) in models.items()}
     if trainer is not None:
         out["rounds"], out["rejected"] = trainer.rounds, trainer.rejected
+        out["vocab_swaps"] = dict(trainer.vocab_swaps)
     return out
 
 
 def _job(name: str, models, paths: list[str], tcfg: TrainerConfig | None, fixed_arm: int | None, k: int,
-         keep_at: int) -> dict[str, Any]:
+         keep_at: int, out_embed: torch.Tensor | None = None) -> dict[str, Any]:
     """A replay in a worker process: it reads the cached feedback itself (no 100s of MB through a pipe)."""
     feedback = [torch.load(p, weights_only=False) for p in paths]
-    return run_method(name, models, feedback, tcfg, fixed_arm, k, keep_at)
+    return run_method(name, models, feedback, tcfg, fixed_arm, k, keep_at, out_embed)
 
 
 def mat(res: dict[str, Any], lo: int, hi: int) -> float:
@@ -217,7 +230,9 @@ def method_row(updater: str, sel: str, r: dict[str, Any], s: int, n_all: int, w:
             "train_s": r["train_s"], "table_s": r["table_s"],
             "mat_windows": [mat(r, i, i + w) for i in range(0, n_all, w)],
             "mat_shift": mat(r, 0, s), "mat_shift_last100": mat(r, s - 100, s), "mat_then": mat(r, s, n_all),
-            "arm_share_shift": {n: r["arm"][:s].count(i) / s for i, n in enumerate(names)}}
+            "arm_share_shift": {n: r["arm"][:s].count(i) / s for i, n in enumerate(names)},
+            "ensemble_p": r.get("ensemble_p", []), "coverage": r.get("coverage", []),
+            "vocab_swaps": r.get("vocab_swaps", {})}
 
 
 def add_gains(row: dict[str, Any], static: dict[str, Any]) -> None:
@@ -227,14 +242,22 @@ def add_gains(row: dict[str, Any], static: dict[str, Any]) -> None:
 
 # ---------------------------------------------------------------------------------------------------- report
 def plot(report: dict[str, Any], path: Path) -> None:
+    """MAT per window for each selection run; then, when present, each head's vocabulary coverage of the stream's
+    answer tokens (static vs vocabulary-adapting runs) and the ensemble's meta weights over its rounds."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(13, 4.5), sharey=True)
+    sels = [sel for sel in ("nh", "fixed") if any(r["selection"] == sel for r in report["methods"].values())]
+    cov = [r for r in report["methods"].values() if r["selection"] == "nh" and r.get("coverage")
+           and (r["updater"] == "static" or r.get("vocab_swaps"))]
+    ens = [r for r in report["methods"].values() if r.get("ensemble_p")]
+    extra = bool(cov) + bool(ens)
+    fig, axes = plt.subplots(1, len(sels) + extra, figsize=(6.5 * (len(sels) + extra), 4.5), squeeze=False)
+    axes = list(axes[0])
     w = report["window"]
-    for ax, sel in zip(axes, ("nh", "fixed")):
+    for ax, sel in zip(axes, sels):
         for row in report["methods"].values():
             if row["selection"] != sel:
                 continue
@@ -243,9 +266,33 @@ def plot(report: dict[str, Any], path: Path) -> None:
         ax.axvline(report["shift_requests"], color="grey", ls="--", lw=1)
         ax.set_title(f"{'HedgeSpec (NormalHedge) selection' if sel == 'nh' else 'fixed drafter: ' + report['fixed']}")
         ax.set_xlabel(f"requests (MAT per window of {w}); {report['shift']} | {report['then']}")
+        ax.set_ylabel("mean accepted tokens per target forward")
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel("mean accepted tokens per target forward")
-    axes[0].legend()
+        ax.legend(fontsize=8)
+    rest = axes[len(sels):]
+    if cov:
+        ax = rest.pop(0)
+        for row in cov:
+            for head in row["coverage"][0]:
+                ys = [c[head] for c in row["coverage"]]
+                ax.plot([25 * (i + 1) for i in range(len(ys))], ys, label=f"{row['updater']}: {head}",
+                        ls="-" if row.get("vocab_swaps") else ":")
+        ax.set_title("draft vocabulary coverage of the stream's answer tokens")
+        ax.set_xlabel("requests")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    if ens:
+        ax = rest.pop(0)
+        for row in ens:
+            head = max(row["arm_share_shift"], key=row["arm_share_shift"].get)
+            ps = [p[head] for p in row["ensemble_p"] if head in p]
+            for i in range(len(ps[0]) if ps else 0):
+                ax.plot(range(1, len(ps) + 1), [p[i] for p in ps], label=f"{row['selection']} {head}: rate {i}")
+        ax.set_title("Hedge ensemble meta weights (rates lr * 2^i)")
+        ax.set_xlabel("trainer rounds")
+        ax.set_ylim(0, 1)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
     fig.suptitle(f"Online adaptation, pool without {report['shift']} ({report['target']})")
     fig.tight_layout()
     tmp = path.with_suffix(".tmp.png")
@@ -257,12 +304,15 @@ def plot(report: dict[str, Any], path: Path) -> None:
 def format_table(report: dict[str, Any]) -> str:
     s = report["shift_requests"]
     lines = [f"| method | selection | MAT first {report['window']} | MAT {report['shift']} (1-{s}) | "
-             f"MAT last 100 {report['shift']} | gain vs static (1-{s}) | MAT {report['then']} | rounds | rejected | "
-             "train s |", "|---" * 10 + "|"]
+             f"MAT last 100 {report['shift']} | gain vs static (1-{s} / last 100) | MAT {report['then']} | rounds | "
+             "rejected | train s | vocabulary coverage at the end (swapped in) |", "|---" * 11 + "|"]
     for r in report["methods"].values():
+        cov, swaps = (r.get("coverage") or [{}])[-1], r.get("vocab_swaps") or {}
+        cells = ", ".join(f"{n.split('-')[0]} {c:.2f}" + (f" (+{swaps[n]})" if swaps.get(n) else "")
+                          for n, c in cov.items())
         lines.append(f"| {r['updater']} | {r['selection']} | {r['mat_windows'][0]:.3f} | {r['mat_shift']:.3f} | "
-                     f"{r['mat_shift_last100']:.3f} | {r['gain_shift']:+.1%} | {r['mat_then']:.3f} | {r['rounds']} | "
-                     f"{r['rejected']} | {r['train_s']:.0f} |")
+                     f"{r['mat_shift_last100']:.3f} | {r['gain_shift']:+.1%} / {r['gain_shift_last100']:+.1%} | "
+                     f"{r['mat_then']:.3f} | {r['rounds']} | {r['rejected']} | {r['train_s']:.0f} | {cells} |")
     return "\n".join(lines) + "\n"
 
 
@@ -271,6 +321,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     parts = set(args.parts.split(","))
     if not parts <= {"replay", "live", "soak"}:
         raise ConfigError(f"--parts takes replay, live, soak; got {args.parts!r}")
+    selections = set(args.selections.split(","))
+    if not selections <= {"nh", "fixed"} or "nh" not in selections:
+        raise ConfigError(f"--selections takes nh or nh,fixed; got {args.selections!r}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     prev = json.loads((out / "results.json").read_text()) if (out / "results.json").is_file() else {}
@@ -301,9 +354,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     stream = greedy_stream(model, tok, rows, args.max_new_tokens, answers)
     feedback, paths = cached_feedback(model, stream, aux_layers, args.top_k, out / f"feedback-{info.slug}")
 
-    def tcfg(updater: str, full: bool) -> TrainerConfig:
+    def tcfg(updater: str, full: bool, vocab: bool = False) -> TrainerConfig:
         return TrainerConfig(updater=updater, lr=args.lr, batch=args.batch, epochs=args.epochs,
-                             full_information=full, positions=args.positions)
+                             full_information=full, positions=args.positions,
+                             vocab_every=args.vocab_every if vocab else 0, vocab_swaps=args.vocab_swaps)
+
+    out_embed = model.get_output_embeddings().weight.detach().float().clone()
 
     # 2. replay: the static pool first (it names the fixed drafter), then every updater x selection; with --methods
     # a subset is re-run and merged into the previous run's rows (same settings required)
@@ -312,7 +368,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         settings = {"pool": str(pool_dir), "drafters": names, "shift": args.shift, "then": args.then,
                     "shift_requests": s, "then_requests": len(stream) - s, "window": args.window, "k": args.k,
                     "lr": args.lr, "batch": args.batch, "epochs": args.epochs, "positions": args.positions,
-                    "max_new_tokens": args.max_new_tokens, "top_k": args.top_k}
+                    "max_new_tokens": args.max_new_tokens, "top_k": args.top_k, "vocab_every": args.vocab_every,
+                    "vocab_swaps": args.vocab_swaps}
         wanted = list(UPDATER_RUNS) if args.methods == "all" else args.methods.split(",")
         if not set(wanted) <= set(UPDATER_RUNS):
             raise ConfigError(f"--methods takes all or some of {', '.join(UPDATER_RUNS)}; got {args.methods!r}")
@@ -335,26 +392,31 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             def submit(up: str, sel: str, arm: int | None) -> None:
                 spec = UPDATER_RUNS[up]
                 keep = s - 1 if (up, sel) == (args.live_weights, "nh") else -1
+                emb = out_embed if spec and spec[2] else None
                 jobs[f"{up}-{sel}"] = (up, sel, ex.submit(_job, f"{up}-{sel}", models, paths,
-                                                          tcfg(*spec) if spec else None, arm, args.k, keep))
+                                                          tcfg(*spec) if spec else None, arm, args.k, keep, emb))
 
             # the static pool and each drafter alone first (the best one on the shift segment is the fixed drafter),
             # the selection runs meanwhile, the fixed-drafter runs once the fixed drafter is known
-            per_arm_f = [] if prev_rep else [ex.submit(_job, f"static-{n}", models, paths[:s], None, i, args.k, -1)
-                                             for i, n in enumerate(names)]
+            single = not prev_rep and "fixed" in selections
+            per_arm_f = [ex.submit(_job, f"static-{n}", models, paths[:s], None, i, args.k, -1)
+                         for i, n in enumerate(names)] if single else []
             for up in wanted:
                 submit(up, "nh", None)
             if prev_rep:
-                fixed = names.index(prev_rep["fixed"])
+                fixed = names.index(prev_rep["fixed"]) if prev_rep.get("fixed") else None
+            elif not single:
+                fixed = None
             else:
                 per_arm = [f.result() for f in per_arm_f]
                 fixed = max(range(len(names)), key=lambda i: mat(per_arm[i], 0, s))
-            for up in wanted:
+            for up in wanted if "fixed" in selections else []:
                 submit(up, "fixed", fixed)
             results = {n: (u, sel, f.result()) for n, (u, sel, f) in jobs.items()}
         rep = dict(prev_rep) if prev_rep else {
-            **{k: v for k, v in settings.items() if k not in ("pool", "drafters")}, "fixed": names[fixed],
-            "static_single_mat_shift": {n: mat(per_arm[i], 0, s) for i, n in enumerate(names)}}
+            **{k: v for k, v in settings.items() if k not in ("pool", "drafters")},
+            "fixed": names[fixed] if fixed is not None else None,
+            "static_single_mat_shift": {n: mat(per_arm[i], 0, s) for i, n in enumerate(names)} if per_arm else {}}
         rep.setdefault("epochs", 1)  # runs before --epochs existed took one update per round
         rep["methods"] = dict(rep.get("methods", {}))
         for name, (up, sel, r) in results.items():
@@ -415,6 +477,9 @@ def make_parser() -> argparse.ArgumentParser:
                          "those and keeps the other rows of <out>/results.json (same settings required), or, "
                          "with static in it, is a fresh run of those alone")
     ap.add_argument("--jobs", type=int, default=2, help="methods replayed in parallel (1 thread each)")
+    ap.add_argument("--vocab-every", type=int, default=5, help="rounds between vocabulary swaps (-vocab methods)")
+    ap.add_argument("--vocab-swaps", type=int, default=256, help="most draft slots replaced per swap")
+    ap.add_argument("--selections", default="nh,fixed", help="nh (HedgeSpec), fixed (the best single drafter), both")
     ap.add_argument("--live", type=int, default=16, help="live requests (0: skip the live part)")
     ap.add_argument("--live-weights", default="full-info-ogd", choices=[u for u in UPDATER_RUNS if u != "static"],
                     help="whose adapted weights (after the shift segment) the live part also serves")

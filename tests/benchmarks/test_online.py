@@ -69,3 +69,24 @@ def test_replayed_ogd_learns_a_repeated_request(setup):
     changed = ogd["weights"]["h1"]  # full information: the unserved drafter learned too
     assert any(not torch.equal(v, heads[1].get_parameter(k)) for k, v in changed.items())
     assert all(torch.equal(p, before[n]) for n, p in heads[0].named_parameters())  # the replay trained copies
+
+
+def test_replay_records_vocabulary_swaps_coverage_and_ensemble_weights(setup):
+    target, heads, items = setup
+    models = {f"h{i}": ("eagle3", h) for i, h in enumerate(heads)}
+    fb = served_feedback(target, items[1], [1, 2, 3], top_k=16)
+    stream = [fb] * 26
+    emb = target.get_output_embeddings().weight.detach()
+    cfg = TrainerConfig(lr=3e-3, batch=2, holdout_every=0, full_information=True, vocab_every=2, vocab_min_count=1)
+    out = run_method("ogd-vocab", models, stream, cfg, 0, K, keep_at=25, out_embed=emb)
+    answer = fb.tokens[fb.prompt_len:]
+    before = {f"h{i}": float(h.t2d[answer].float().mean()) for i, h in enumerate(heads)}  # token-weighted
+    assert min(before.values()) < 1  # the random heads miss some of this answer's tokens
+    static = run_method("static", models, stream[:25], None, 0, K)
+    assert static["coverage"] == [pytest.approx(before)]  # after 25 requests, vocabularies unchanged
+    assert all(out["vocab_swaps"][n] > 0 for n in models)
+    assert out["coverage"][0]["h0"] > before["h0"] and out["coverage"][0]["h1"] > before["h1"]
+    w = out["weights"]["h0"]  # the kept version carries its own vocabulary, covering the answer now
+    assert bool(w["t2d"][answer].all()) and not torch.equal(w["d2t"], heads[0].d2t)
+    ens = run_method("ensemble", models, stream[:8], TrainerConfig(updater="ensemble", batch=2, holdout_every=0), 0, K)
+    assert len(ens["ensemble_p"]) == 4 and all(sum(p["h0"]) == pytest.approx(1) for p in ens["ensemble_p"])
