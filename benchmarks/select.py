@@ -52,6 +52,7 @@ from draftpool.config import ConfigError
 from draftpool.io import atomic_write_json, atomic_write_text
 from draftpool.pool import load_pool
 from draftpool.target import DEFAULT_TARGET, TargetInfo, load_target, resolve_target
+from specsel.decoding.auto import acceptance_prior
 from specsel.selection.delayed_feedback import GameConfig
 from specsel.selection.learners import make_learner
 
@@ -203,8 +204,13 @@ def best_arm_ratio(res, stream: list[ReplayRequest], oracle) -> list[float]:
 
 # ---------------------------------------------------------------------------------------------------- live
 def live_runs(model, drafter_models: dict[str, tuple[str, Any]], requests: list[Request], methods: list[Method],
-              best_single: str, k: int, stops: list[int], replay_res: dict[str, Any]) -> dict[str, Any]:
-    """The real PoolDecoder (fresh learner per request, as in --state reset) vs plain decoding."""
+              best_single: str, k: int, stops: list[int], replay_res: dict[str, Any], mode: str = "chain",
+              priors: dict[str, list[float]] | None = None) -> dict[str, Any]:
+    """The real PoolDecoder (fresh learner per request, as in --state reset) vs plain decoding. mode chain: fixed k
+    (what the replay models: live == replay is checked); auto: the serving default, the chosen drafter's chain length
+    per cycle from measured costs and its acceptance (`priors`: per-drafter offline evaluation), one AutoSpec per
+    method across its requests as in a server."""
+    from specsel.decoding.auto import AutoSpec
     from specsel.decoding.eagle3 import Eagle3Drafter
     from specsel.decoding.llama import LlamaDrafter
     from specsel.decoding.loop import SpecDecoder
@@ -231,6 +237,7 @@ def live_runs(model, drafter_models: dict[str, tuple[str, Any]], requests: list[
         runs["plain"]["forwards"] += pm.target_forwards
         runs["plain"]["exact"] += 1
     for m in methods:
+        auto = AutoSpec(priors=dict(priors or {})) if mode == "auto" else None
         for j, r in enumerate(requests):
             idx = position[r.id]
             if m.arm_of is not None:
@@ -238,7 +245,7 @@ def live_runs(model, drafter_models: dict[str, tuple[str, Any]], requests: list[
             else:
                 lrn = m.make(len(names), idx)  # the replay seeds request idx of the stream with idx
             sel = Selector(lrn, len(names), k, m.game, "none" if m.arm_of is not None else m.reward)
-            dec = SpecDecoder(model, drafters, selector=sel, k=k, stop_ids=stops)
+            dec = SpecDecoder(model, drafters, selector=sel, k=k, stop_ids=stops, mode=mode, auto=auto)
             out, pm = dec.generate(r.prompt_ids, len(r.answer_ids))
             row = runs[m.name]
             row["tokens"] += pm.new_tokens
@@ -248,14 +255,18 @@ def live_runs(model, drafter_models: dict[str, tuple[str, Any]], requests: list[
             for key in ("eval_s", "switch_s", "switches", "catchup_tokens", "select_s", "draft_s", "verify_s"):
                 row[key] += getattr(pm, key)
             rep = replay_res["results"][m.name]
-            row["same_as_replay"] += int(rep.forwards[idx] == pm.target_forwards and rep.choices[idx] == pm.choices)
+            if mode == "chain":  # auto changes k per cycle: the replay's fixed-k chains no longer describe it
+                same = rep.forwards[idx] == pm.target_forwards and rep.choices[idx] == pm.choices
+                row["same_as_replay"] += int(same)
+            else:
+                row.pop("same_as_replay", None)
     for row in runs.values():
         row["tok_s"] = row["tokens"] / row["seconds"]
         row["mat"] = row["tokens"] / row["forwards"]
         row["speedup"] = row["tok_s"] / (runs["plain"]["tokens"] / runs["plain"]["seconds"])
         if "eval_s" in row:
             row["eval_share"] = row["eval_s"] / row["seconds"]
-    return {"requests": [r.id for r in requests], "best_single": best_single, "runs": runs}
+    return {"requests": [r.id for r in requests], "best_single": best_single, "runs": runs, "mode": mode}
 
 
 # ---------------------------------------------------------------------------------------------------- plots
@@ -343,8 +354,8 @@ def format_table(report: dict[str, Any]) -> str:
                          f"{b['depth0_estimate'] - b['true']:+.3f} |")
     live = report.get("live")
     if live:
-        lines += ["", f"Live PoolDecoder, first {len(live['requests'])} requests of the mixed stream "
-                      f"(best single = {live['best_single']}):", "",
+        lines += ["", f"Live PoolDecoder ({live.get('mode', 'chain')}), first {len(live['requests'])} requests of the "
+                      f"mixed stream (best single = {live['best_single']}):", "",
                   "| method | MAT | tok/s | speedup vs plain | exact | eval share | switches | switch ms | "
                   "live == replay |", "|---|---|---|---|---|---|---|---|---|"]
         n = len(live["requests"])
@@ -352,7 +363,7 @@ def format_table(report: dict[str, Any]) -> str:
             lines.append(f"| {name} | {r['mat']:.2f} | {r['tok_s']:.1f} | {r['speedup']:.2f} | {r['exact']}/{n} | "
                          f"{r.get('eval_share', 0):.1%} | {r.get('switches', 0)} | "
                          f"{1000 * r.get('switch_s', 0) / max(1, r.get('switches', 0)):.1f} | "
-                         f"{r.get('same_as_replay', n)}/{n} |")
+                         + (f"{r['same_as_replay']}/{n} |" if "same_as_replay" in r else "- |"))
     return "\n".join(lines)
 
 
@@ -466,8 +477,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         reps = {**res_mixed, **{"generalist": res_mixed.get(f"single:{GENERAL}-eagle3"),
                                 "best-single": res_mixed["best-single"]}}
         reqs = [next(q for q in mixed_req if q.id == r.id) for r in mixed[:args.live]]
+        entries = json.loads((pool_dir / "pool.json").read_text())["drafters"]
+        priors = {n: p for n in names if (p := acceptance_prior(entries[n].get("eval")))}
         report["live"] = live_runs(model, models, reqs, methods, best_name, args.k, stops,
-                                   {"stream": mixed, "results": reps})
+                                   {"stream": mixed, "results": reps}, args.live_mode, priors)
     report["seconds"] = time.time() - t_start
     atomic_write_json(out / "results.json", report)
     text = format_table(report)
@@ -495,6 +508,9 @@ def make_parser() -> argparse.ArgumentParser:
     ap.add_argument("--live", type=int, default=16, help="mixed-stream requests decoded live (0 = replay only)")
     ap.add_argument("--live-methods", default="generalist,best-single,hedgespec-nh,hedgespec-nh-practical,ucb-bd,"
                                               "exp3-bd,router")
+    ap.add_argument("--live-mode", choices=["auto", "chain"], default="auto",
+                    help="live decoding: auto (the serving default: k per cycle from costs) or chain (fixed k, "
+                         "checked against the replay)")
     ap.add_argument("--no-router", action="store_true", help="skip the router baseline")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="runs/bench/select")

@@ -115,3 +115,22 @@ def test_bad_arguments(capsys):
     assert select_bench.main(["--per-domain", "0"]) == 2
     assert select_bench.main(["--pool", "/nonexistent-pool", "--live", "0"]) == 2
     assert "no pool" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("mode", ["chain", "auto"])
+def test_live_runs_are_exact_and_check_the_replay_only_for_fixed_chains(mode):
+    from tests.stubs import make_head, tiny_target
+
+    target = tiny_target()
+    models = {"a": ("eagle3", make_head(target, 1)), "b": ("eagle3", make_head(target, 2))}
+    prompts = [[5, 17, 33, 2], [9, 9, 40, 41]]
+    reqs = [select_bench.Request(f"r{i}", "x", "p", p, [0] * 12) for i, p in enumerate(prompts)]
+    stream = [ReplayRequest(f"r{i}", "x", len(p), len(p) + 12, torch.zeros(2, len(p) + 12, dtype=torch.long),
+                            torch.zeros(2, len(p) + 12), torch.zeros(2, len(p) + 12)) for i, p in enumerate(prompts)]
+    fixed = Method("fixed-a", arm_of=lambda r: 0)
+    rep = replay(stream, fixed, 2, K)
+    live = select_bench.live_runs(target, models, reqs, [fixed], "a", K, [], {"stream": stream,
+                                  "results": {"fixed-a": rep}}, mode, {"a": [0.5] * 4, "b": [0.5] * 4})
+    row = live["runs"]["fixed-a"]
+    assert live["mode"] == mode and row["exact"] == 2 and row["tokens"] == 24
+    assert ("same_as_replay" in row) == (mode == "chain")  # auto's k varies: no replay check

@@ -42,7 +42,7 @@ def test_tiny_pool_end_to_end_and_resume(tmp_path, capsys):
         assert [row[0] for row in ev["topk_per_step"]] == pytest.approx(ev["top1_per_step"])
         assert ev["top1_per_step"] == m[entry["domain"]][name]["top1_per_step"]
         assert json.loads((pool / name / "draftpool.json").read_text())["eval"] == ev
-    assert build_pool.main(tiny(tmp_path, "sql,general")) == 0  # everything built with this signature: nothing retrained
+    assert build_pool.main(tiny(tmp_path, "sql,general")) == 0  # all built with this signature: nothing retrained
     out = capsys.readouterr().out
     assert out.count("already built with this signature, skipped") == 2 and "training (" not in out
 
