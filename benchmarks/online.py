@@ -50,7 +50,7 @@ from tqdm.auto import tqdm
 
 from benchmarks.online_live import live_part, soak
 from benchmarks.replay import Method, ReplayRequest, chain_acceptance, greedy_chains, greedy_prefix_len, replay
-from data_gen.domains import domain_prompts
+from data_gen.domains import GENERAL, domain_prompts
 from data_gen.generate import generate_batch, render_prompt, stop_token_ids
 from draftpool.config import ConfigError
 from draftpool.io import atomic_write_json, atomic_write_text
@@ -341,11 +341,19 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if not (pool_dir / "pool.json").is_file():
         raise ConfigError(f"no pool at {pool_dir} (pool.json missing): run build_pool.py --domains ... first")
     manifest = json.loads((pool_dir / "pool.json").read_text())
-    if any(e.get("domain") == args.shift for e in manifest["drafters"].values()):
-        raise ConfigError(f"the pool at {pool_dir} has a {args.shift} drafter: a domain-shift run needs a pool "
-                          f"trained without it")
+    chosen = args.drafters.split(",") if args.drafters else list(manifest["drafters"])
+    unknown = sorted(set(chosen) - set(manifest["drafters"]))
+    if unknown:
+        raise ConfigError(f"--drafters {', '.join(unknown)} not in the pool at {pool_dir}")
+    if any(manifest["drafters"][n].get("domain") in (args.shift, GENERAL) for n in chosen):
+        raise ConfigError(f"a domain-shift run needs drafters trained without {args.shift}: leave out its drafter "
+                          "and the general one (its mix holds a share of every domain), e.g. --drafters python-eagle3")
     model, tok = load_target(info)
     names, models = load_pool(pool_dir, info, model, ["eagle3"], at_least=2)
+    models = {n: models[n] for n in names if n in chosen}
+    names = list(models)
+    if len(names) < 2:
+        raise ConfigError(f"a domain-shift run selects among >= 2 EAGLE-3 heads, got {names}")
     aux_layers = list(models[names[0]][1].config.eagle_aux_hidden_state_layer_ids)
     report.update(target=info.name, pool=str(pool_dir), drafters=names)
     s = args.shift_requests
@@ -460,6 +468,7 @@ def make_parser() -> argparse.ArgumentParser:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--target", default=DEFAULT_TARGET)
     ap.add_argument("--pool", default="runs/shift/pools/{target_slug}", help="a pool trained without --shift")
+    ap.add_argument("--drafters", default="", help="comma list of the pool's drafters to serve (default: all)")
     ap.add_argument("--shift", default="sql", help="the domain the pool has not seen")
     ap.add_argument("--shift-requests", type=int, default=300)
     ap.add_argument("--then", default="python", help="a domain the pool knows, served after the shift segment")
