@@ -30,6 +30,7 @@ def live_part(model, tok, info, pool_dir: Path, pool_models, names: list[str], p
               tcfg: TrainerConfig, out_dir: Path, feed_per_request: int = 32) -> dict[str, Any]:
     from online.process import ExportSpec, ProcessConfig, TrainerHandle
     from online.server import AdaptiveServer, Request
+    from online.weights import assign
     from specsel.decoding.eagle3 import Eagle3Drafter
     from specsel.decoding.llama import LlamaDrafter
     from specsel.decoding.loop import GREEDY, SpecDecoder
@@ -42,10 +43,8 @@ def live_part(model, tok, info, pool_dir: Path, pool_models, names: list[str], p
     def server(weights=None, handle_cfg=None, swap=True):
         mods = copy.deepcopy(pool_models)
         if weights is not None:
-            with torch.no_grad():
-                for dn, w in weights.items():
-                    for key, v in w.items():
-                        mods[dn][1].get_parameter(key).copy_(v)
+            for dn, w in weights.items():
+                assign(mods[dn][1], w)  # weights and, for a vocabulary-adapted version, d2t / t2d
         drafters = {dn: (Eagle3Drafter(m) if kd == "eagle3" else LlamaDrafter(m)) for dn, (kd, m) in mods.items()}
         dec = SpecDecoder(model, drafters, selector=Selector(make_learner("normal_hedge", len(names)), len(names), k,
                                                     GameConfig()), k=k, stop_ids=stops)
