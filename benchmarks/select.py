@@ -245,7 +245,10 @@ def live_runs(model, drafter_models: dict[str, tuple[str, Any]], requests: list[
             else:
                 lrn = m.make(len(names), idx)  # the replay seeds request idx of the stream with idx
             sel = Selector(lrn, len(names), k, m.game, "none" if m.arm_of is not None else m.reward)
-            dec = SpecDecoder(model, drafters, selector=sel, k=k, stop_ids=stops, mode=mode, auto=auto)
+            # bandit rewards are defined on fixed-k drafts: bandits run fixed chains even in auto mode
+            m_mode = mode if m.arm_of is not None or sel.full_information else "chain"
+            dec = SpecDecoder(model, drafters, selector=sel, k=k, stop_ids=stops, mode=m_mode,
+                              auto=auto if m_mode == "auto" else None)
             out, pm = dec.generate(r.prompt_ids, len(r.answer_ids))
             row = runs[m.name]
             row["tokens"] += pm.new_tokens
@@ -255,7 +258,8 @@ def live_runs(model, drafter_models: dict[str, tuple[str, Any]], requests: list[
             for key in ("eval_s", "switch_s", "switches", "catchup_tokens", "select_s", "draft_s", "verify_s"):
                 row[key] += getattr(pm, key)
             rep = replay_res["results"][m.name]
-            if mode == "chain":  # auto changes k per cycle: the replay's fixed-k chains no longer describe it
+            row["mode"] = m_mode
+            if m_mode == "chain":  # auto changes k per cycle: the replay's fixed-k chains no longer describe it
                 same = rep.forwards[idx] == pm.target_forwards and rep.choices[idx] == pm.choices
                 row["same_as_replay"] += int(same)
             else:
