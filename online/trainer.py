@@ -115,7 +115,8 @@ def held_out_acceptance(kind: str, model: torch.nn.Module, params: dict[str, tor
             _, steps = functional_call(model, params, (aux, tokens, torch.ones_like(tokens), 1), strict=False)
             t = torch.arange(max(P - 2, 0), tokens.shape[1] - 2)  # index t predicts token t+2
             d2t = params.get("d2t", model.d2t)  # the version's own draft vocabulary
-            pred = steps[0][0, t].argmax(-1) + d2t[steps[0][0, t].argmax(-1)]
+            top = steps[0][0, t].argmax(-1)  # [n] draft ids
+            pred = top + d2t[top]
             want = fb.target.ids[t + 2 - P, 0]
         else:
             logits = functional_call(model, params, (), {"input_ids": fb.tokens[None]}, strict=False).logits
@@ -140,7 +141,9 @@ class OnlineTrainer:
         if self.vocab and heads and out_embed is None:
             raise ValueError("trainer.vocab_every > 0 needs the target's output embedding (out_embed)")
         self.out_embed = out_embed
-        self.counters = {n: VocabCounter(models[n][1].config.vocab_size) for n in heads} if self.vocab else {}
+        # the counts do not depend on the head (every head sees the same committed tokens): one counter, shared
+        seen = VocabCounter(models[heads[0]][1].config.vocab_size) if self.vocab and heads else None
+        self.counters = {n: seen for n in heads} if seen is not None else {}
         self.vocab_swaps = {n: 0 for n in self.counters}  # tokens swapped in so far
         self.last_vocab: dict[str, dict] = {}  # the latest round's swaps: name -> {"swapped", "coverage"}
         self.updaters = {n: make_updater(cfg, trainable(m)) for n, (_, m) in models.items()}
@@ -172,9 +175,10 @@ class OnlineTrainer:
                 self.holdout_changes += 1
             else:
                 train.append(fb)
-        for fb in batch:
-            for counter in self.counters.values():
-                counter.add(fb.tokens[fb.prompt_len:])  # the target's committed tokens: what a head should propose
+        if self.counters:
+            seen = next(iter(self.counters.values()))
+            for fb in batch:
+                seen.add(fb.tokens[fb.prompt_len:])  # the target's committed tokens: what a head should propose
         losses = {}
         for name in self.names:
             mine = train if self.cfg.full_information else [fb for fb in train if self._served_by(fb) == name]

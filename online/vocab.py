@@ -59,7 +59,7 @@ def remap_rows(rows: torch.Tensor, index: torch.Tensor, fill: torch.Tensor) -> t
 
 
 class VocabCounter:
-    """Counts of the target tokens seen (one counter per head: the vocabulary it is compared with changes)."""
+    """Counts of the target tokens seen in served responses (compared with each head's own vocabulary)."""
 
     def __init__(self, vocab_size: int):
         self.seen = torch.zeros(vocab_size, dtype=torch.long)
