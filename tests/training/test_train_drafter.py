@@ -260,8 +260,8 @@ def test_head_initialised_from_the_target_and_frozen_lm_head(data_root, tmp_path
     ids = torch.arange(t["d2t"].numel()) + t["d2t"].long()
     assert torch.equal(t["lm_head.weight"], out[ids])
     # the same run without freezing: lm_head moved off the target's rows, the norm started from the target's
-    cfg = SimpleNamespace(eagle3=SimpleNamespace(aux_layers=[], draft_vocab_size=64, init_from_target=True,
-                                                 freeze_lm_head=False), train=SimpleNamespace(seed=0))
+    cfg = SimpleNamespace(eagle3=train_drafter.Eagle3Options(draft_vocab_size=64, init_from_target=True),
+                          train=SimpleNamespace(seed=0))
     head = train_drafter.make_eagle3(cfg, model, target_info, [{"response_ids": [5, 6, 7]}])
     ids = torch.arange(64) + head.d2t
     assert torch.equal(head.lm_head.weight, out[ids]) and head.lm_head.weight.requires_grad
