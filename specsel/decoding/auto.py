@@ -352,3 +352,4 @@ class AutoSpec:
     costs_cache: str | None = None
     repeats: int = 3
     time_weight: float = 0.1
+    measured: dict[str, Costs] = field(default_factory=dict, repr=False)  # costs measured here, by cost key

@@ -354,11 +354,13 @@ class SpecDecoder:
             trees = self.auto_trees if ranks else ()  # trees are weighed only with the drafter's rank rates
             if costs is None:
                 key = cost_model.cost_key(self.target.model, self.drafters[i], self.k, self.target.forward_id)
-                costs = cost_model.load_cached(a.costs_cache, key)
+                # rule: drafters of one shape cost the same: measured once per AutoSpec, even without a cache file
+                costs = a.measured.get(key) or cost_model.load_cached(a.costs_cache, key)
                 if costs is None or (trees and not costs.tree_step):
                     costs = cost_model.measure(self.target, self.drafters[i], state, self.k, a.repeats, trees)
                     state.synced[i] = len(state.tokens)  # measure synced it (its draft is dropped at the next sync)
                     cost_model.store(a.costs_cache, key, costs)
+                a.measured[key] = costs
             prior = a.priors.get(self.names[i], [a.no_prior])
             self.choosers[i] = AutoChooser(costs, prior, self.k, a.margin, a.prior_weight, a.probe_every,
                                            a.time_weight, ranks, trees)

@@ -72,6 +72,26 @@ def test_no_prior_starts_plain_and_costs_are_measured_once_then_cached(tmp_path)
     assert len(json.loads(cache.read_text())) == 2
 
 
+def test_drafters_of_one_shape_are_measured_once_without_a_cache_file(monkeypatch):
+    # a pool of same-shape drafters under full-information selection: the first drafter used is timed, every other
+    # one of that shape (same cost key) reuses its costs, in this decoder and in a second one sharing the AutoSpec
+    import specsel.decoding.costs as cost_model
+
+    calls = []
+    real = cost_model.measure
+    monkeypatch.setattr(cost_model, "measure", lambda *a, **kw: calls.append(1) or real(*a, **kw))
+    target = BigramLM(successor_table(V, TARGET_NEXT))
+    pool = {n: LlamaDrafter(BigramLM(successor_table(V, lambda t, s=s: (t + s) % V))) for n, s in
+            (("a", 3), ("b", 1), ("c", 2))}
+    auto = AutoSpec(priors={n: [0.5] for n in pool})
+    for _ in range(2):
+        dec = SpecDecoder(target, pool, mode="auto", k=3, auto=auto,
+                          selector=Selector(make_learner("normal_hedge", 3), 3, 3))
+        assert dec.generate([2], 40)[0] == plain([2], 40)
+    assert len(calls) == 1 and len(auto.measured) == 1 and len(dec.choosers) >= 2
+    assert all(c.base == next(iter(auto.measured.values())) for c in dec.choosers.values())
+
+
 def test_measured_cycle_times_turn_a_losing_setting_off():
     # the model says drafting is free, but each speculative cycle really costs far more than a plain step
     dec = decoder(lambda t: (t + 2) % V, k=4, priors={"d": [0.6]}, costs=Costs({1: 1e-4, 5: 1.1e-4}, 0.0),
