@@ -20,7 +20,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import torch
 from tqdm.auto import tqdm
@@ -28,6 +28,7 @@ from tqdm.auto import tqdm
 import draftpool
 from data_gen.domains import ALL_DOMAINS, check_domain, domain_prompts
 from data_gen.user_data import UserData, load_user_rows, user_prompt_id, user_split
+from data_gen.vllm_backend import VllmOptions
 from draftpool.config import ConfigError, field, load_config, to_dict
 from draftpool.io import atomic_write_json
 from draftpool.target import (
@@ -62,6 +63,9 @@ class DataGenConfig:
     device: str = field("auto", help="auto, cpu, cuda, cuda:1 ...")
     system_prompt: str = field("", help="system message prepended to every prompt ('' = the template's default)")
     user_prompts: UserData | None = field(None, help="generate from your own prompts instead of a shipped domain")
+    backend: Literal["hf", "vllm"] = field("hf", help="hf: transformers generate here; vllm: a vLLM worker in the "
+                                                       "vLLM environment (scripts/setup_vllm.sh), same shards")
+    vllm: VllmOptions = field(default_factory=VllmOptions, help="vLLM engine settings (backend vllm)")
 
     def validate(self) -> None:
         if self.user_prompts is None:
@@ -79,6 +83,7 @@ class DataGenConfig:
                 raise ConfigError(f"{k} must be >= 1")
         if not 0 < self.top_p <= 1:
             raise ConfigError("top_p must be in (0, 1]")
+        self.vllm.validate()
 
 
 def data_dir_for(cfg_data_dir: str, target_slug: str, domain: str) -> Path:
@@ -132,8 +137,18 @@ def render_prompt(tok, prompt: str, system_prompt: str = "") -> list[int]:
     return list(ids)
 
 
-def stop_token_ids(tok, model) -> list[int]:
-    ids = model.generation_config.eos_token_id
+def stop_token_ids(tok, model=None, path: str | None = None) -> list[int]:
+    """The ids that end an answer: the generation config's EOS ids (the model's, or read from the HF folder `path`
+    without loading the model) plus the tokenizer's."""
+    if model is not None:
+        ids = model.generation_config.eos_token_id
+    else:
+        from transformers import GenerationConfig
+
+        try:
+            ids = GenerationConfig.from_pretrained(path).eos_token_id
+        except OSError:  # no generation_config.json
+            ids = None
     ids = [ids] if isinstance(ids, int) else list(ids or [])
     if tok.eos_token_id is not None and tok.eos_token_id not in ids:
         ids.append(tok.eos_token_id)
@@ -190,14 +205,14 @@ def provenance(cfg: DataGenConfig, info: TargetInfo, tok, n_shards: int,
         "max_prompts_per_split": cfg.max_prompts_per_split, "max_held_out_prompts": cfg.max_held_out_prompts,
         "samples_per_prompt": cfg.samples_per_prompt, "n_shards": n_shards,
         "draftpool_version": draftpool.__version__, "transformers_version": transformers.__version__,
-        "torch_version": torch.__version__,
+        "torch_version": torch.__version__, "backend": cfg.backend,
     }
 
 
 _IDENTITY_KEYS = ("target_weights_sha256", "domain", "prompt_source", "prompt_table_sha256", "chat_template",
                   "system_prompt",
                   "train_temperatures", "held_out_temperatures", "top_p", "max_new_tokens", "seed", "shard_size",
-                  "max_prompts_per_split", "samples_per_prompt", "n_shards")
+                  "max_prompts_per_split", "samples_per_prompt", "n_shards", "backend")
 
 
 def run(cfg: DataGenConfig, info: TargetInfo | None = None, model=None, tok=None) -> Path:
@@ -212,10 +227,22 @@ def run(cfg: DataGenConfig, info: TargetInfo | None = None, model=None, tok=None
     shard_dir = out / "shards"
     done = {p.stem for p in shard_dir.glob("*.parquet")} if shard_dir.exists() else set()
     todo = [s for s in shards if s["name"] not in done]
-    if model is None:
+    engine_version = ""
+    if cfg.backend == "vllm":  # checked before any file is written: a missing or old vLLM is one clear error
+        from data_gen.vllm_backend import vllm_python, vllm_version
+
+        engine_version = vllm_version(vllm_python(cfg.vllm))
+    if cfg.backend == "vllm":  # the engine holds the model: this side only renders prompts and decodes answers
+        if tok is None:
+            from transformers import AutoTokenizer
+
+            tok = AutoTokenizer.from_pretrained(info.path)
+    elif model is None:
         device = resolve_device(cfg.device)
         model, tok = load_target(info, device, default_dtype(device))
     prov = provenance(cfg, info, tok, len(shards), table)
+    if engine_version:
+        prov["vllm_version"] = engine_version
     prov_path = out / "provenance.json"
     if prov_path.exists():
         _check_same(out, prov)
@@ -224,44 +251,93 @@ def run(cfg: DataGenConfig, info: TargetInfo | None = None, model=None, tok=None
     if not todo:
         return out
     # 2. generate missing shards
+    shard_dir.mkdir(parents=True, exist_ok=True)
+    stop_ids = stop_token_ids(tok, model, info.path)
+    n_jobs = sum(len(s["rows"]) for s in todo)
+    bar = tqdm(total=n_jobs, desc=f"self-distill {cfg.domain} ({cfg.backend})", unit="sample", disable=None)
+    rendered = {s["name"]: [render_prompt(tok, r["prompt"], cfg.system_prompt) for r in s["rows"]] for s in todo}
+    t0, new_tokens = time.perf_counter(), 0
+
+    def done_shard(shard: dict[str, Any], results: list[tuple[list[int], bool]]) -> None:
+        nonlocal new_tokens
+        write_shard(shard_dir, cfg, shard, rendered[shard["name"]], results, tok)
+        new_tokens += sum(len(r[0]) for r in results)
+        bar.update(len(results))
+        bar.set_postfix(tok_s=f"{new_tokens / (time.perf_counter() - t0):.0f}")
+
+    engine: dict[str, Any] = {}
+    if cfg.backend == "vllm":
+        engine = generate_vllm(cfg, info, todo, rendered, stop_ids, out, done_shard)
+    else:
+        for shard in todo:
+            ids = rendered[shard["name"]]
+            order = sorted(range(len(ids)), key=lambda i: len(ids[i]))  # similar lengths together: less padding
+            results: dict[int, tuple[list[int], bool]] = {}
+            base_seed = shard_seed(cfg.seed, shard["name"])
+            for b in range(0, len(order), cfg.batch_size):
+                idx = order[b: b + cfg.batch_size]
+                outs = generate_batch(model, tok, [ids[i] for i in idx], shard["temperature"], cfg.top_p,
+                                      cfg.max_new_tokens, base_seed + b, stop_ids)
+                results.update(zip(idx, outs))
+            done_shard(shard, [results[i] for i in range(len(ids))])
+    bar.close()
+    log_run(out, {"backend": cfg.backend, "samples": n_jobs, "new_tokens": new_tokens,
+                  "seconds": time.perf_counter() - t0, **engine})
+    return out
+
+
+def write_shard(shard_dir: Path, cfg: DataGenConfig, shard: dict[str, Any], ids: list[list[int]],
+                results: list[tuple[list[int], bool]], tok) -> None:
+    """One parquet shard (the same records from either backend), written to a temp file and renamed."""
     import datasets
 
-    shard_dir.mkdir(parents=True, exist_ok=True)
-    stop_ids = stop_token_ids(tok, model)
-    n_jobs = sum(len(s["rows"]) for s in todo)
-    new_tokens, t0 = 0, time.perf_counter()
-    bar = tqdm(total=n_jobs, desc=f"self-distill {cfg.domain}", unit="sample", disable=None)
-    for shard in todo:
-        rows = shard["rows"]
-        ids = [render_prompt(tok, r["prompt"], cfg.system_prompt) for r in rows]
-        order = sorted(range(len(rows)), key=lambda i: len(ids[i]))  # similar lengths together: less padding
-        results: dict[int, tuple[list[int], bool]] = {}
-        base_seed = shard_seed(cfg.seed, shard["name"])
-        for b in range(0, len(order), cfg.batch_size):
-            idx = order[b: b + cfg.batch_size]
-            outs = generate_batch(model, tok, [ids[i] for i in idx], shard["temperature"], cfg.top_p,
-                                  cfg.max_new_tokens, base_seed + b, stop_ids)
-            for i, o in zip(idx, outs):
-                results[i] = o
-                new_tokens += len(o[0])
-            bar.update(len(idx))
-            bar.set_postfix(tok_s=f"{new_tokens / (time.perf_counter() - t0):.0f}")
-        records = [{
-            "id": f"{r['id']}-t{shard['temperature']:.2f}", "prompt_id": r["id"], "source": r["source"],
-            "domain": cfg.domain, "split": shard["split"], "temperature": shard["temperature"],
-            "seed": base_seed, "prompt": r["prompt"], "prompt_ids": ids[i],
-            "response_ids": results[i][0], "response": tok.decode(results[i][0], skip_special_tokens=True),
-            "finished": results[i][1],
-        } for i, r in enumerate(rows)]
-        tmp = shard_dir / f".{shard['name']}.{uuid.uuid4().hex[:8]}.tmp"
-        datasets.Dataset.from_list(records).to_parquet(str(tmp))
-        os.replace(tmp, shard_dir / f"{shard['name']}.parquet")
-    bar.close()
-    return out
+    base_seed = shard_seed(cfg.seed, shard["name"])
+    records = [{
+        "id": f"{r['id']}-t{shard['temperature']:.2f}", "prompt_id": r["id"], "source": r["source"],
+        "domain": cfg.domain, "split": shard["split"], "temperature": shard["temperature"],
+        "seed": base_seed, "prompt": r["prompt"], "prompt_ids": ids[i],
+        "response_ids": results[i][0], "response": tok.decode(results[i][0], skip_special_tokens=True),
+        "finished": results[i][1],
+    } for i, r in enumerate(shard["rows"])]
+    tmp = shard_dir / f".{shard['name']}.{uuid.uuid4().hex[:8]}.tmp"
+    datasets.Dataset.from_list(records).to_parquet(str(tmp))
+    os.replace(tmp, shard_dir / f"{shard['name']}.parquet")
+
+
+def generate_vllm(cfg: DataGenConfig, info: TargetInfo, todo: list[dict[str, Any]], rendered: dict[str, list],
+                  stop_ids: list[int], out: Path, done_shard) -> dict[str, Any]:
+    """The missing shards through the vLLM worker (data_gen/vllm_backend.py); each shard is written as it ends.
+    -> {"vllm_version", "startup_s": the engine's start, "generate_s": the shards' generation time}"""
+    from data_gen.vllm_backend import engine_args, run_worker
+
+    device = resolve_device(cfg.device)
+    dtype = str(default_dtype(device)).removeprefix("torch.")
+    longest = max(len(p) for ids in rendered.values() for p in ids)
+    engine = engine_args(cfg.vllm, device.type, dtype, longest + cfg.max_new_tokens + 8, cfg.seed)
+    jobs = [{"name": s["name"], "temperature": s["temperature"], "top_p": cfg.top_p,
+             "max_new_tokens": cfg.max_new_tokens, "seed": shard_seed(cfg.seed, s["name"]),
+             "prompts": rendered[s["name"]]} for s in todo]
+    by_name = {s["name"]: s for s in todo}
+    generate_s = 0.0
+
+    def on_shard(job: dict[str, Any], res: dict[str, Any]) -> None:
+        nonlocal generate_s
+        generate_s += res["seconds"]
+        done_shard(by_name[job["name"]], list(zip(res["responses"], res["finished"])))
+
+    record = run_worker(cfg.vllm, info.path, jobs, stop_ids, engine, out / "vllm_work", on_shard)
+    return {**record, "generate_s": generate_s}
+
+
+def log_run(out: Path, record: dict[str, Any]) -> None:
+    """One line per generation run in <data_dir>/runs.jsonl (backend, samples, tokens, seconds): throughput kept."""
+    with open(out / "runs.jsonl", "a") as f:
+        f.write(json.dumps({"time": time.strftime("%Y-%m-%dT%H:%M:%S"), **record}) + "\n")
 
 
 def _check_same(out: Path, prov: dict[str, Any]) -> None:
     old = json.loads((out / "provenance.json").read_text())
+    old.setdefault("backend", "hf")  # data from before the backend switch was made by transformers
     diff = [k for k in _IDENTITY_KEYS if old.get(k) != prov.get(k)]
     if diff:
         raise ConfigError(f"{out} holds data made with other settings ({', '.join(diff)} differ); "

@@ -1,0 +1,107 @@
+"""vLLM worker of self-distillation (`data_gen.backend=vllm`): answers a job list of shards, one result file each.
+
+    .venv-vllm/bin/python data_gen/vllm_worker.py JOB.json
+
+Runs in vLLM's own environment: it imports vllm and the standard library only (never draftpool, whose transformers
+pin differs). JOB.json = {"target": HF folder, "engine": {LLM keyword arguments}, "env": {environment defaults},
+"stop_ids": [int], "min_version": "0.32", "out": folder, "shards": [{"name", "temperature", "top_p",
+"max_new_tokens", "seed", "prompts": [[token ids]]}]}.
+
+Per shard it writes `<out>/<name>.json` = {"name", "responses": [[ids, up to and including the stop token]],
+"finished": [bool], "seconds"} atomically (temp file, then rename): the parent turns each into a parquet shard as it
+appears, so a killed worker loses at most the shards still in flight. Request i of a shard samples with seed
+`seed + i`, so a re-run draws the same answers. `<out>/engine.json` records the vLLM version and start-up time.
+Exit codes: 0 done; 3 the installed vLLM is older than `min_version` (message on stderr).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import threading
+import time
+
+
+def _atomic_json(path: str, obj: dict) -> None:
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "w") as f:
+        json.dump(obj, f)
+    os.replace(tmp, path)
+
+
+def version_tuple(v: str) -> tuple[int, ...]:
+    out = []
+    for part in v.split("+")[0].split(".")[:3]:
+        digits = "".join(c for c in part if c.isdigit())
+        out.append(int(digits or 0))
+    return tuple(out)
+
+
+def respond(token_ids: list[int], finish_reason: str | None, stop_reason, stop_ids: list[int]
+              ) -> tuple[list[int], bool]:
+    """vLLM's output -> (ids up to and including the stop token, finished), the HF backend's convention: a stop
+    token vLLM left out of token_ids (stop_reason holds it; None means the tokenizer's EOS) is put back."""
+    ids = list(token_ids)
+    for j, t in enumerate(ids):  # rule: cut after the first stop token, as the HF backend does
+        if t in stop_ids:
+            return ids[: j + 1], True
+    if finish_reason == "stop":
+        stop = stop_reason if isinstance(stop_reason, int) else stop_ids[0]
+        return ids + [stop], True
+    return ids, False
+
+
+def die_with_parent(poll_s: float = 1.0) -> None:
+    """A thread that kills this worker's process group (the worker and vLLM's engine processes) once the draftpool
+    process that started it is gone (killed or crashed): no orphan engine keeps writing results."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(poll_s)
+        os.killpg(os.getpgid(0), signal.SIGKILL)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def main(job_path: str) -> int:
+    die_with_parent()
+    job = json.load(open(job_path))
+    for k, v in job.get("env", {}).items():
+        os.environ.setdefault(k, str(v))
+    import vllm
+    from vllm import LLM, SamplingParams
+
+    if version_tuple(vllm.__version__) < version_tuple(job.get("min_version", "0")):
+        print(f"vLLM {vllm.__version__} is older than {job['min_version']}, the oldest this backend supports; "
+              "run scripts/setup_vllm.sh", file=sys.stderr)
+        return 3
+    out = job["out"]
+    os.makedirs(out, exist_ok=True)
+    t0 = time.perf_counter()
+    llm = LLM(model=job["target"], **job["engine"])
+    _atomic_json(os.path.join(out, "engine.json"), {"vllm_version": vllm.__version__,
+                                                     "startup_s": time.perf_counter() - t0})
+    stops = list(job["stop_ids"])
+    for shard in job["shards"]:
+        greedy = shard["temperature"] == 0
+        params = [SamplingParams(temperature=shard["temperature"], top_p=1.0 if greedy else shard["top_p"],
+                                 max_tokens=shard["max_new_tokens"], stop_token_ids=stops,
+                                 seed=None if greedy else shard["seed"] + i)
+                  for i in range(len(shard["prompts"]))]
+        start = time.perf_counter()
+        res = llm.generate([{"prompt_token_ids": p} for p in shard["prompts"]], params, use_tqdm=False)
+        seconds = time.perf_counter() - start
+        rows = [respond(r.outputs[0].token_ids, r.outputs[0].finish_reason, r.outputs[0].stop_reason, stops)
+                for r in res]
+        _atomic_json(os.path.join(out, f"{shard['name']}.json"), {
+            "name": shard["name"], "responses": [r[0] for r in rows], "finished": [r[1] for r in rows],
+            "seconds": seconds})
+        print(f"SHARD {shard['name']} {sum(len(r[0]) for r in rows)} tokens {seconds:.1f}s", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))
