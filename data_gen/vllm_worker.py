@@ -7,7 +7,8 @@ pin differs). JOB.json = {"target": HF folder, "engine": {LLM keyword arguments}
 "stop_ids": [int], "min_version": "0.32", "out": folder, "shards": [{"name", "temperature", "top_p",
 "max_new_tokens", "seed", "prompts": [[token ids]]}]}.
 
-Per shard it writes `<out>/<name>.json` = {"name", "responses": [[ids, up to and including the stop token]],
+Shards go to the engine in groups of at least twice its batch (`max_num_seqs`), so small shards still fill it. Per
+shard it writes `<out>/<name>.json` = {"name", "responses": [[ids, up to and including the stop token]],
 "finished": [bool], "seconds"} atomically (temp file, then rename): the parent turns each into a parquet shard as it
 appears, so a killed worker loses at most the shards still in flight. Request i of a shard samples with seed
 `seed + i`, so a re-run draws the same answers. `<out>/engine.json` records the vLLM version and start-up time.
@@ -53,6 +54,16 @@ def respond(token_ids: list[int], finish_reason: str | None, stop_reason, stop_i
     return ids, False
 
 
+def groups(shards: list[dict], width: int) -> list[list[dict]]:
+    """Consecutive shards in groups of at least `width` prompts (the last group may hold fewer)."""
+    out: list[list[dict]] = [[]]
+    for shard in shards:
+        if sum(len(s["prompts"]) for s in out[-1]) >= width:
+            out.append([])
+        out[-1].append(shard)
+    return [g for g in out if g]
+
+
 def die_with_parent(poll_s: float = 1.0) -> None:
     """A thread that kills this worker's process group (the worker and vLLM's engine processes) once the draftpool
     process that started it is gone (killed or crashed): no orphan engine keeps writing results."""
@@ -85,21 +96,29 @@ def main(job_path: str) -> int:
     _atomic_json(os.path.join(out, "engine.json"), {"vllm_version": vllm.__version__,
                                                      "startup_s": time.perf_counter() - t0})
     stops = list(job["stop_ids"])
-    for shard in job["shards"]:
-        greedy = shard["temperature"] == 0
-        params = [SamplingParams(temperature=shard["temperature"], top_p=1.0 if greedy else shard["top_p"],
-                                 max_tokens=shard["max_new_tokens"], stop_token_ids=stops,
-                                 seed=None if greedy else shard["seed"] + i)
-                  for i in range(len(shard["prompts"]))]
+    width = 2 * job["engine"].get("max_num_seqs", 64)
+    for group in groups(job["shards"], width):
+        # shards go to the engine together until it has twice its batch to schedule; each is written when done
+        params, prompts = [], []
+        for shard in group:
+            greedy = shard["temperature"] == 0
+            params += [SamplingParams(temperature=shard["temperature"], top_p=1.0 if greedy else shard["top_p"],
+                                      max_tokens=shard["max_new_tokens"], stop_token_ids=stops,
+                                      seed=None if greedy else shard["seed"] + i)
+                       for i in range(len(shard["prompts"]))]
+            prompts += [{"prompt_token_ids": p} for p in shard["prompts"]]
         start = time.perf_counter()
-        res = llm.generate([{"prompt_token_ids": p} for p in shard["prompts"]], params, use_tqdm=False)
+        res = llm.generate(prompts, params, use_tqdm=False)
         seconds = time.perf_counter() - start
         rows = [respond(r.outputs[0].token_ids, r.outputs[0].finish_reason, r.outputs[0].stop_reason, stops)
                 for r in res]
-        _atomic_json(os.path.join(out, f"{shard['name']}.json"), {
-            "name": shard["name"], "responses": [r[0] for r in rows], "finished": [r[1] for r in rows],
-            "seconds": seconds})
-        print(f"SHARD {shard['name']} {sum(len(r[0]) for r in rows)} tokens {seconds:.1f}s", flush=True)
+        at = 0
+        for shard in group:
+            mine, at = rows[at: at + len(shard["prompts"])], at + len(shard["prompts"])
+            _atomic_json(os.path.join(out, f"{shard['name']}.json"), {
+                "name": shard["name"], "responses": [r[0] for r in mine], "finished": [r[1] for r in mine],
+                "seconds": seconds * len(mine) / len(rows)})  # the group's time, shared by answer count
+        print(f"SHARDS {len(group)} {sum(len(r[0]) for r in rows)} tokens {seconds:.1f}s", flush=True)
     return 0
 
 

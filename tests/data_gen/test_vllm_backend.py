@@ -23,7 +23,7 @@ import pytest
 
 from data_gen.generate import DataGenConfig, is_complete, load_distilled, run, stop_token_ids
 from data_gen.vllm_backend import vllm_python
-from data_gen.vllm_worker import respond
+from data_gen.vllm_worker import groups, respond
 from draftpool.config import ConfigError, load_config
 from draftpool.target import DEFAULT_TARGET
 
@@ -80,6 +80,14 @@ def test_the_worker_answers_with_the_hf_backends_convention():
     assert respond([5, 6], "stop", 7, stops) == ([5, 6, 7], True)  # a stop token vLLM left out is put back
     assert respond([5, 6], "stop", None, stops) == ([5, 6, 2], True)  # its EOS (None): the first stop id
     assert respond([5, 6, 8], "length", None, stops) == ([5, 6, 8], False)  # cut by the length limit
+
+
+def test_shards_reach_the_engine_in_groups_of_twice_its_batch():
+    shards = [{"name": str(i), "prompts": [[1]] * n} for i, n in enumerate([3, 3, 3, 2])]
+    names = lambda gs: [[s["name"] for s in g] for g in gs]  # noqa: E731
+    assert names(groups(shards, 4)) == [["0", "1"], ["2", "3"]]
+    assert names(groups(shards, 100)) == [["0", "1", "2", "3"]] and names(groups(shards, 1)) == [["0"], ["1"],
+                                                                                                  ["2"], ["3"]]
 
 
 def test_stop_ids_from_the_folder_equal_the_models(target_info, target):
