@@ -49,13 +49,13 @@ import torch
 from tqdm.auto import tqdm
 
 from benchmarks.online_live import live_part, soak
-from benchmarks.replay import Method, ReplayRequest, chain_acceptance, greedy_chains, greedy_prefix_len, replay
+from benchmarks.replay import Method, ReplayRequest, chain_acceptance, greedy_chains, replay
 from data_gen.domains import GENERAL, domain_prompts
 from data_gen.generate import generate_batch, render_prompt, stop_token_ids
 from draftpool.config import ConfigError
 from draftpool.io import atomic_write_json, atomic_write_text
 from draftpool.target import DEFAULT_TARGET, load_target, resolve_target
-from online.feedback import Feedback, compress
+from online.feedback import Feedback, feedback_from_ids
 from online.trainer import OnlineTrainer, TrainerConfig, versioned
 from online.vocab import VocabCounter
 from online.weights import assign
@@ -111,16 +111,8 @@ def greedy_stream(model, tok, rows: list[tuple[str, str, str]], max_new: int, pa
 
 @torch.inference_mode()
 def served_feedback(model, item: Item, aux_layers: list[int], top_k: int) -> Feedback:
-    """What the server collects when it serves `item` at temperature 0: the verified tokens (the answer cut where it
-    stops being the target's own greedy continuation), the target's top-k distribution of every generated token and
-    the aux features of every verified token but the last."""
-    ids = torch.tensor([item.prompt_ids + item.answer_ids])
-    out = model(input_ids=ids, output_hidden_states=True)
-    logits = out.logits[0].float()  # [T,V]; row u-1 predicts token u
-    p0 = len(item.prompt_ids)
-    t_len = greedy_prefix_len(logits, ids[0], p0)
-    feats = torch.cat([out.hidden_states[j][0, :t_len - 1] for j in aux_layers], -1)  # [T-1,3H]
-    return Feedback(item.id, ids[0, :t_len].clone(), p0, compress(logits[p0 - 1:t_len - 1], top_k), feats.clone())
+    """What the server collects when it serves `item` at temperature 0 (online.feedback.feedback_from_ids)."""
+    return feedback_from_ids(model, item.id, item.prompt_ids, item.answer_ids, aux_layers, top_k)
 
 
 def cached_feedback(model, stream: list[Item], aux_layers: list[int], top_k: int, cache: Path

@@ -23,6 +23,7 @@ from typing import NamedTuple
 import torch
 from transformers import DynamicCache
 
+from online.feedback import greedy_prefix_len
 from specsel.selection.delayed_feedback import DelayedFeedback, GameConfig
 
 
@@ -70,13 +71,6 @@ def branch_logits(model, cache, past: int, starts: torch.Tensor, tokens: torch.T
                 attention_mask=mask[None, None], past_key_values=cache, use_cache=True)
     cache.crop(past - cache.get_seq_length())
     return out.logits[0].float().reshape(b, j, -1)
-
-
-def greedy_prefix_len(logits: torch.Tensor, ids: torch.Tensor, p0: int) -> int:
-    """logits [T,V] of the target over ids [T] (row u-1 predicts token u), prompt length p0 -> the length up to the
-    first answer token that is not the target's greedy choice (batched generation can differ in the last bits)."""
-    wrong = (logits[p0 - 1:-1].argmax(-1) != ids[p0:]).nonzero()
-    return len(ids) if len(wrong) == 0 else p0 + int(wrong[0])
 
 
 @torch.inference_mode()

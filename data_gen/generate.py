@@ -229,9 +229,9 @@ def run(cfg: DataGenConfig, info: TargetInfo | None = None, model=None, tok=None
     todo = [s for s in shards if s["name"] not in done]
     engine_version = ""
     if cfg.backend == "vllm":  # checked before any file is written: a missing or old vLLM is one clear error
-        from data_gen.vllm_backend import vllm_python, vllm_version
+        from draftpool.vllm_env import vllm_python, vllm_version
 
-        engine_version = vllm_version(vllm_python(cfg.vllm))
+        engine_version = vllm_version(vllm_python(cfg.vllm.python))
     if cfg.backend == "vllm":  # the engine holds the model: this side only renders prompts and decodes answers
         if tok is None:
             from transformers import AutoTokenizer

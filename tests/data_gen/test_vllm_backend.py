@@ -22,10 +22,10 @@ import psutil
 import pytest
 
 from data_gen.generate import DataGenConfig, is_complete, load_distilled, run, stop_token_ids
-from data_gen.vllm_backend import vllm_python
 from data_gen.vllm_worker import groups, respond
 from draftpool.config import ConfigError, load_config
 from draftpool.target import DEFAULT_TARGET
+from draftpool.vllm_env import vllm_python
 
 ROOT = Path(__file__).resolve().parents[2]
 RECIPE = ROOT / "recipes" / "sql" / "data_gen.yaml"
@@ -97,16 +97,15 @@ def test_stop_ids_from_the_folder_equal_the_models(target_info, target):
 
 # ------------------------------------------------------------------------------------------ opt-in, real vLLM
 def _vllm_or_fail() -> Path:
-    from data_gen.vllm_backend import VllmOptions
-
-    return vllm_python(VllmOptions())  # a clear failure with the setup command when missing
+    return vllm_python()  # a clear failure with the setup command when missing
 
 
 @pytest.mark.slow
-def test_vllm_backend_writes_the_hf_backends_shards(tmp_path, target_info, target):
+def test_vllm_backend_writes_the_hf_backends_shards(tmp_path, target_info, target, monkeypatch):
     _vllm_or_fail()
     model, tok = target
-    hf_dir, vl_dir = tmp_path / "hf", tmp_path / "vllm"
+    monkeypatch.chdir(tmp_path)  # a relative data_dir, as recipes give it
+    hf_dir, vl_dir = Path("hf"), Path("vllm")
     run(make_cfg(hf_dir), target_info, model, tok)
     run(make_cfg(vl_dir, "backend=vllm", "vllm.max_num_seqs=4"), target_info)
     hf, vl = ({r["id"]: r for r in load_distilled(d).to_list()} for d in (hf_dir, vl_dir))

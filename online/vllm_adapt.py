@@ -1,0 +1,227 @@
+"""Online adaptation attached to a running vLLM server (issue: vLLM where users outgrow one machine).
+
+    client ──> draftpool front end (VllmProxy: POST /v1/completions, /v1/chat/completions, GET /health, /metrics)
+                 │  forwards each body to vLLM's own OpenAI server with `return_token_ids`, returns vLLM's answer
+                 ▼
+               vLLM server (VllmEngine): continuous batching, several requests in flight, the pool head as drafter
+                 │  every finished (prompt ids, completion ids)
+                 ▼
+               feedback thread: one target forward over prompt + completion (online.feedback.feedback_from_ids)
+                 ▼
+               trainer process (online.process.TrainerHandle: OGD / optimistic / ensemble, guard, exports)
+                 │  accepted versions on its weight board
+                 ▼
+               control thread: the version is written as a head folder and loaded into vLLM's drafter in place,
+               between two engine steps (VllmEngine.swap); never the target, never a torn version
+
+Why a proxy in front of vLLM's server rather than draftpool serving: vLLM keeps its scheduler, batching and kernels
+untouched, the client sees vLLM's own answers (plus nothing), and draftpool only needs the finished token ids, which
+vLLM returns on request. The trainer and its target copy live in draftpool's environment (on GPUs: its own device,
+`process.device`); a dead trainer is restarted by its handle and never fails a request: the proxy only forwards.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import shutil
+import threading
+import time
+import urllib.error
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from online.feedback import feedback_from_ids
+from online.hotswap import HotSwap
+from online.process import ExportSpec, ProcessConfig, TrainerHandle
+from online.trainer import TrainerConfig
+from online.vllm_engine import VllmEngine
+
+MAX_BODY = 1 << 20
+
+
+class VllmAdapter:
+    """Adapts the head vLLM drafts with, from the requests vLLM serves. `head`: draftpool's copy of the served head
+    (its weights = the engine's at start); `model`: the target in draftpool's environment, for the feedback."""
+
+    def __init__(self, engine: VllmEngine, model, name: str, head: torch.nn.Module, tcfg: TrainerConfig,
+                 pcfg: ProcessConfig, export: ExportSpec, aux_layers: list[int], top_k: int, work_dir: str | Path,
+                 out_embed: torch.Tensor | None = None, keep: int = 3, poll_s: float = 0.2):
+        self.engine, self.model, self.name, self.head = engine, model, name, head
+        self.aux_layers, self.top_k, self.keep, self.poll_s = aux_layers, top_k, keep, poll_s
+        self.work = Path(work_dir)
+        self.handle = TrainerHandle({name: ("eagle3", head)}, tcfg, pcfg, export, out_embed=out_embed)
+        self.hot = HotSwap(self.handle.boards, {name: head})
+        self.meta = json.loads((Path(engine.head_dir) / "draftpool.json").read_text()) \
+            if (Path(engine.head_dir) / "draftpool.json").is_file() else {"kind": "eagle3"}
+        self.done: queue.Queue = queue.Queue(maxsize=256)
+        self.stop_event = threading.Event()
+        self.threads: list[threading.Thread] = []
+        self.served = self.dropped = self.feedback_errors = 0
+        self.versions: list[dict[str, Any]] = []  # {version, wall_s, worker_s, at}
+
+    def start(self) -> VllmAdapter:
+        self.handle.start()
+        for fn in (self._feedback_loop, self._control_loop):
+            t = threading.Thread(target=fn, daemon=True)
+            t.start()
+            self.threads.append(t)
+        return self
+
+    def finished(self, request_id: str, prompt_ids: list[int], completion_ids: list[int]) -> None:
+        """A request vLLM finished: queue it for feedback (drop it, counted, when the feedback thread is behind)."""
+        self.served += 1
+        try:
+            self.done.put_nowait((request_id, list(prompt_ids), list(completion_ids)))
+        except queue.Full:
+            self.dropped += 1
+
+    def _feedback_loop(self) -> None:
+        while not self.stop_event.is_set():
+            try:
+                rid, prompt, completion = self.done.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            if not completion:
+                continue
+            try:
+                fb = feedback_from_ids(self.model, rid, prompt, completion, self.aux_layers, self.top_k)
+            except Exception as e:  # noqa: BLE001 - a bad record must not stop adaptation
+                self.feedback_errors += 1
+                print(f"[vllm-adapt] feedback of {rid} failed: {type(e).__name__}: {e}", flush=True)
+                continue
+            if len(fb.tokens) > fb.prompt_len + 1:  # at least one verified token past the first
+                self.handle.submit(fb)
+
+    def _control_loop(self) -> None:
+        while not self.stop_event.is_set():
+            self.handle.poll()  # moves feedback on, restarts a crashed or hung trainer
+            if self.hot.poll():  # a newer complete version is now in `head`
+                self._swap(self.hot.version[self.name])
+            time.sleep(self.poll_s)
+
+    def _swap(self, version: int) -> None:
+        from draftpool.pool import write_eagle3
+
+        folder = self.work / "heads" / f"v{version:06d}"
+        meta = {**self.meta, "online": {"version": version, "engine": "vllm"}}
+        write_eagle3(self.head, folder, self.handle.export.target, meta)  # atomic: complete before vLLM reads it
+        info = self.engine.swap(folder)
+        self.versions.append({"version": version, "wall_s": info["wall_s"], "worker_s": info["worker_s"],
+                              "at": time.time()})
+        for old in sorted((self.work / "heads").glob("v*"))[:-self.keep]:
+            shutil.rmtree(old, ignore_errors=True)
+
+    def stop(self) -> None:
+        self.stop_event.set()
+        for t in self.threads:
+            t.join(30)
+        self.handle.stop()
+
+
+class VllmProxy:
+    """draftpool's OpenAI-compatible front end: forwards to the vLLM server, reports finished requests."""
+
+    def __init__(self, engine: VllmEngine, adapter: VllmAdapter | None, host: str = "127.0.0.1", port: int = 0,
+                 timeout: float = 600.0):
+        self.engine, self.adapter, self.timeout = engine, adapter, timeout
+        self.httpd = ThreadingHTTPServer((host, port), self._handler())
+        self.httpd.daemon_threads = True
+        self.failed = 0
+        self.thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def start(self) -> VllmProxy:
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+        return self
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def forward(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """POST the body to vLLM with token ids requested; report each finished choice to the adapter; the client
+        gets vLLM's answer without the token ids it did not ask for."""
+        if body.get("stream"):
+            return 400, {"error": {"message": "streaming is not supported by draftpool's adapting front end; "
+                                              "send stream=false", "type": "invalid_request_error"}}
+        asked = bool(body.get("return_token_ids"))
+        req = urllib.request.Request(f"{self.engine.url}{path}", data=json.dumps({**body, "return_token_ids": True})
+                                     .encode(), headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as r:
+                status, answer = r.status, json.loads(r.read())
+        except urllib.error.HTTPError as e:
+            return e.code, json.loads(e.read() or b"{}")
+        if self.adapter is not None and status == 200:
+            top_prompt = answer.get("prompt_token_ids")  # chat completions: at the top level
+            for c in answer.get("choices", []):
+                prompt = c.get("prompt_token_ids") or top_prompt
+                if prompt and c.get("token_ids") is not None and c.get("finish_reason"):
+                    self.adapter.finished(f"{answer.get('id', '')}-{c.get('index', 0)}", prompt, c["token_ids"])
+        if not asked:
+            answer.pop("prompt_token_ids", None)
+            for c in answer.get("choices", []):
+                c.pop("prompt_token_ids", None)
+                c.pop("token_ids", None)
+        return status, answer
+
+    def _handler(self):
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, fmt, *args):  # quiet
+                pass
+
+            def _send(self, status: int, body: dict[str, Any] | str, ctype: str = "application/json") -> None:
+                data = (json.dumps(body) if not isinstance(body, str) else body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self):  # noqa: N802 - http.server's naming
+                if self.path in ("/health", "/metrics", "/v1/models"):
+                    try:
+                        with urllib.request.urlopen(f"{proxy.engine.url}{self.path}", timeout=30) as r:
+                            text = r.read().decode()
+                    except (urllib.error.URLError, ConnectionError) as e:
+                        self._send(503, {"error": {"message": f"vLLM server: {e}"}})
+                        return
+                    self._send(200, text, "text/plain" if self.path == "/metrics" else "application/json")
+                else:
+                    self._send(404, {"error": {"message": f"no route {self.path}"}})
+
+            def do_POST(self):  # noqa: N802
+                if self.path not in ("/v1/completions", "/v1/chat/completions"):
+                    self._send(404, {"error": {"message": f"no route {self.path}"}})
+                    return
+                n = int(self.headers.get("Content-Length") or 0)
+                if n > MAX_BODY:
+                    self._send(413, {"error": {"message": f"body over {MAX_BODY} bytes"}})
+                    return
+                try:
+                    body = json.loads(self.rfile.read(n) or b"{}")
+                    if not isinstance(body, dict):
+                        raise ValueError("the body must be a JSON object")
+                    status, answer = proxy.forward(self.path, body)
+                except (ValueError, json.JSONDecodeError) as e:
+                    status, answer = 400, {"error": {"message": str(e), "type": "invalid_request_error"}}
+                except (urllib.error.URLError, ConnectionError, TimeoutError) as e:
+                    proxy.failed += 1
+                    status, answer = 502, {"error": {"message": f"vLLM server: {e}"}}
+                self._send(status, answer)
+
+        return Handler
