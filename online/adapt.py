@@ -44,6 +44,7 @@ from online.requests import answered_ids, read_requests
 from online.server import SWAPS, AdaptiveServer, Request
 from online.step_trainer import STEP_UPDATERS, StepEnv
 from online.trainer import TrainerConfig
+from online.vllm_engine import VllmServeOptions
 from specsel.decoding.auto import AutoSpec, acceptance_prior
 from specsel.decoding.costs import cache_path
 from specsel.decoding.loop import SpecDecoder, SpecError
@@ -86,6 +87,9 @@ class ServeConfig:
     adapt: bool = field(True, help="run the trainer (false: serve the pool as it is)")
     device: str = field("cpu", help="the server's device")
     threads: int = field(1, help="torch threads of the server (the trainer has its own)")
+    engine: str = field("draftpool", help="draftpool: this process decodes with the pool | vllm: a vLLM server "
+                                          "decodes with one pool head (settings under vllm.*), draftpool's front "
+                                          "end at serve.http forwards to it and adapts that head")
 
 
 @dataclass
@@ -95,6 +99,7 @@ class AdaptConfig:
     process: ProcessConfig = field(default_factory=ProcessConfig, help="the trainer process")
     lookahead: LookaheadConfig = field(default_factory=LookaheadConfig, help="lookahead reasoning (serve.mode "
                                                                               "lookahead)")
+    vllm: VllmServeOptions = field(default_factory=VllmServeOptions, help="the vLLM server (serve.engine vllm)")
 
     def validate(self) -> None:
         s = self.serve
@@ -117,6 +122,13 @@ class AdaptConfig:
                 raise ConfigError(str(e)) from None
         if not (s.selection == "normal_hedge" or s.selection.startswith("fixed:")):
             raise ConfigError(f"serve.selection must be normal_hedge or fixed:<drafter>, got {s.selection!r}")
+        if s.engine not in ("draftpool", "vllm"):
+            raise ConfigError(f"serve.engine must be draftpool or vllm, got {s.engine!r}")
+        if s.engine == "vllm":
+            self.vllm.validate()
+            if not s.http or s.mode == "lookahead" or s.temperature != 0:
+                raise ConfigError("serve.engine vllm serves HTTP (set serve.http=host:port), token drafting only "
+                                  "(not lookahead), at temperature 0")
         if s.selection_state not in ("reset", "persistent"):
             raise ConfigError(f"serve.selection_state must be reset or persistent, got {s.selection_state!r}")
         if s.swap not in SWAPS and s.mode != "lookahead":
@@ -222,6 +234,11 @@ def main_cfg(cfg: AdaptConfig) -> dict[str, Any]:
         state_path = serve_dir / "trainer_state.pt"
         state = torch.load(state_path, weights_only=False) if state_path.is_file() else None
         print(f"[online] resuming from exported pool version {start_version} ({serve_dir})", file=sys.stderr)
+    if s.engine == "vllm":
+        from online.vllm_adapt import serve_vllm
+
+        with run_lock(out_dir):
+            return serve_vllm(cfg, info, target, tok, pool_dir, out_dir)
     if s.mode == "lookahead":
         return _main_lookahead(cfg, info, target, tok, pool_dir, serve_dir, out_dir, start_version, state)
     names, models = load_pool(serve_dir, info, target, s.kinds)

@@ -225,3 +225,54 @@ class VllmProxy:
                 self._send(status, answer)
 
         return Handler
+
+
+def serve_vllm(cfg, info, target, tok, pool_dir: Path, out_dir: Path) -> dict[str, Any]:
+    """`online_adapt.py serve.engine=vllm serve.http=HOST:PORT`: vLLM serves with one pool head, draftpool's front end
+    forwards and adapts that head, until SIGINT / SIGTERM. -> a summary (requests, failed, versions, swap times,
+    vLLM's speculative-decoding counters)."""
+    import signal
+
+    from draftpool.config import ConfigError
+    from draftpool.pool import load_pool, read_manifest
+    from online.http_api import parse_address
+
+    s, v = cfg.serve, cfg.vllm
+    names, models = load_pool(pool_dir, info, target, ["eagle3"])
+    name = v.drafter or names[0]
+    if name not in models:
+        raise ConfigError(f"vllm.drafter {name!r} is not an EAGLE-3 head of {pool_dir} ({', '.join(names)})")
+    head = models[name][1]
+    head_dir = pool_dir / read_manifest(pool_dir)["drafters"][name]["path"]
+    out_dir.mkdir(parents=True, exist_ok=True)
+    engine = VllmEngine(info.path, str(head_dir), v, out_dir / "vllm.log").start()
+    adapter = proxy = None
+    stop = threading.Event()
+    previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        if s.adapt:
+            out_embed = target.get_output_embeddings().weight.detach().float().cpu() if cfg.trainer.vocab_every \
+                else None
+            adapter = VllmAdapter(engine, target, name, head, cfg.trainer, cfg.process,
+                                  ExportSpec(str(out_dir), str(pool_dir), info),
+                                  list(head.config.eagle_aux_hidden_state_layer_ids), s.top_k, out_dir / "vllm_heads",
+                                  out_embed).start()
+        host, port = parse_address(s.http)
+        proxy = VllmProxy(engine, adapter, host, port).start()
+        print(f"[online] {info.name} served by vLLM {engine.version} (drafter {name}) behind {proxy.url}",
+              flush=True)
+        stop.wait()
+        counters = engine.counters()
+    finally:
+        for sig, h in previous.items():
+            signal.signal(sig, h)
+        if proxy is not None:
+            proxy.close()
+        if adapter is not None:
+            adapter.stop()
+        engine.stop()
+    swap_ms = [x["wall_s"] * 1e3 for x in adapter.versions] if adapter else []
+    return {"engine": f"vllm {engine.version}", "drafter": name, "requests": adapter.served if adapter else None,
+            "failed": proxy.failed, "versions_swapped": len(swap_ms),
+            "swap_ms": [min(swap_ms), max(swap_ms)] if swap_ms else None, "counters": counters,
+            "trainer_faults": [f["why"] for f in adapter.handle.faults] if adapter else []}

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from draftpool.config import ConfigError, field
 from draftpool.vllm_env import ROOT, SETUP, vllm_python, vllm_version
 
 COUNTERS = ("vllm:spec_decode_num_drafts", "vllm:spec_decode_num_draft_tokens", "vllm:spec_decode_num_accepted_tokens")
@@ -34,17 +35,24 @@ class VllmEngineError(RuntimeError):
 
 @dataclass
 class VllmServeOptions:
-    python: str = ""  # the vLLM environment's python ('' = $DRAFTPOOL_VLLM_PYTHON, else .venv-vllm)
-    port: int = 0  # 0 = a free port
-    k: int = 4  # draft tokens per step
-    max_num_seqs: int = 8  # requests in flight
-    tensor_parallel_size: int = 1
-    gpu_memory_utilization: float = 0.9
-    dtype: str = "float32"
-    max_model_len: int = 1024
-    enforce_eager: bool = True
-    cpu_kv_cache_gb: int = 2
-    start_timeout: float = 600.0
+    python: str = field("", help="the vLLM environment's python ('' = $DRAFTPOOL_VLLM_PYTHON, else .venv-vllm)")
+    drafter: str = field("", help="the pool head vLLM drafts with ('' = the first EAGLE-3 head of the pool)")
+    port: int = field(0, help="vLLM server's port (0 = a free one); clients talk to serve.http")
+    k: int = field(4, help="draft tokens per step (vLLM chains)")
+    max_num_seqs: int = field(8, help="requests in flight (vLLM's continuous batch)")
+    tensor_parallel_size: int = field(1, help="GPUs the engine spans")
+    gpu_memory_utilization: float = field(0.9, help="share of each GPU's memory vLLM may take (GPUs only)")
+    dtype: str = field("float32", help="vLLM dtype (bfloat16 on GPUs)")
+    max_model_len: int = field(1024, help="context length")
+    enforce_eager: bool = field(True, help="no CUDA graphs / compilation (false on GPUs for speed)")
+    cpu_kv_cache_gb: int = field(2, help="VLLM_CPU_KVCACHE_SPACE on CPU builds")
+    start_timeout: float = field(600.0, help="seconds vLLM may take to answer /health")
+
+    def validate(self) -> None:
+        if self.k < 1 or self.max_num_seqs < 1 or self.tensor_parallel_size < 1 or self.max_model_len < 1:
+            raise ConfigError("vllm.k, max_num_seqs, tensor_parallel_size and max_model_len must be >= 1")
+        if not 0 < self.gpu_memory_utilization <= 1:
+            raise ConfigError("vllm.gpu_memory_utilization must be in (0, 1]")
 
 
 def free_port() -> int:
@@ -89,7 +97,7 @@ class VllmEngine:
                "--worker-extension-cls", "online.vllm_reload.DrafterReload", "--disable-uvicorn-access-log"]
         if o.enforce_eager:
             cmd.append("--enforce-eager")
-        if o.tensor_parallel_size > 1 or o.dtype != "float32":
+        if o.dtype != "float32":  # GPUs (the CPU build reads VLLM_CPU_KVCACHE_SPACE instead)
             cmd += ["--gpu-memory-utilization", str(o.gpu_memory_utilization)]
         return cmd
 

@@ -98,3 +98,19 @@ def complete(url: str, model: str, ids: list[int], n: int) -> dict:
     req = urllib.request.Request(f"{url}/v1/completions", data=body, headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(req, timeout=600) as r:
         return json.loads(r.read())["choices"][0]
+
+
+def test_serve_engine_vllm_settings_are_validated():
+    from draftpool.config import load_config
+    from online.adapt import RECIPE, AdaptConfig
+
+    cfg = load_config(AdaptConfig, ROOT / RECIPE, ["serve.engine=vllm", "serve.http=127.0.0.1:0", "vllm.k=3",
+                                                   "vllm.drafter=sql-eagle3"])
+    assert (cfg.serve.engine, cfg.vllm.k, cfg.vllm.drafter) == ("vllm", 3, "sql-eagle3")
+    assert load_config(AdaptConfig, ROOT / RECIPE, []).serve.engine == "draftpool"
+    for bad in (["serve.engine=vllm"],  # no front-end address
+                ["serve.engine=sglang", "serve.http=127.0.0.1:0"],
+                ["serve.engine=vllm", "serve.http=127.0.0.1:0", "vllm.max_num_seqs=0"],
+                ["serve.engine=vllm", "serve.http=127.0.0.1:0", "serve.temperature=0.7"]):
+        with pytest.raises(ConfigError):
+            load_config(AdaptConfig, ROOT / RECIPE, bad)
