@@ -21,7 +21,7 @@ SPEC_COUNTERS = ("vllm:spec_decode_num_drafts", "vllm:spec_decode_num_draft_toke
                  "vllm:spec_decode_num_accepted_tokens")
 
 
-def _counters(llm) -> dict[str, float]:
+def spec_counters(llm) -> dict[str, float]:
     """Sum of each speculative-decoding counter over its label sets (0 where vLLM has not created it yet)."""
     totals = dict.fromkeys(SPEC_COUNTERS, 0.0)
     for metric in llm.get_metrics():
@@ -50,13 +50,13 @@ def run_mode(job: dict, mode: str) -> dict:
     params = SamplingParams(temperature=0.0, max_tokens=job["max_new_tokens"], stop_token_ids=job["stop_ids"])
 
     _one(llm, job["prompts"][0], params)  # warm-up, not timed
-    before = _counters(llm)
+    before = spec_counters(llm)
     tokens, seconds = [], []
     for ids in job["prompts"]:
         out, dt = _one(llm, ids, params)
         tokens.append(out)
         seconds.append(dt)
-    after = _counters(llm)
+    after = spec_counters(llm)
     del llm
     gc.collect()
     return {"token_ids": tokens, "seconds": seconds, "startup_s": startup,

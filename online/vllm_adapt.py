@@ -155,8 +155,10 @@ class VllmProxy:
             return 400, {"error": {"message": "streaming is not supported by draftpool's adapting front end; "
                                               "send stream=false", "type": "invalid_request_error"}}
         asked = bool(body.get("return_token_ids"))
-        req = urllib.request.Request(f"{self.engine.url}{path}", data=json.dumps({**body, "return_token_ids": True})
-                                     .encode(), headers={"Content-Type": "application/json"})
+        # one model is served: any model name reaches it (vLLM refuses names it does not serve)
+        sent = {**body, "model": self.engine.served_name, "return_token_ids": True}
+        req = urllib.request.Request(f"{self.engine.url}{path}", data=json.dumps(sent).encode(),
+                                     headers={"Content-Type": "application/json"})
         try:
             with urllib.request.urlopen(req, timeout=self.timeout) as r:
                 status, answer = r.status, json.loads(r.read())
@@ -245,7 +247,7 @@ def serve_vllm(cfg, info, target, tok, pool_dir: Path, out_dir: Path) -> dict[st
     head = models[name][1]
     head_dir = pool_dir / read_manifest(pool_dir)["drafters"][name]["path"]
     out_dir.mkdir(parents=True, exist_ok=True)
-    engine = VllmEngine(info.path, str(head_dir), v, out_dir / "vllm.log").start()
+    engine = VllmEngine(info.path, str(head_dir), v, out_dir / "vllm.log", served_name=info.name).start()
     adapter = proxy = None
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}

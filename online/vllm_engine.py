@@ -77,8 +77,11 @@ def parse_counters(text: str) -> dict[str, float]:
 class VllmEngine:
     """`vllm serve <target>` with `head_dir` as its drafter; start(), swap(head_dir), counters(), stop()."""
 
-    def __init__(self, target_dir: str, head_dir: str, opts: VllmServeOptions, log_path: str | Path):
+    def __init__(self, target_dir: str, head_dir: str, opts: VllmServeOptions, log_path: str | Path,
+                 served_name: str = ""):
+        """served_name: the model name clients see (default: the target folder)."""
         self.target_dir, self.head_dir, self.opts = target_dir, str(head_dir), opts
+        self.served_name = served_name or target_dir
         self.log_path = Path(log_path)
         self.python = vllm_python(opts.python)
         self.version = vllm_version(self.python)
@@ -91,6 +94,7 @@ class VllmEngine:
         o = self.opts
         spec = {"method": "eagle3", "model": self.head_dir, "num_speculative_tokens": o.k}
         cmd = [str(self.python), "-m", "vllm.entrypoints.openai.api_server", "--model", self.target_dir,
+               "--served-model-name", self.served_name,
                "--port", str(self.port), "--host", "127.0.0.1", "--dtype", o.dtype,
                "--max-model-len", str(o.max_model_len), "--max-num-seqs", str(o.max_num_seqs),
                "--tensor-parallel-size", str(o.tensor_parallel_size), "--speculative-config", json.dumps(spec),

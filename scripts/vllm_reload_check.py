@@ -3,10 +3,10 @@
     PYTHONPATH=. .venv-vllm/bin/python scripts/vllm_reload_check.py --target DIR --heads A,B,A --prompts FILE.json
 
 Runs in vLLM's own environment (vllm, torch, safetensors; `online.vllm_reload` is loaded by vLLM's workers as the
-worker extension). The engine starts with the first head as its drafter; before the first batch and after each swap
-it records the drafter's differences to the head folder it should hold (`draftpool_check_drafter`), the target's
-digest, the greedy outputs of the prompts and vLLM's speculative-decoding counters; then a plain engine (no drafter)
-gives the reference greedy outputs.
+worker extension; counters read by benchmarks/vllm_peer.py's reader). The engine starts with the first head as its
+drafter; before the first batch and after each swap it records the drafter's differences to the head folder it should
+hold (`draftpool_check_drafter`), the target's digest, the greedy outputs of the prompts and vLLM's
+speculative-decoding counters; then a plain engine (no drafter) gives the reference greedy outputs.
 """
 
 from __future__ import annotations
@@ -16,15 +16,7 @@ import json
 import os
 import time
 
-COUNTERS = ("vllm:spec_decode_num_drafts", "vllm:spec_decode_num_draft_tokens", "vllm:spec_decode_num_accepted_tokens")
-
-
-def counters(llm) -> dict[str, float]:
-    out = dict.fromkeys(COUNTERS, 0.0)
-    for m in llm.get_metrics():
-        if m.name in out:
-            out[m.name] += float(getattr(m, "value", 0) or 0)
-    return out
+from benchmarks.vllm_peer import SPEC_COUNTERS, spec_counters
 
 
 def main() -> None:
@@ -54,12 +46,12 @@ def main() -> None:
             swap["wall_s"] = time.perf_counter() - t0
         check = llm.collective_rpc("draftpool_check_drafter", args=(head,))[0]
         others = {h: llm.collective_rpc("draftpool_check_drafter", args=(h,))[0]["diffs"] for h in set(heads) - {head}}
-        before = counters(llm)
+        before = spec_counters(llm)
         res = llm.generate(prompts, params, use_tqdm=False)
-        after = counters(llm)
+        after = spec_counters(llm)
         steps.append({"head": head, "swap": swap, "diffs": check["diffs"], "target_digest": check["target_digest"],
                       "diffs_to_other_heads": others, "outputs": [list(r.outputs[0].token_ids) for r in res],
-                      "counters": {k: after[k] - before[k] for k in COUNTERS}})
+                      "counters": {k: after[k] - before[k] for k in SPEC_COUNTERS}})
     try:  # a head of another shape is refused with the reason, and the engine keeps its drafter
         llm.collective_rpc("draftpool_load_drafter", args=(os.path.join(args.target, "no-such-head"),))
         bad = None

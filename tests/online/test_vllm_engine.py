@@ -40,7 +40,7 @@ def test_counters_are_summed_over_engines_and_other_series_ignored():
 
 def test_the_server_command_carries_drafter_extension_and_settings(tmp_path):
     eng = VllmEngine.__new__(VllmEngine)  # the command only; no environment needed
-    eng.target_dir, eng.head_dir, eng.port = "/t", "/pool/sql-eagle3", 8123
+    eng.target_dir, eng.head_dir, eng.port, eng.served_name = "/t", "/pool/sql-eagle3", 8123, "smol"
     eng.python = Path("/venv/bin/python")
     eng.opts = VllmServeOptions(k=3, max_num_seqs=6, tensor_parallel_size=2)
     cmd = eng.command()
@@ -49,6 +49,7 @@ def test_the_server_command_carries_drafter_extension_and_settings(tmp_path):
     assert cmd[cmd.index("--worker-extension-cls") + 1] == "online.vllm_reload.DrafterReload"
     assert cmd[cmd.index("--max-num-seqs") + 1] == "6" and cmd[cmd.index("--tensor-parallel-size") + 1] == "2"
     assert cmd[cmd.index("--model") + 1] == "/t" and "--enforce-eager" in cmd
+    assert cmd[cmd.index("--served-model-name") + 1] == "smol"
 
 
 def test_a_missing_vllm_environment_is_one_clear_error(tmp_path):
