@@ -228,12 +228,12 @@ def run(cfg: DataGenConfig, info: TargetInfo | None = None, model=None, tok=None
     done = {p.stem for p in shard_dir.glob("*.parquet")} if shard_dir.exists() else set()
     todo = [s for s in shards if s["name"] not in done]
     engine_version = ""
-    if cfg.backend == "vllm":  # checked before any file is written: a missing or old vLLM is one clear error
+    if cfg.backend == "vllm":
         from draftpool.vllm_env import vllm_python, vllm_version
 
+        # rule: checked before any file is written: a missing or old vLLM is one clear error
         engine_version = vllm_version(vllm_python(cfg.vllm.python))
-    if cfg.backend == "vllm":  # the engine holds the model: this side only renders prompts and decodes answers
-        if tok is None:
+        if tok is None:  # the engine holds the model: this side only renders prompts and decodes answers
             from transformers import AutoTokenizer
 
             tok = AutoTokenizer.from_pretrained(info.path)

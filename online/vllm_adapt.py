@@ -63,6 +63,7 @@ class VllmAdapter:
         self.threads: list[threading.Thread] = []
         self.served = self.dropped = self.feedback_errors = 0
         self.versions: list[dict[str, Any]] = []  # {version, wall_s, worker_s, at}
+        self.swap_errors: list[str] = []
 
     def start(self) -> VllmAdapter:
         self.handle.start()
@@ -99,9 +100,13 @@ class VllmAdapter:
 
     def _control_loop(self) -> None:
         while not self.stop_event.is_set():
-            self.handle.poll()  # moves feedback on, restarts a crashed or hung trainer
-            if self.hot.poll():  # a newer complete version is now in `head`
-                self._swap(self.hot.version[self.name])
+            try:
+                self.handle.poll()  # moves feedback on, restarts a crashed or hung trainer
+                if self.hot.poll():  # a newer complete version is now in `head`
+                    self._swap(self.hot.version[self.name])
+            except Exception as e:  # noqa: BLE001 - serving goes on with the engine's current drafter
+                self.swap_errors.append(f"{type(e).__name__}: {e}")
+                print(f"[vllm-adapt] {self.swap_errors[-1]}", flush=True)
             time.sleep(self.poll_s)
 
     def _swap(self, version: int) -> None:
