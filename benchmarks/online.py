@@ -109,7 +109,6 @@ def greedy_stream(model, tok, rows: list[tuple[str, str, str]], max_new: int, pa
     return [done[r[0]] for r in rows]
 
 
-@torch.inference_mode()
 def served_feedback(model, item: Item, aux_layers: list[int], top_k: int) -> Feedback:
     """What the server collects when it serves `item` at temperature 0 (online.feedback.feedback_from_ids)."""
     return feedback_from_ids(model, item.id, item.prompt_ids, item.answer_ids, aux_layers, top_k)

@@ -58,8 +58,7 @@ def one_run(args, info, model, name: str, head, head_dir: Path, prompts: list[li
         if adapt:
             tcfg = TrainerConfig(updater="ogd", lr=args.lr, batch=args.batch, epochs=args.epochs)
             adapter = VllmAdapter(engine, model, name, head, tcfg, ProcessConfig(threads=1, export_every=0),
-                                  ExportSpec(str(out / "export"), args.pool_dir, info),
-                                  list(head.config.eagle_aux_hidden_state_layer_ids), 64, out / "heads").start()
+                                  ExportSpec(str(out / "export"), args.pool_dir, info), 64, out / "heads").start()
         proxy = VllmProxy(engine, adapter).start()
         kill_at = args.kill_at if args.kill_at >= 0 else len(prompts) // 2
         with ThreadPoolExecutor(args.in_flight) as ex:

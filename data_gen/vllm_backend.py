@@ -65,8 +65,6 @@ def run_worker(opts: VllmOptions, target_dir: str, jobs: list[dict[str, Any]], s
     python = vllm_python(opts.python)
     work = work.resolve()  # rule: the worker runs in `work`: every path it is given is absolute
     work.mkdir(parents=True, exist_ok=True)
-    for stale in work.glob("*.json"):  # results of an earlier, killed worker: its shards are regenerated
-        stale.unlink()
     job_file = work / "job.json"
     target = str(Path(target_dir).resolve()) if Path(target_dir).exists() else target_dir  # a folder, or a hub id
     job = {"target": target, "engine": engine, "stop_ids": stop_ids,
@@ -75,7 +73,7 @@ def run_worker(opts: VllmOptions, target_dir: str, jobs: list[dict[str, Any]], s
                    "TOKENIZERS_PARALLELISM": "false"}}
     job_file.write_text(json.dumps(job))
     out_dir = Path(job["out"])
-    for stale in out_dir.glob("*.json") if out_dir.exists() else []:
+    for stale in out_dir.glob("*.json") if out_dir.exists() else []:  # an earlier, killed worker's: regenerated
         stale.unlink()
     log = open(work / "worker.log", "w")
     # its own process group: vLLM's engine processes are stopped with it (and stop themselves if this one dies)

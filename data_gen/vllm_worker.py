@@ -32,8 +32,8 @@ def _atomic_json(path: str, obj: dict) -> None:
     os.replace(tmp, path)
 
 
-def respond(token_ids: list[int], finish_reason: str | None, stop_reason, stop_ids: list[int]
-              ) -> tuple[list[int], bool]:
+def respond(token_ids: list[int], finish_reason: str | None, stop_reason,
+            stop_ids: list[int]) -> tuple[list[int], bool]:
     """vLLM's output -> (ids up to and including the stop token, finished), the HF backend's convention: a stop
     token vLLM left out of token_ids (stop_reason holds it; None means the tokenizer's EOS) is put back."""
     ids = list(token_ids)
@@ -48,12 +48,15 @@ def respond(token_ids: list[int], finish_reason: str | None, stop_reason, stop_i
 
 def groups(shards: list[dict], width: int) -> list[list[dict]]:
     """Consecutive shards in groups of at least `width` prompts (the last group may hold fewer)."""
-    out: list[list[dict]] = [[]]
+    out: list[list[dict]] = []
+    held = width  # prompts in the last group (a full one to start: the first shard opens a group)
     for shard in shards:
-        if sum(len(s["prompts"]) for s in out[-1]) >= width:
+        if held >= width:
             out.append([])
+            held = 0
         out[-1].append(shard)
-    return [g for g in out if g]
+        held += len(shard["prompts"])
+    return out
 
 
 def die_with_parent(poll_s: float = 1.0) -> None:

@@ -49,10 +49,11 @@ class VllmAdapter:
     (its weights = the engine's at start); `model`: the target in draftpool's environment, for the feedback."""
 
     def __init__(self, engine: VllmEngine, model, name: str, head: torch.nn.Module, tcfg: TrainerConfig,
-                 pcfg: ProcessConfig, export: ExportSpec, aux_layers: list[int], top_k: int, work_dir: str | Path,
+                 pcfg: ProcessConfig, export: ExportSpec, top_k: int, work_dir: str | Path,
                  out_embed: torch.Tensor | None = None, keep: int = 3, poll_s: float = 0.2):
         self.engine, self.model, self.name, self.head = engine, model, name, head
-        self.aux_layers, self.top_k, self.keep, self.poll_s = aux_layers, top_k, keep, poll_s
+        self.aux_layers = list(head.config.eagle_aux_hidden_state_layer_ids)  # the target layers the head reads
+        self.top_k, self.keep, self.poll_s = top_k, keep, poll_s
         self.work = Path(work_dir)
         self.handle = TrainerHandle({name: ("eagle3", head)}, tcfg, pcfg, export, out_embed=out_embed)
         self.hot = HotSwap(self.handle.boards, {name: head})
@@ -261,8 +262,7 @@ def serve_vllm(cfg, info, target, tok, pool_dir: Path, out_dir: Path) -> dict[st
             out_embed = target.get_output_embeddings().weight.detach().float().cpu() if cfg.trainer.vocab_every \
                 else None
             adapter = VllmAdapter(engine, target, name, head, cfg.trainer, cfg.process,
-                                  ExportSpec(str(out_dir), str(pool_dir), info),
-                                  list(head.config.eagle_aux_hidden_state_layer_ids), s.top_k, out_dir / "vllm_heads",
+                                  ExportSpec(str(out_dir), str(pool_dir), info), s.top_k, out_dir / "vllm_heads",
                                   out_embed).start()
         host, port = parse_address(s.http)
         proxy = VllmProxy(engine, adapter, host, port).start()

@@ -61,8 +61,8 @@ def test_vllm_attached_adaptation_swaps_versions_and_keeps_greedy_output(target_
         digest = engine.rpc("draftpool_target_digest")[0]
         tcfg = TrainerConfig(updater="ogd", lr=1e-3, batch=2, holdout_every=0)
         adapter = VllmAdapter(engine, model, name, head, tcfg, ProcessConfig(threads=1, export_every=0),
-                              ExportSpec(str(tmp_path / "export"), str(pool), target_info),
-                              list(head.config.eagle_aux_hidden_state_layer_ids), 32, tmp_path / "work").start()
+                              ExportSpec(str(tmp_path / "export"), str(pool), target_info), 32,
+                              tmp_path / "work").start()
         proxy = VllmProxy(engine, adapter).start()
         with ThreadPoolExecutor(4) as ex:
             first = list(ex.map(lambda p: ask(proxy.url, p), prompts[:8]))
