@@ -1,7 +1,7 @@
 """Online adaptation attached to vLLM, on the domain-shift stream: vLLM's own counters, static head vs adapted head.
 
     python -m benchmarks.online_vllm --pool 'pools/{target_slug}' --drafter python-eagle3 --shift sql \
-        --requests 100 --window 25 --in-flight 4 --out runs/bench/online_vllm
+        --requests 300 --window 25 --in-flight 4 --out runs/bench/online_vllm
 
 Two runs over the same stream of unseen-domain prompts (the shift domain's train prompts, then its held-out ones),
 each on a fresh vLLM server behind draftpool's front end with `--in-flight` requests at a time: `static` (no trainer)
@@ -18,6 +18,7 @@ import json
 import os
 import signal
 import sys
+import threading
 import time
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
@@ -47,6 +48,30 @@ def ask(url: str, ids: list[int], n: int) -> tuple[int, list[int]]:
         return 0, []
 
 
+class InFlight:
+    """Samples vLLM's running-requests gauge in the background; take() -> the samples since the last take."""
+
+    def __init__(self, engine: VllmEngine, every: float = 0.5):
+        self.engine, self.every, self.samples, self.stop = engine, every, [], threading.Event()
+        self.thread = threading.Thread(target=self._loop, daemon=True)
+        self.thread.start()
+
+    def _loop(self) -> None:
+        while not self.stop.wait(self.every):
+            try:
+                self.samples.append(self.engine.running())
+            except (OSError, ValueError):
+                pass
+
+    def take(self) -> list[float]:
+        out, self.samples = self.samples, []
+        return out
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join()
+
+
 def one_run(args, info, model, name: str, head, head_dir: Path, prompts: list[list[int]], adapt: bool,
             out: Path) -> dict[str, Any]:
     opts = VllmServeOptions(k=args.k, max_num_seqs=args.in_flight)
@@ -56,19 +81,20 @@ def one_run(args, info, model, name: str, head, head_dir: Path, prompts: list[li
     windows, outputs, failed = [], [], 0
     try:
         if adapt:
-            tcfg = TrainerConfig(updater="ogd", lr=args.lr, batch=args.batch, epochs=args.epochs)
+            tcfg = TrainerConfig(updater=args.updater, lr=args.lr, batch=args.batch, epochs=args.epochs)
             adapter = VllmAdapter(engine, model, name, head, tcfg, ProcessConfig(threads=1, export_every=0),
                                   ExportSpec(str(out / "export"), args.pool_dir, info), 64, out / "heads").start()
         proxy = VllmProxy(engine, adapter).start()
         kill_at = args.kill_at if args.kill_at >= 0 else len(prompts) // 2
+        sampler = InFlight(engine)
         with ThreadPoolExecutor(args.in_flight) as ex:
             for w in range(0, len(prompts), args.window):
                 chunk = prompts[w:w + args.window]
                 if adapt and w <= kill_at < w + len(chunk) and adapter.handle.proc is not None:
                     os.kill(adapter.handle.proc.pid, signal.SIGKILL)  # mid-run: requests keep flowing
-                before, t0 = engine.counters(), time.perf_counter()
+                before, t0, _ = engine.counters(), time.perf_counter(), sampler.take()
                 res = list(ex.map(lambda p: ask(proxy.url, p, args.max_new_tokens), chunk))
-                wall, after = time.perf_counter() - t0, engine.counters()
+                wall, after, busy = time.perf_counter() - t0, engine.counters(), sampler.take()
                 drafts = after["vllm:spec_decode_num_drafts"] - before["vllm:spec_decode_num_drafts"]
                 acc = after["vllm:spec_decode_num_accepted_tokens"] - before["vllm:spec_decode_num_accepted_tokens"]
                 failed += sum(s != 200 for s, _ in res)
@@ -76,10 +102,13 @@ def one_run(args, info, model, name: str, head, head_dir: Path, prompts: list[li
                 toks = sum(len(ids) for _, ids in res)
                 windows.append({"requests": [w + 1, w + len(chunk)], "accepted_per_draft": acc / max(drafts, 1),
                                 "drafts": drafts, "accepted": acc,
-                                "tok_s": toks / wall, "tokens": toks,
+                                "tok_s": toks / wall, "tokens": toks, "wall_s": wall,
+                                "in_flight_mean": sum(busy) / max(len(busy), 1), "in_flight_max": max(busy, default=0),
                                 "versions": len(adapter.versions) if adapter else 0})
                 print(f"[{'adapted' if adapt else 'static'}] requests {w + 1}-{w + len(chunk)}: "
-                      f"{acc / max(drafts, 1):.3f} accepted/draft, {toks / wall:.1f} tok/s", flush=True)
+                      f"{acc / max(drafts, 1):.3f} accepted/draft, {toks / wall:.1f} tok/s, "
+                      f"{windows[-1]['in_flight_mean']:.1f} in flight", flush=True)
+        sampler.close()
     finally:
         if proxy is not None:
             proxy.close()
@@ -94,23 +123,65 @@ def one_run(args, info, model, name: str, head, head_dir: Path, prompts: list[li
             "feedback_dropped": adapter.dropped if adapter else 0}
 
 
+def over(windows: list[dict], first: int) -> float:
+    """Accepted tokens per draft over the windows whose requests start at or after request `first` (1-based)."""
+    ws = [w for w in windows if w["requests"][0] >= first]
+    return sum(w["accepted"] for w in ws) / max(1, sum(w["drafts"] for w in ws))
+
+
+def summarize(runs: dict[str, dict], requests: int, goal_last: int) -> tuple[dict[str, Any], list[str]]:
+    """The static and adapted runs -> (figures, table lines): accepted per draft over the stream and over its last
+    `goal_last` requests, outputs identical token for token, swaps, in flight."""
+    s, a = runs["static"], runs["adapted"]
+    first = requests - goal_last + 1
+    if not any(w["requests"][0] == first for w in s["windows"]):
+        raise ConfigError(f"--goal-last {goal_last} must be a multiple of --window (no window starts at {first})")
+    same = sum(x == y for x, y in zip(s["outputs"], a["outputs"]))
+    whole = {k: over(r["windows"], 1) for k, r in runs.items()}
+    last = {k: over(r["windows"], first) for k, r in runs.items()}
+    fig = {"identical_outputs": same, "accepted_per_draft": whole, "gain": whole["adapted"] / whole["static"] - 1,
+           f"accepted_per_draft_last_{goal_last}": last,
+           "gain_last": last["adapted"] / last["static"] - 1, "goal_last": goal_last,
+           "in_flight_mean": {k: sum(w["in_flight_mean"] * w["wall_s"] for w in r["windows"])
+                              / max(1e-9, sum(w["wall_s"] for w in r["windows"])) for k, r in runs.items()}}
+    lines = ["| requests | static accepted/draft | adapted accepted/draft | static tok/s | adapted tok/s | "
+             "in flight (mean static / adapted) | versions swapped in |", "|---|---|---|---|---|---|---|"]
+    for x, y in zip(s["windows"], a["windows"]):
+        lines.append(f"| {x['requests'][0]}-{x['requests'][1]} | {x['accepted_per_draft']:.3f} | "
+                     f"{y['accepted_per_draft']:.3f} | {x['tok_s']:.1f} | {y['tok_s']:.1f} | "
+                     f"{x['in_flight_mean']:.1f} / {y['in_flight_mean']:.1f} | {y['versions']} |")
+    swaps = (f"versions swapped {a['versions_swapped']} (median {a['swap_ms'][len(a['swap_ms']) // 2]:.0f} ms, "
+             f"{a['swap_ms'][0]:.0f}-{a['swap_ms'][-1]:.0f} ms)" if a["swap_ms"] else "no version swapped in")
+    lines += ["", f"accepted/draft over requests {first}-{requests}: static {last['static']:.3f}, adapted "
+              f"{last['adapted']:.3f} ({fig['gain_last']:+.1%}); over the stream {whole['static']:.3f} -> "
+              f"{whole['adapted']:.3f} ({fig['gain']:+.1%})",
+              f"identical greedy outputs {same}/{requests}; failed static {s['failed']}, adapted {a['failed']}; "
+              f"{swaps}; trainer faults {a['trainer_faults']}, restarts {a['trainer_restarts']}; feedback records "
+              f"dropped {a['feedback_dropped']}"]
+    return fig, lines
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--target", default=DEFAULT_TARGET)
     ap.add_argument("--pool", default="pools/{target_slug}")
     ap.add_argument("--drafter", default="python-eagle3", help="the head vLLM drafts with (trained without --shift)")
     ap.add_argument("--shift", default="sql")
-    ap.add_argument("--requests", type=int, default=100)
+    ap.add_argument("--requests", type=int, default=300)
     ap.add_argument("--window", type=int, default=25)
+    ap.add_argument("--goal-last", type=int, default=100, help="the goal figure: the stream's last N requests")
     ap.add_argument("--in-flight", type=int, default=4)
     ap.add_argument("--max-new-tokens", type=int, default=96)
     ap.add_argument("--k", type=int, default=3)
+    ap.add_argument("--updater", default="ogd", choices=("ogd", "optimistic"))
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--batch", type=int, default=4)
-    ap.add_argument("--epochs", type=int, default=1)
+    ap.add_argument("--epochs", type=int, default=2, help="updates per round (the online recipe's 2)")
     ap.add_argument("--kill-at", type=int, default=-1, help="request at which the trainer is killed (-1: half-way)")
     ap.add_argument("--out", default="runs/bench/online_vllm")
     args = ap.parse_args(argv)
+    if not 0 < args.goal_last <= args.requests or args.goal_last % args.window:
+        raise ConfigError("--goal-last must be in (0, --requests] and a multiple of --window")
     info = resolve_target(args.target)
     pool_dir = Path(args.pool.format(target_slug=info.slug))
     args.pool_dir = str(pool_dir)
@@ -124,34 +195,18 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     head = models[args.drafter][1]
     rows = domain_prompts(args.shift)
     prompts = [render_prompt(tok, r["prompt"]) for r in rows["train"] + rows["held_out"]][:args.requests]
+    if len(prompts) < args.requests:
+        raise ConfigError(f"{args.shift} has {len(prompts)} prompts, fewer than --requests {args.requests}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     head_dir = pool_dir / entries[args.drafter]["path"]
     runs = {"static": one_run(args, info, model, args.drafter, head, head_dir, prompts, False, out)}
     runs["adapted"] = one_run(args, info, model, args.drafter, head, head_dir, prompts, True, out)
-    same = sum(a == b for a, b in zip(runs["static"]["outputs"], runs["adapted"]["outputs"]))
-    last = {k: r["windows"][-1]["accepted_per_draft"] for k, r in runs.items()}
-    overall = {k: sum(w["accepted"] for w in r["windows"]) / max(1, sum(w["drafts"] for w in r["windows"]))
-               for k, r in runs.items()}
+    fig, lines = summarize(runs, len(prompts), args.goal_last)
     report = {"target": info.name, "drafter": args.drafter, "shift": args.shift, "requests": len(prompts),
-              "config": {k: v for k, v in vars(args).items() if k != "pool_dir"}, "identical_outputs": same,
-              "gain_last_window": last["adapted"] / last["static"] - 1,
-              "accepted_per_draft": overall, "gain": overall["adapted"] / overall["static"] - 1,
+              "config": {k: v for k, v in vars(args).items() if k != "pool_dir"}, **fig,
               "runs": {k: {kk: vv for kk, vv in r.items() if kk != "outputs"} for k, r in runs.items()}}
     atomic_write_json(out / "results.json", report)
-    lines = ["| window | static accepted/draft | adapted accepted/draft | static tok/s | adapted tok/s | versions |",
-             "|---|---|---|---|---|---|"]
-    for s_, a_ in zip(runs["static"]["windows"], runs["adapted"]["windows"]):
-        lines.append(f"| {s_['requests'][0]}-{s_['requests'][1]} | {s_['accepted_per_draft']:.3f} | "
-                     f"{a_['accepted_per_draft']:.3f} | {s_['tok_s']:.1f} | {a_['tok_s']:.1f} | {a_['versions']} |")
-    a = runs["adapted"]
-    lines.append(f"\nidentical greedy outputs {same}/{len(prompts)}; failed static {runs['static']['failed']}, "
-                 f"adapted {a['failed']}; versions swapped {a['versions_swapped']} "
-                 f"({a['swap_ms'][0]:.0f}-{a['swap_ms'][-1]:.0f} ms); trainer faults {a['trainer_faults']}, restarts "
-                 f"{a['trainer_restarts']}; accepted/draft over the stream {overall['static']:.3f} -> "
-                 f"{overall['adapted']:.3f} "
-                 f"({report['gain']:+.1%}), last window {report['gain_last_window']:+.1%}" if a["swap_ms"] else
-                 f"\nidentical greedy outputs {same}/{len(prompts)}; no version swapped in")
     atomic_write_text(out / "table.md", "\n".join(lines) + "\n")
     print("\n".join(lines))
     return report

@@ -27,6 +27,7 @@ from draftpool.config import ConfigError, field
 from draftpool.vllm_env import ROOT, SETUP, vllm_python, vllm_version
 
 COUNTERS = ("vllm:spec_decode_num_drafts", "vllm:spec_decode_num_draft_tokens", "vllm:spec_decode_num_accepted_tokens")
+RUNNING = "vllm:num_requests_running"
 
 
 class VllmEngineError(RuntimeError):
@@ -61,15 +62,16 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def parse_counters(text: str) -> dict[str, float]:
-    """Prometheus text -> {counter: sum over its label sets} for COUNTERS (served as <name>_total)."""
-    out = dict.fromkeys(COUNTERS, 0.0)
+def parse_counters(text: str, names: tuple[str, ...] = COUNTERS, suffix: str = "_total") -> dict[str, float]:
+    """Prometheus text -> {metric: sum over its label sets} for `names`; counters are served as <name>_total,
+    gauges (suffix "") under their own name."""
+    out = dict.fromkeys(names, 0.0)
     for line in text.splitlines():
         if line.startswith("#"):
             continue
         name = line.split("{", 1)[0].split(" ", 1)[0]
-        base = name.removesuffix("_total")
-        if base in out and name.endswith("_total"):
+        base = name.removesuffix(suffix) if suffix else name
+        if base in out and name.endswith(suffix):
             out[base] += float(line.rsplit(" ", 1)[1])
     return out
 
@@ -164,6 +166,11 @@ class VllmEngine:
     def counters(self) -> dict[str, float]:
         with urllib.request.urlopen(f"{self.url}/metrics", timeout=30) as r:
             return parse_counters(r.read().decode())
+
+    def running(self) -> float:
+        """vLLM's gauge of requests being decoded now (its continuous batch)."""
+        with urllib.request.urlopen(f"{self.url}/metrics", timeout=30) as r:
+            return parse_counters(r.read().decode(), (RUNNING,), "")[RUNNING]
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from draftpool.config import ConfigError
-from online.vllm_engine import COUNTERS, VllmEngine, VllmEngineError, VllmServeOptions, parse_counters
+from online.vllm_engine import COUNTERS, RUNNING, VllmEngine, VllmEngineError, VllmServeOptions, parse_counters
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,6 +28,10 @@ vllm:spec_decode_num_draft_tokens_total{engine="0",model_name="m"} 48.0
 vllm:spec_decode_num_accepted_tokens_total{engine="0",model_name="m"} 20.0
 vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",model_name="m",position="0"} 9.0
 vllm:spec_decode_num_drafts_created 1.7e9
+# TYPE vllm:num_requests_running gauge
+vllm:num_requests_running{engine="0",model_name="m"} 3.0
+vllm:num_requests_running{engine="1",model_name="m"} 1.0
+vllm:num_requests_running_total{engine="0",model_name="m"} 99.0
 """
 
 
@@ -36,6 +40,10 @@ def test_counters_are_summed_over_engines_and_other_series_ignored():
     assert c == {"vllm:spec_decode_num_drafts": 15.0, "vllm:spec_decode_num_draft_tokens": 48.0,
                  "vllm:spec_decode_num_accepted_tokens": 20.0}
     assert parse_counters("") == dict.fromkeys(COUNTERS, 0.0)
+
+
+def test_a_gauge_is_read_under_its_own_name():
+    assert parse_counters(METRICS, (RUNNING,), "") == {RUNNING: 4.0}
 
 
 def test_the_server_command_carries_drafter_extension_and_settings(tmp_path):
