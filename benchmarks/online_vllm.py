@@ -3,12 +3,16 @@
     python -m benchmarks.online_vllm --pool 'pools/{target_slug}' --drafter python-eagle3 --shift sql \
         --requests 300 --window 25 --in-flight 4 --out runs/bench/online_vllm
 
-Two runs over the same stream of unseen-domain prompts (the shift domain's train prompts, then its held-out ones),
-each on a fresh vLLM server behind draftpool's front end with `--in-flight` requests at a time: `static` (no trainer)
-and `adapted` (the trainer learns from every finished request, its versions are swapped into vLLM's drafter; the
-trainer is SIGKILLed at request `--kill-at`, default half-way). Per window of requests: vLLM's accepted tokens per
-draft (`spec_decode_num_accepted_tokens / spec_decode_num_drafts`, differences of its counters), tok/s, versions
-swapped in. Greedy outputs of both runs are compared token for token. Writes results.json and table.md to --out.
+Three runs over the same stream of unseen-domain prompts (the shift domain's train prompts, then its held-out ones),
+each on a fresh vLLM server behind draftpool's front end with `--in-flight` requests at a time: `plain` (no drafter:
+the reference outputs and tok/s; `--no-plain` skips it), `static` (the head, no trainer) and `adapted` (the trainer
+learns from every finished request, its versions are swapped into vLLM's drafter; the trainer is SIGKILLed at request
+`--kill-at`, default half-way). The trainer uses the online recipe's settings (OGD, Adam, lr 1e-3, rounds of 4
+records, 2 updates per round, the guard on) unless told otherwise. Per window of requests: vLLM's accepted tokens per
+draft (`spec_decode_num_accepted_tokens / spec_decode_num_drafts`, differences of its counters), tok/s, requests in
+flight (vLLM's `num_requests_running` gauge, sampled every 0.5 s), versions swapped in. The goal figure is accepted
+per draft over the last `--goal-last` requests, adapted vs static. Greedy outputs of the speculative runs are
+compared token for token with plain decoding's. Writes results.json, outputs.json and table.md to --out.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import signal
 import sys
 import threading
@@ -72,15 +77,19 @@ class InFlight:
         self.thread.join()
 
 
-def one_run(args, info, model, name: str, head, head_dir: Path, prompts: list[list[int]], adapt: bool,
+def one_run(args, info, model, name: str, head, head_dir: Path | None, prompts: list[list[int]], adapt: bool,
             out: Path) -> dict[str, Any]:
+    """One fresh vLLM server over the stream: plain (head_dir None), static head, or adapted head."""
     opts = VllmServeOptions(k=args.k, max_num_seqs=args.in_flight)
-    engine = VllmEngine(info.path, str(head_dir), opts, out / f"vllm-{'adapted' if adapt else 'static'}.log",
+    label = "adapted" if adapt else "static" if head_dir else "plain"
+    engine = VllmEngine(info.path, str(head_dir or ""), opts, out / f"vllm-{label}.log",
                         served_name=info.name).start()
     adapter = proxy = None
     windows, outputs, failed = [], [], 0
     try:
         if adapt:
+            for stale in ("export", "heads"):  # another run's versions must not seed this one's trainer
+                shutil.rmtree(out / stale, ignore_errors=True)
             tcfg = TrainerConfig(updater=args.updater, lr=args.lr, batch=args.batch, epochs=args.epochs)
             adapter = VllmAdapter(engine, model, name, head, tcfg, ProcessConfig(threads=1, export_every=0),
                                   ExportSpec(str(out / "export"), args.pool_dir, info), 64, out / "heads").start()
@@ -105,7 +114,7 @@ def one_run(args, info, model, name: str, head, head_dir: Path, prompts: list[li
                                 "tok_s": toks / wall, "tokens": toks, "wall_s": wall,
                                 "in_flight_mean": sum(busy) / max(len(busy), 1), "in_flight_max": max(busy, default=0),
                                 "versions": len(adapter.versions) if adapter else 0})
-                print(f"[{'adapted' if adapt else 'static'}] requests {w + 1}-{w + len(chunk)}: "
+                print(f"[{label}] requests {w + 1}-{w + len(chunk)}: "
                       f"{acc / max(drafts, 1):.3f} accepted/draft, {toks / wall:.1f} tok/s, "
                       f"{windows[-1]['in_flight_mean']:.1f} in flight", flush=True)
         sampler.close()
@@ -130,34 +139,44 @@ def over(windows: list[dict], first: int) -> float:
 
 
 def summarize(runs: dict[str, dict], requests: int, goal_last: int) -> tuple[dict[str, Any], list[str]]:
-    """The static and adapted runs -> (figures, table lines): accepted per draft over the stream and over its last
-    `goal_last` requests, outputs identical token for token, swaps, in flight."""
-    s, a = runs["static"], runs["adapted"]
+    """The runs (static, adapted and, when run, plain) -> (figures, table lines): accepted per draft over the stream
+    and over its last `goal_last` requests, outputs identical token for token to plain decoding's (to the static
+    run's without a plain run), tok/s against plain, swaps, requests in flight."""
+    s, a, p = runs["static"], runs["adapted"], runs.get("plain")
     first = requests - goal_last + 1
     if not any(w["requests"][0] == first for w in s["windows"]):
         raise ConfigError(f"--goal-last {goal_last} must be a multiple of --window (no window starts at {first})")
-    same = sum(x == y for x, y in zip(s["outputs"], a["outputs"]))
-    whole = {k: over(r["windows"], 1) for k, r in runs.items()}
-    last = {k: over(r["windows"], first) for k, r in runs.items()}
-    fig = {"identical_outputs": same, "accepted_per_draft": whole, "gain": whole["adapted"] / whole["static"] - 1,
-           f"accepted_per_draft_last_{goal_last}": last,
-           "gain_last": last["adapted"] / last["static"] - 1, "goal_last": goal_last,
+    ref = "plain" if p else "static"
+    same = {k: sum(x == y for x, y in zip(runs[ref]["outputs"], r["outputs"])) for k, r in runs.items() if k != ref}
+    spec = {k: r for k, r in runs.items() if k != "plain"}
+    whole = {k: over(r["windows"], 1) for k, r in spec.items()}
+    last = {k: over(r["windows"], first) for k, r in spec.items()}
+    tok_s = {k: sum(w["tokens"] for w in r["windows"]) / sum(w["wall_s"] for w in r["windows"])
+             for k, r in runs.items()}
+    fig = {f"identical_to_{ref}": same, "accepted_per_draft": whole, "gain": whole["adapted"] / whole["static"] - 1,
+           f"accepted_per_draft_last_{goal_last}": last, "gain_last": last["adapted"] / last["static"] - 1,
+           "goal_last": goal_last, "tok_s": tok_s,
            "in_flight_mean": {k: sum(w["in_flight_mean"] * w["wall_s"] for w in r["windows"])
                               / max(1e-9, sum(w["wall_s"] for w in r["windows"])) for k, r in runs.items()}}
-    lines = ["| requests | static accepted/draft | adapted accepted/draft | static tok/s | adapted tok/s | "
-             "in flight (mean static / adapted) | versions swapped in |", "|---|---|---|---|---|---|---|"]
-    for x, y in zip(s["windows"], a["windows"]):
+    cols = (["plain"] if p else []) + ["static", "adapted"]
+    lines = ["| requests | static accepted/draft | adapted accepted/draft | " + " | ".join(f"{c} tok/s" for c in cols)
+             + f" | in flight (mean {' / '.join(cols)}) | versions swapped in |", "|---" * (5 + len(cols)) + "|"]
+    for i, (x, y) in enumerate(zip(s["windows"], a["windows"])):
+        ws = [runs[c]["windows"][i] for c in cols]
         lines.append(f"| {x['requests'][0]}-{x['requests'][1]} | {x['accepted_per_draft']:.3f} | "
-                     f"{y['accepted_per_draft']:.3f} | {x['tok_s']:.1f} | {y['tok_s']:.1f} | "
-                     f"{x['in_flight_mean']:.1f} / {y['in_flight_mean']:.1f} | {y['versions']} |")
+                     f"{y['accepted_per_draft']:.3f} | " + " | ".join(f"{w['tok_s']:.1f}" for w in ws) + " | "
+                     + " / ".join(f"{w['in_flight_mean']:.1f}" for w in ws) + f" | {y['versions']} |")
     swaps = (f"versions swapped {a['versions_swapped']} (median {a['swap_ms'][len(a['swap_ms']) // 2]:.0f} ms, "
              f"{a['swap_ms'][0]:.0f}-{a['swap_ms'][-1]:.0f} ms)" if a["swap_ms"] else "no version swapped in")
     lines += ["", f"accepted/draft over requests {first}-{requests}: static {last['static']:.3f}, adapted "
               f"{last['adapted']:.3f} ({fig['gain_last']:+.1%}); over the stream {whole['static']:.3f} -> "
-              f"{whole['adapted']:.3f} ({fig['gain']:+.1%})",
-              f"identical greedy outputs {same}/{requests}; failed static {s['failed']}, adapted {a['failed']}; "
-              f"{swaps}; trainer faults {a['trainer_faults']}, restarts {a['trainer_restarts']}; feedback records "
-              f"dropped {a['feedback_dropped']}"]
+              f"{whole['adapted']:.3f} ({fig['gain']:+.1%}); tok/s "
+              + ", ".join(f"{k} {v:.1f}" for k, v in tok_s.items()),
+              "greedy outputs identical to the " + ref + " run: "
+              + ", ".join(f"{k} {v}/{requests}" for k, v in same.items())
+              + "; failed " + ", ".join(f"{k} {r['failed']}" for k, r in runs.items())
+              + f"; {swaps}; trainer faults {a['trainer_faults']}, restarts {a['trainer_restarts']}; feedback "
+              f"records dropped {a['feedback_dropped']}"]
     return fig, lines
 
 
@@ -178,6 +197,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--batch", type=int, default=4)
     ap.add_argument("--epochs", type=int, default=2, help="updates per round (the online recipe's 2)")
     ap.add_argument("--kill-at", type=int, default=-1, help="request at which the trainer is killed (-1: half-way)")
+    ap.add_argument("--no-plain", action="store_true", help="skip the plain-decoding run (the output reference)")
     ap.add_argument("--out", default="runs/bench/online_vllm")
     args = ap.parse_args(argv)
     if not 0 < args.goal_last <= args.requests or args.goal_last % args.window:
@@ -200,13 +220,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     head_dir = pool_dir / entries[args.drafter]["path"]
-    runs = {"static": one_run(args, info, model, args.drafter, head, head_dir, prompts, False, out)}
+    runs = {} if args.no_plain else {"plain": one_run(args, info, model, args.drafter, head, None, prompts, False,
+                                                      out)}
+    runs["static"] = one_run(args, info, model, args.drafter, head, head_dir, prompts, False, out)
     runs["adapted"] = one_run(args, info, model, args.drafter, head, head_dir, prompts, True, out)
     fig, lines = summarize(runs, len(prompts), args.goal_last)
     report = {"target": info.name, "drafter": args.drafter, "shift": args.shift, "requests": len(prompts),
               "config": {k: v for k, v in vars(args).items() if k != "pool_dir"}, **fig,
               "runs": {k: {kk: vv for kk, vv in r.items() if kk != "outputs"} for k, r in runs.items()}}
     atomic_write_json(out / "results.json", report)
+    atomic_write_json(out / "outputs.json", {k: r["outputs"] for k, r in runs.items()})
     atomic_write_text(out / "table.md", "\n".join(lines) + "\n")
     print("\n".join(lines))
     return report

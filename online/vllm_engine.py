@@ -77,7 +77,8 @@ def parse_counters(text: str, names: tuple[str, ...] = COUNTERS, suffix: str = "
 
 
 class VllmEngine:
-    """`vllm serve <target>` with `head_dir` as its drafter; start(), swap(head_dir), counters(), stop()."""
+    """`vllm serve <target>` with `head_dir` as its drafter ("" = plain decoding); start(), swap(head_dir),
+    counters(), stop()."""
 
     def __init__(self, target_dir: str, head_dir: str, opts: VllmServeOptions, log_path: str | Path,
                  served_name: str = ""):
@@ -94,13 +95,15 @@ class VllmEngine:
 
     def command(self) -> list[str]:
         o = self.opts
-        spec = {"method": "eagle3", "model": self.head_dir, "num_speculative_tokens": o.k}
         cmd = [str(self.python), "-m", "vllm.entrypoints.openai.api_server", "--model", self.target_dir,
                "--served-model-name", self.served_name,
                "--port", str(self.port), "--host", "127.0.0.1", "--dtype", o.dtype,
                "--max-model-len", str(o.max_model_len), "--max-num-seqs", str(o.max_num_seqs),
-               "--tensor-parallel-size", str(o.tensor_parallel_size), "--speculative-config", json.dumps(spec),
+               "--tensor-parallel-size", str(o.tensor_parallel_size),
                "--worker-extension-cls", "online.vllm_reload.DrafterReload", "--disable-uvicorn-access-log"]
+        if self.head_dir:  # no head: plain decoding (the reference outputs)
+            spec = {"method": "eagle3", "model": self.head_dir, "num_speculative_tokens": o.k}
+            cmd += ["--speculative-config", json.dumps(spec)]
         if o.enforce_eager:
             cmd.append("--enforce-eager")
         if o.dtype != "float32":  # GPUs (the CPU build reads VLLM_CPU_KVCACHE_SPACE instead)
@@ -132,7 +135,8 @@ class VllmEngine:
                 raise VllmEngineError(f"vLLM {self.version} did not answer /health within {self.opts.start_timeout} s")
             time.sleep(1.0)
         try:  # rule: a drafter that cannot be reloaded fails now, naming the version, not at the first swap
-            self.swap(self.head_dir, record=False)
+            if self.head_dir:
+                self.swap(self.head_dir, record=False)
         except VllmEngineError as e:
             self.stop()
             raise VllmEngineError(f"vLLM {self.version} cannot reload its drafter in place ({e}); this needs the "

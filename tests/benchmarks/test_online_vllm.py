@@ -7,8 +7,8 @@ from draftpool.config import ConfigError
 
 
 def run(acc_drafts: list[tuple[int, int]], outputs: list[list[int]], swaps: list[float] = ()) -> dict:
-    windows = [{"requests": [1 + 2 * i, 2 + 2 * i], "accepted": a, "drafts": d, "accepted_per_draft": a / d,
-                "tok_s": 10.0, "wall_s": 1.0 + i, "in_flight_mean": 2.0 + i, "versions": i}
+    windows = [{"requests": [1 + 2 * i, 2 + 2 * i], "accepted": a, "drafts": d,
+                "accepted_per_draft": a / d if d else 0.0, "tok_s": 10.0, "tokens": 10, "wall_s": 1.0 + i, "in_flight_mean": 2.0 + i, "versions": i}
                for i, (a, d) in enumerate(acc_drafts)]
     return {"windows": windows, "outputs": outputs, "failed": 0, "versions_swapped": len(swaps),
             "swap_ms": sorted(swaps), "trainer_faults": [], "trainer_restarts": 0, "feedback_dropped": 0}
@@ -22,11 +22,22 @@ def test_the_goal_figure_counts_only_the_last_requests_and_pools_their_drafts():
     assert fig["accepted_per_draft_last_4"] == {"static": 0.25, "adapted": pytest.approx(1 / 3)}
     assert fig["gain_last"] == pytest.approx(1 / 3 / 0.25 - 1)
     assert fig["accepted_per_draft"]["adapted"] == pytest.approx(20 / 100)
-    assert fig["identical_outputs"] == 5
+    assert fig["identical_to_static"] == {"adapted": 5}
     # in flight: each window's mean weighted by its wall time (1, 2, 3 s)
     assert fig["in_flight_mean"]["static"] == pytest.approx((2 * 1 + 3 * 2 + 4 * 3) / 6)
     assert "median 200 ms, 100-300 ms" in lines[-1]
     assert len([x for x in lines if x.startswith("| ") and x[2].isdigit()]) == 3
+
+
+def test_outputs_are_checked_against_plain_decoding_when_it_ran():
+    plain = run([(0, 0), (0, 0)], [[1], [2], [3], [4]])
+    static = run([(1, 4), (1, 4)], [[1], [2], [3], [7]])
+    adapted = run([(1, 4), (2, 4)], [[1], [2], [3], [4]])
+    fig, lines = summarize({"plain": plain, "static": static, "adapted": adapted}, 4, 2)
+    assert fig["identical_to_plain"] == {"static": 3, "adapted": 4}
+    assert set(fig["accepted_per_draft"]) == {"static", "adapted"}  # plain drafts nothing
+    assert fig["tok_s"]["plain"] == pytest.approx(20 / 3)
+    assert lines[0].count("tok/s") == 3 and "static 3/4, adapted 4/4" in lines[-1]
 
 
 def test_a_goal_span_that_does_not_start_a_window_is_refused():

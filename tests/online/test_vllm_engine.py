@@ -58,6 +58,8 @@ def test_the_server_command_carries_drafter_extension_and_settings(tmp_path):
     assert cmd[cmd.index("--max-num-seqs") + 1] == "6" and cmd[cmd.index("--tensor-parallel-size") + 1] == "2"
     assert cmd[cmd.index("--model") + 1] == "/t" and "--enforce-eager" in cmd
     assert cmd[cmd.index("--served-model-name") + 1] == "smol"
+    eng.head_dir = ""  # no head: plain decoding, the reference of the benchmarks
+    assert "--speculative-config" not in eng.command()
 
 
 def test_a_missing_vllm_environment_is_one_clear_error(tmp_path):
