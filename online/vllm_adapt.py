@@ -2,6 +2,7 @@
 
     client ──> draftpool front end (VllmProxy: POST /v1/completions, /v1/chat/completions, GET /health, /metrics)
                  │  forwards each body to vLLM's own OpenAI server with `return_token_ids`, returns vLLM's answer
+                 │  (streamed answers pass through event by event; their ids are gathered from the chunks)
                  ▼
                vLLM server (VllmEngine): continuous batching, several requests in flight, the pool head as drafter
                  │  every finished (prompt ids, completion ids)
@@ -154,34 +155,75 @@ class VllmProxy:
         self.httpd.shutdown()
         self.httpd.server_close()
 
+    def _request(self, path: str, body: dict[str, Any]) -> urllib.request.Request:
+        # one model is served: any model name reaches it (vLLM refuses names it does not serve)
+        sent = {**body, "model": self.engine.served_name, "return_token_ids": True}
+        return urllib.request.Request(f"{self.engine.url}{path}", data=json.dumps(sent).encode(),
+                                      headers={"Content-Type": "application/json"})
+
+    def _report(self, rid: str, index: int, prompt: list[int] | None, tokens: list[int] | None, done) -> None:
+        if self.adapter is not None and prompt and tokens is not None and done:
+            self.adapter.finished(f"{rid}-{index}", prompt, tokens)
+
+    @staticmethod
+    def _strip(answer: dict[str, Any]) -> dict[str, Any]:
+        """The token ids the client did not ask for leave vLLM's answer (or stream chunk)."""
+        answer.pop("prompt_token_ids", None)
+        for c in answer.get("choices", []):
+            c.pop("prompt_token_ids", None)
+            c.pop("token_ids", None)
+        return answer
+
     def forward(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         """POST the body to vLLM with token ids requested; report each finished choice to the adapter; the client
         gets vLLM's answer without the token ids it did not ask for."""
-        if body.get("stream"):
-            return 400, {"error": {"message": "streaming is not supported by draftpool's adapting front end; "
-                                              "send stream=false", "type": "invalid_request_error"}}
-        asked = bool(body.get("return_token_ids"))
-        # one model is served: any model name reaches it (vLLM refuses names it does not serve)
-        sent = {**body, "model": self.engine.served_name, "return_token_ids": True}
-        req = urllib.request.Request(f"{self.engine.url}{path}", data=json.dumps(sent).encode(),
-                                     headers={"Content-Type": "application/json"})
         try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as r:
+            with urllib.request.urlopen(self._request(path, body), timeout=self.timeout) as r:
                 status, answer = r.status, json.loads(r.read())
         except urllib.error.HTTPError as e:
             return e.code, json.loads(e.read() or b"{}")
-        if self.adapter is not None and status == 200:
+        if status == 200:
             top_prompt = answer.get("prompt_token_ids")  # chat completions: at the top level
             for c in answer.get("choices", []):
-                prompt = c.get("prompt_token_ids") or top_prompt
-                if prompt and c.get("token_ids") is not None and c.get("finish_reason"):
-                    self.adapter.finished(f"{answer.get('id', '')}-{c.get('index', 0)}", prompt, c["token_ids"])
-        if not asked:
-            answer.pop("prompt_token_ids", None)
-            for c in answer.get("choices", []):
-                c.pop("prompt_token_ids", None)
-                c.pop("token_ids", None)
-        return status, answer
+                self._report(answer.get("id", ""), c.get("index", 0), c.get("prompt_token_ids") or top_prompt,
+                             c.get("token_ids"), c.get("finish_reason"))
+        return status, answer if body.get("return_token_ids") else self._strip(answer)
+
+    def forward_stream(self, path: str, body: dict[str, Any], send) -> tuple[int, dict[str, Any] | None]:
+        """`stream: true`: vLLM's server-sent events go to `send(bytes)` one event at a time as they come (token ids
+        stripped unless asked); the choices' ids are gathered from the chunks (prompt ids on the first, token-id
+        deltas on each) and reported when the stream ends. -> (status, None), or (status, error) before any event."""
+        try:
+            r = urllib.request.urlopen(self._request(path, body), timeout=self.timeout)
+        except urllib.error.HTTPError as e:
+            return e.code, json.loads(e.read() or b"{}")
+        prompts: dict[int, list[int]] = {}
+        tokens: dict[int, list[int]] = {}
+        done: dict[int, str] = {}
+        rid = ""
+        with r:
+            for raw in r:  # SSE: "data: {json}" lines, blank lines between events, "data: [DONE]" at the end
+                line = raw.decode().strip()
+                if not line.startswith("data:"):
+                    continue
+                data = line[5:].strip()
+                if data != "[DONE]":
+                    chunk = json.loads(data)
+                    rid = chunk.get("id", rid)
+                    for c in chunk.get("choices", []):
+                        i = c.get("index", 0)
+                        prompt = c.get("prompt_token_ids") or chunk.get("prompt_token_ids")
+                        if prompt:
+                            prompts[i] = list(prompt)
+                        tokens.setdefault(i, []).extend(c.get("token_ids") or [])
+                        if c.get("finish_reason"):
+                            done[i] = c["finish_reason"]
+                    if not body.get("return_token_ids"):
+                        data = json.dumps(self._strip(chunk))
+                send(f"data: {data}\n\n".encode())
+        for i, reason in done.items():
+            self._report(rid, i, prompts.get(i), tokens.get(i), reason)
+        return 200, None
 
     def _handler(self):
         proxy = self
@@ -199,6 +241,32 @@ class VllmProxy:
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
+
+            def _stream(self, body: dict[str, Any]) -> None:
+                started = []
+
+                def send(event: bytes) -> None:  # HTTP/1.1 chunked transfer: one chunk per event
+                    if not started:
+                        self.send_response(200)
+                        self.send_header("Content-Type", "text/event-stream")
+                        self.send_header("Transfer-Encoding", "chunked")
+                        self.end_headers()
+                        started.append(1)
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
+                    self.wfile.flush()
+
+                try:
+                    status, error = proxy.forward_stream(self.path, body, send)
+                except (urllib.error.URLError, ConnectionError, TimeoutError, ValueError):
+                    if not started:
+                        raise  # an answer can still be sent: do_POST's
+                    proxy.failed += 1  # headers are out: the client sees the stream cut
+                    self.close_connection = True
+                    return
+                if not started:
+                    self._send(status, error or {"error": {"message": "vLLM sent no event"}})
+                else:
+                    self.wfile.write(b"0\r\n\r\n")
 
             def do_GET(self):  # noqa: N802 - http.server's naming
                 if self.path in ("/health", "/metrics", "/v1/models"):
@@ -224,6 +292,9 @@ class VllmProxy:
                     body = json.loads(self.rfile.read(n) or b"{}")
                     if not isinstance(body, dict):
                         raise ValueError("the body must be a JSON object")
+                    if body.get("stream"):
+                        self._stream(body)
+                        return
                     status, answer = proxy.forward(self.path, body)
                 except (ValueError, json.JSONDecodeError) as e:
                     status, answer = 400, {"error": {"message": str(e), "type": "invalid_request_error"}}

@@ -1,0 +1,125 @@
+"""draftpool's front end for vLLM (VllmProxy) against a stand-in upstream that answers in vLLM's OpenAI format (vLLM
+itself is not in CI; the real server is driven by the opt-in tests/online/test_vllm_adapt.py): forwarding, token ids
+stripped unless asked, streamed answers passed through event by event and their ids gathered for the trainer."""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.error
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import SimpleNamespace
+
+import pytest
+
+from online.vllm_adapt import VllmProxy
+
+PROMPT, TOKENS = [1, 2, 3], [5, 6, 7]
+
+
+class Upstream:
+    """Answers /v1/completions like vLLM with return_token_ids: whole, or as server-sent events (prompt ids on the
+    first chunk, token-id deltas on each, the finish reason on the last)."""
+
+    def __init__(self):
+        self.bodies: list[dict] = []
+        up = self
+
+        class H(BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def do_POST(self):  # noqa: N802
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                up.bodies.append(body)
+                if body.get("max_tokens") == 0:
+                    data = json.dumps({"error": {"message": "max_tokens must be at least 1"}}).encode()
+                    self.send_response(400)
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                    return
+                if not body.get("stream"):
+                    data = json.dumps({"id": "cmpl-1", "choices": [
+                        {"index": 0, "text": "abc", "finish_reason": "length", "prompt_token_ids": PROMPT,
+                         "token_ids": TOKENS}]}).encode()
+                    self.send_response(200)
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()  # no length: the body ends when the connection closes
+                chunks = [{"index": 0, "text": "a", "prompt_token_ids": PROMPT, "token_ids": TOKENS[:2],
+                           "finish_reason": None},
+                          {"index": 0, "text": "b", "token_ids": TOKENS[2:], "finish_reason": "length"}]
+                for c in chunks:
+                    self.wfile.write(f"data: {json.dumps({'id': 'cmpl-2', 'choices': [c]})}\n\n".encode())
+                    self.wfile.flush()
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.close_connection = True
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+
+
+@pytest.fixture
+def setup():
+    up = Upstream()
+    seen: list[tuple] = []
+    adapter = SimpleNamespace(finished=lambda rid, p, c: seen.append((rid, p, c)))
+    proxy = VllmProxy(SimpleNamespace(url=up.url, served_name="served"), adapter).start()
+    yield up, proxy, seen
+    proxy.close()
+    up.httpd.shutdown()
+
+
+def post(url: str, body: dict) -> tuple[int, bytes]:
+    req = urllib.request.Request(f"{url}/v1/completions", data=json.dumps(body).encode(),
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
+
+
+def events(raw: bytes) -> list[str]:
+    return [x[5:].strip() for x in raw.decode().split("\n\n") if x.startswith("data:")]
+
+
+def test_a_whole_answer_is_forwarded_and_its_ids_reach_the_trainer_only(setup):
+    up, proxy, seen = setup
+    status, raw = post(proxy.url, {"model": "anything", "prompt": "hi", "max_tokens": 3})
+    answer = json.loads(raw)
+    assert status == 200 and answer["choices"][0]["text"] == "abc"
+    assert "token_ids" not in answer["choices"][0] and "prompt_token_ids" not in answer["choices"][0]
+    assert up.bodies[-1]["model"] == "served" and up.bodies[-1]["return_token_ids"] is True
+    assert seen == [("cmpl-1-0", PROMPT, TOKENS)]
+    status, raw = post(proxy.url, {"prompt": "hi", "max_tokens": 3, "return_token_ids": True})
+    assert json.loads(raw)["choices"][0]["token_ids"] == TOKENS  # asked for: kept
+
+
+def test_a_stream_is_passed_through_event_by_event_and_reported_once_finished(setup):
+    up, proxy, seen = setup
+    status, raw = post(proxy.url, {"prompt": "hi", "max_tokens": 3, "stream": True})
+    ev = events(raw)
+    assert status == 200 and ev[-1] == "[DONE]" and len(ev) == 3
+    chunks = [json.loads(e) for e in ev[:-1]]
+    assert "".join(c["choices"][0]["text"] for c in chunks) == "ab"
+    assert all("token_ids" not in c["choices"][0] and "prompt_token_ids" not in c["choices"][0] for c in chunks)
+    assert seen == [("cmpl-2-0", PROMPT, TOKENS)]  # the deltas gathered into the whole completion
+    status, raw = post(proxy.url, {"prompt": "hi", "max_tokens": 3, "stream": True, "return_token_ids": True})
+    got = [json.loads(e) for e in events(raw)[:-1]]
+    assert [t for c in got for t in c["choices"][0]["token_ids"]] == TOKENS
+
+
+def test_an_upstream_refusal_reaches_the_client_and_nothing_reaches_the_trainer(setup):
+    up, proxy, seen = setup
+    for stream in (False, True):
+        status, raw = post(proxy.url, {"prompt": "hi", "max_tokens": 0, "stream": stream})
+        assert status == 400 and "max_tokens" in json.loads(raw)["error"]["message"]
+    assert seen == [] and proxy.failed == 0
