@@ -227,11 +227,6 @@ def main_cfg(cfg: AdaptConfig) -> dict[str, Any]:
         raise ConfigError(f"no pool at {pool_dir} (pool.json missing): run build_pool.py first")
     # 1. target and pool (a restart loads the last exported version and the trainer's state)
     target, tok = load_target(info, s.device)
-    if s.engine == "vllm":  # vLLM serves the offline head (exported versions are not resumed in this mode)
-        from online.vllm_adapt import serve_vllm
-
-        with run_lock(out_dir):
-            return serve_vllm(cfg, info, target, tok, pool_dir, out_dir)
     resumed = latest_version(out_dir)
     serve_dir, start_version, state = pool_dir, 0, None
     if resumed is not None:
@@ -239,6 +234,11 @@ def main_cfg(cfg: AdaptConfig) -> dict[str, Any]:
         state_path = serve_dir / "trainer_state.pt"
         state = torch.load(state_path, weights_only=False) if state_path.is_file() else None
         print(f"[online] resuming from exported pool version {start_version} ({serve_dir})", file=sys.stderr)
+    if s.engine == "vllm":  # vLLM serves the head (the last exported version after a restart)
+        from online.vllm_adapt import serve_vllm
+
+        with run_lock(out_dir):
+            return serve_vllm(cfg, info, target, pool_dir, out_dir, serve_dir, start_version, state)
     if s.mode == "lookahead":
         return _main_lookahead(cfg, info, target, tok, pool_dir, serve_dir, out_dir, start_version, state)
     names, models = load_pool(serve_dir, info, target, s.kinds)

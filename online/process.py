@@ -106,6 +106,8 @@ def export_pool(spec: ExportSpec, version: int, models: dict[str, tuple[str, tor
             else:
                 write_llama(m, AutoTokenizer.from_pretrained(src / entry["path"]), tmp / drafter, meta)
             entry.update(path=drafter, online={"version": version, **stats})
+        # the version holds only the drafters trained here (vLLM mode and lookahead adapt one head of the pool)
+        manifest["drafters"] = {n: e for n, e in manifest["drafters"].items() if n in models}
         manifest.pop("matrix", None)  # measured on the source weights: no longer true of these
         manifest["online"] = {"version": version, "source_pool": str(src), **stats}
         (tmp / "pool.json").write_text(json.dumps(manifest, indent=2) + "\n")

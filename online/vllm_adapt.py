@@ -51,12 +51,15 @@ class VllmAdapter:
 
     def __init__(self, engine: VllmEngine, model, name: str, head: torch.nn.Module, tcfg: TrainerConfig,
                  pcfg: ProcessConfig, export: ExportSpec, top_k: int, work_dir: str | Path,
-                 out_embed: torch.Tensor | None = None, keep: int = 3, poll_s: float = 0.2):
+                 out_embed: torch.Tensor | None = None, keep: int = 3, poll_s: float = 0.2,
+                 state: dict | None = None, start_version: int = 0):
+        """state, start_version: a restart's exported trainer state and the version `head` holds."""
         self.engine, self.model, self.name, self.head = engine, model, name, head
         self.aux_layers = list(head.config.eagle_aux_hidden_state_layer_ids)  # the target layers the head reads
         self.top_k, self.keep, self.poll_s = top_k, keep, poll_s
         self.work = Path(work_dir)
-        self.handle = TrainerHandle({name: ("eagle3", head)}, tcfg, pcfg, export, out_embed=out_embed)
+        self.handle = TrainerHandle({name: ("eagle3", head)}, tcfg, pcfg, export, state, start_version,
+                                    out_embed=out_embed)
         self.hot = HotSwap(self.handle.boards, {name: head})
         self.meta = json.loads((Path(engine.head_dir) / "draftpool.json").read_text()) \
             if (Path(engine.head_dir) / "draftpool.json").is_file() else {"kind": "eagle3"}
@@ -306,10 +309,12 @@ class VllmProxy:
         return Handler
 
 
-def serve_vllm(cfg, info, target, tok, pool_dir: Path, out_dir: Path) -> dict[str, Any]:
+def serve_vllm(cfg, info, target, pool_dir: Path, out_dir: Path, serve_dir: Path | None = None,
+               start_version: int = 0, state: dict | None = None) -> dict[str, Any]:
     """`online_adapt.py serve.engine=vllm serve.http=HOST:PORT`: vLLM serves with one pool head, draftpool's front end
-    forwards and adapts that head, until SIGINT / SIGTERM. -> a summary (requests, failed, versions, swap times,
-    vLLM's speculative-decoding counters)."""
+    forwards and adapts that head, until SIGINT / SIGTERM. `serve_dir`: the pool version to serve (a restart: the
+    last exported one, with its trainer `state`; default the pool). -> a summary (requests, failed, versions, swap
+    times, vLLM's speculative-decoding counters)."""
     import signal
 
     from draftpool.config import ConfigError
@@ -317,12 +322,14 @@ def serve_vllm(cfg, info, target, tok, pool_dir: Path, out_dir: Path) -> dict[st
     from online.http_api import parse_address
 
     s, v = cfg.serve, cfg.vllm
-    names, models = load_pool(pool_dir, info, target, ["eagle3"])
+    serve_dir = serve_dir or pool_dir
+    names, models = load_pool(serve_dir, info, target, ["eagle3"])
     name = v.drafter or names[0]
     if name not in models:
-        raise ConfigError(f"vllm.drafter {name!r} is not an EAGLE-3 head of {pool_dir} ({', '.join(names)})")
+        where = f"{serve_dir} (the version {out_dir} resumes from)" if serve_dir != pool_dir else str(pool_dir)
+        raise ConfigError(f"vllm.drafter {name!r} is not an EAGLE-3 head of {where} ({', '.join(names)})")
     head = models[name][1]
-    head_dir = pool_dir / read_manifest(pool_dir)["drafters"][name]["path"]
+    head_dir = serve_dir / read_manifest(serve_dir)["drafters"][name]["path"]
     out_dir.mkdir(parents=True, exist_ok=True)
     engine = VllmEngine(info.path, str(head_dir), v, out_dir / "vllm.log", served_name=info.name).start()
     adapter = proxy = None
@@ -334,7 +341,7 @@ def serve_vllm(cfg, info, target, tok, pool_dir: Path, out_dir: Path) -> dict[st
                 else None
             adapter = VllmAdapter(engine, target, name, head, cfg.trainer, cfg.process,
                                   ExportSpec(str(out_dir), str(pool_dir), info), s.top_k, out_dir / "vllm_heads",
-                                  out_embed).start()
+                                  out_embed, state=state, start_version=start_version).start()
         host, port = parse_address(s.http)
         proxy = VllmProxy(engine, adapter, host, port).start()
         print(f"[online] {info.name} served by vLLM {engine.version} (drafter {name}) behind {proxy.url}",
@@ -350,7 +357,9 @@ def serve_vllm(cfg, info, target, tok, pool_dir: Path, out_dir: Path) -> dict[st
             adapter.stop()
         engine.stop()
     swap_ms = [x["wall_s"] * 1e3 for x in adapter.versions] if adapter else []
-    return {"engine": f"vllm {engine.version}", "drafter": name, "requests": adapter.served if adapter else None,
+    return {"engine": f"vllm {engine.version}", "drafter": name, "served_version": start_version,
+            "exports": [e["path"] for e in adapter.handle.exports] if adapter else [],
+            "requests": adapter.served if adapter else None,
             "failed": proxy.failed, "versions_swapped": len(swap_ms),
             "swap_ms": [min(swap_ms), max(swap_ms)] if swap_ms else None, "counters": counters,
             "trainer_faults": [f["why"] for f in adapter.handle.faults] if adapter else []}

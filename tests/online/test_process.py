@@ -209,3 +209,16 @@ def test_a_trainer_that_died_since_the_last_poll_is_a_fault_at_stop(tmp_path, ta
     handle.stop()
     assert [f["kind"] for f in handle.faults] == ["crash"] and "exited with code" in handle.faults[0]["why"]
     assert latest_version(tmp_path / "online") is None  # nothing exported by a dead trainer
+
+
+def test_a_version_of_one_head_of_the_pool_is_a_loadable_pool_of_that_head(tmp_path, target):
+    from draftpool.pool import load_pool
+    from online.process import export_pool
+
+    pool, info, heads = tiny_pool(tmp_path, target)  # two heads; vLLM mode adapts one of them
+    params = {"h1": {k: v + 0.5 for k, v in trainable(heads["h1"]).items()}}
+    folder = export_pool(ExportSpec(str(tmp_path / "online"), str(pool), info), 3, {"h1": ("eagle3", heads["h1"])},
+                         params, {"rounds": 1}, {})
+    names, models = load_pool(folder, info, target)
+    assert names == ["h1"] and latest_version(tmp_path / "online") == (3, folder)
+    assert torch.equal(models["h1"][1].fc.weight, params["h1"]["fc.weight"])
