@@ -43,6 +43,7 @@ from online.trainer import TrainerConfig
 from online.vllm_engine import VllmEngine
 
 MAX_BODY = 1 << 20
+REPORT_S = 60.0  # seconds between log lines of vLLM's acceptance
 
 
 class VllmAdapter:
@@ -309,6 +310,21 @@ class VllmProxy:
         return Handler
 
 
+def report_acceptance(engine: VllmEngine, before: dict[str, float], k: int) -> dict[str, float]:
+    """One log line: vLLM's acceptance since `before` (its own counters). vLLM has no fallback to plain decoding, so
+    this is how a user sees a head that does not pay: a step verifies k + 1 tokens and runs k drafter steps, and
+    yields 1 + accepted/draft tokens; where that step costs more than that many plain steps (CPUs; large batches on
+    GPUs) speculation is slower than plain decoding (`python -m benchmarks.online_vllm` measures both). -> the
+    counters now."""
+    now = engine.counters()
+    drafts = now["vllm:spec_decode_num_drafts"] - before["vllm:spec_decode_num_drafts"]
+    if drafts > 0:
+        acc = (now["vllm:spec_decode_num_accepted_tokens"] - before["vllm:spec_decode_num_accepted_tokens"]) / drafts
+        print(f"[online] vLLM accepted {acc:.2f} of {k} draft tokens per step over the last {drafts:.0f} steps "
+              f"({1 + acc:.2f} tokens per target step)", flush=True)
+    return now
+
+
 def serve_vllm(cfg, info, target, pool_dir: Path, out_dir: Path, serve_dir: Path | None = None,
                start_version: int = 0, state: dict | None = None) -> dict[str, Any]:
     """`online_adapt.py serve.engine=vllm serve.http=HOST:PORT`: vLLM serves with one pool head, draftpool's front end
@@ -344,9 +360,11 @@ def serve_vllm(cfg, info, target, pool_dir: Path, out_dir: Path, serve_dir: Path
                                   out_embed, state=state, start_version=start_version).start()
         host, port = parse_address(s.http)
         proxy = VllmProxy(engine, adapter, host, port).start()
-        print(f"[online] {info.name} served by vLLM {engine.version} (drafter {name}) behind {proxy.url}",
-              flush=True)
-        stop.wait()
+        print(f"[online] {info.name} served by vLLM {engine.version} (drafter {name}, k={v.k}) behind {proxy.url}; "
+              f"vLLM never falls back to plain decoding: its acceptance is logged every {REPORT_S:.0f} s", flush=True)
+        last = engine.counters()
+        while not stop.wait(REPORT_S):
+            last = report_acceptance(engine, last, v.k)
         counters = engine.counters()
     finally:
         for sig, h in previous.items():

@@ -123,3 +123,15 @@ def test_an_upstream_refusal_reaches_the_client_and_nothing_reaches_the_trainer(
         status, raw = post(proxy.url, {"prompt": "hi", "max_tokens": 0, "stream": stream})
         assert status == 400 and "max_tokens" in json.loads(raw)["error"]["message"]
     assert seen == [] and proxy.failed == 0
+
+
+def test_acceptance_is_reported_per_interval_from_the_counter_differences(capsys):
+    from online.vllm_adapt import report_acceptance
+
+    c = {"vllm:spec_decode_num_drafts": 10.0, "vllm:spec_decode_num_draft_tokens": 30.0,
+         "vllm:spec_decode_num_accepted_tokens": 5.0}
+    later = {**c, "vllm:spec_decode_num_drafts": 30.0, "vllm:spec_decode_num_accepted_tokens": 20.0}
+    assert report_acceptance(SimpleNamespace(counters=lambda: later), c, 3) == later
+    assert "accepted 0.75 of 3 draft tokens per step over the last 20 steps (1.75 tokens" in capsys.readouterr().out
+    report_acceptance(SimpleNamespace(counters=lambda: later), later, 3)  # no step since: no line
+    assert capsys.readouterr().out == ""
