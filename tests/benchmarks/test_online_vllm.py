@@ -8,7 +8,8 @@ from draftpool.config import ConfigError
 
 def run(acc_drafts: list[tuple[int, int]], outputs: list[list[int]], swaps: list[float] = ()) -> dict:
     windows = [{"requests": [1 + 2 * i, 2 + 2 * i], "accepted": a, "drafts": d,
-                "accepted_per_draft": a / d if d else 0.0, "tok_s": 10.0, "tokens": 10, "wall_s": 1.0 + i, "in_flight_mean": 2.0 + i, "versions": i}
+                "accepted_per_draft": a / d if d else 0.0, "tok_s": 10.0, "tokens": 10,
+                "wall_s": 1.0 + i, "in_flight_mean": 2.0 + i, "versions": i}
                for i, (a, d) in enumerate(acc_drafts)]
     return {"windows": windows, "outputs": outputs, "failed": 0, "versions_swapped": len(swaps),
             "swap_ms": sorted(swaps), "trainer_faults": [], "trainer_restarts": 0, "feedback_dropped": 0}
