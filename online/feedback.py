@@ -13,6 +13,7 @@ Shapes: T positions, V target vocabulary, k kept logits, Vs student vocabulary (
 from __future__ import annotations
 
 import queue
+import threading
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -122,32 +123,36 @@ class DropOldestQueue:
     `maxsize` (when it is full the oldest is dropped and counted) and move to the transport queue (queue.Queue in a
     thread, a torch.multiprocessing queue across processes; keep it small, 1-2) whenever it has room: on every `put`
     and on `flush`, which the server calls between decode cycles. The consumer reads the transport with `get_batch`.
-    """
+    Producer-side calls may come from two threads (vLLM mode: feedback thread puts, control thread flushes): a lock
+    keeps a record from being sent twice."""
 
     def __init__(self, transport=None, maxsize: int = 64):
         if maxsize < 1:
             raise ValueError(f"feedback queue size must be >= 1, got {maxsize}")
         self.q = transport if transport is not None else queue.Queue(maxsize=1)
         self.local: deque = deque()
+        self.lock = threading.Lock()
         self.maxsize = maxsize
         self.dropped = 0
         self.sent = 0
 
     def put(self, item) -> None:
-        if len(self.local) == self.maxsize:
-            self.local.popleft()  # rule: back-pressure drops the oldest record, never blocks the server
-            self.dropped += 1
-        self.local.append(item)
+        with self.lock:
+            if len(self.local) == self.maxsize:
+                self.local.popleft()  # rule: back-pressure drops the oldest record, never blocks the server
+                self.dropped += 1
+            self.local.append(item)
         self.flush()
 
     def flush(self) -> None:
-        while self.local:
-            try:
-                self.q.put_nowait(self.local[0])
-            except queue.Full:
-                return
-            self.local.popleft()
-            self.sent += 1
+        with self.lock:
+            while self.local:
+                try:
+                    self.q.put_nowait(self.local[0])
+                except queue.Full:
+                    return
+                self.local.popleft()
+                self.sent += 1
 
     def get_batch(self, n: int, timeout: float | None = None) -> list:
         """(consumer) up to n records from the transport: waits up to `timeout` for the first."""

@@ -249,8 +249,10 @@ class TrainerHandle:
         self.stop_event = self.ctx.Event()
         # rule: a fresh channel per process (a killed reader can leave the old one's lock held); never let unread
         # records hold up the server's exit
-        self.feedback.q = self.ctx.Queue(maxsize=2)
-        self.feedback.q.cancel_join_thread()
+        channel = self.ctx.Queue(maxsize=2)
+        channel.cancel_join_thread()
+        with self.feedback.lock:  # vLLM mode: the feedback thread may be flushing into the old channel
+            self.feedback.q = channel
         self.heartbeat[0] = 0.0
         self.started_at = time.time()
         start_version = max([self.start_version] + [b.latest() for b in self.boards.values()])

@@ -8,6 +8,17 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+if os.environ.get("PYTEST_XDIST_WORKER"):  # one process per core (pytest -n 2): one torch thread each, not 2 x 2
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+
+def pytest_configure(config):
+    """With workers (-n N), the controller converts the embedded target into the cache first: workers racing on
+    the conversion would replace the folder under each other's feet."""
+    if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
+        from draftpool.target import resolve_target
+
+        resolve_target()
 
 
 @pytest.fixture(scope="session")

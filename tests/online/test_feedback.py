@@ -69,3 +69,48 @@ def test_feedback_size_is_bounded_by_k_not_the_vocabulary():
     t = compress(torch.randn(100, 49152), 16)
     fb = Feedback("r", torch.zeros(101, dtype=torch.long), 10, t)
     assert fb.nbytes() == 101 * 8 + 100 * 16 * (4 + 8)
+
+
+def test_producer_and_poller_threads_never_send_a_record_twice_or_crash():
+    """vLLM mode feeds the queue from one thread and flushes it from another: every record is sent once or
+    dropped, and neither thread fails."""
+    import sys
+    import threading
+
+    q, got, errors, n = DropOldestQueue(maxsize=4), [], [], 3000
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible: the race shows within a few records
+    try:
+        def run(fn):
+            try:
+                fn()
+            except Exception as e:  # noqa: BLE001 - the test reports it
+                errors.append(e)
+
+        def produce():
+            for i in range(n):
+                q.put(i)
+
+        done = threading.Event()
+
+        def flush():
+            while not done.is_set():
+                q.flush()
+
+        def consume():
+            while not done.is_set() or not q.q.empty():
+                got.extend(q.get_batch(8, timeout=0.01))
+
+        threads = [threading.Thread(target=run, args=(f,)) for f in (flush, consume)]
+        for t in threads:
+            t.start()
+        run(produce)
+        while q.local:
+            q.flush()
+        done.set()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert not errors, errors[0]
+    assert len(got) == len(set(got)) and q.sent == len(got) and q.sent + q.dropped == n
