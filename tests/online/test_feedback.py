@@ -77,7 +77,7 @@ def test_producer_and_poller_threads_never_send_a_record_twice_or_crash():
     import sys
     import threading
 
-    q, got, errors, n = DropOldestQueue(maxsize=4), [], [], 3000
+    q, got, errors, n = DropOldestQueue(maxsize=4), [], [], 500
     old = sys.getswitchinterval()
     sys.setswitchinterval(1e-6)  # switch threads as often as possible: the race shows within a few records
     try:
