@@ -91,12 +91,14 @@ def test_vllm_attached_adaptation_swaps_versions_and_keeps_greedy_output(target_
         assert adapter.versions, "no version reached the engine"
         assert any("exited" in f["why"] for f in adapter.handle.faults) and adapter.handle.restarts >= 1
         assert [a["choices"][0]["token_ids"] for _, a in again] == [a["choices"][0]["token_ids"] for _, a in first]
-        last = tmp_path / "work" / "heads" / f"v{adapter.versions[-1]['version']:06d}"
+        adapter.stop()  # no swap may land between reading the last version and checking the engine against it
+        versions, adapter = adapter.versions, None
+        last = tmp_path / "work" / "heads" / f"v{versions[-1]['version']:06d}"
         check = engine.rpc("draftpool_check_drafter", str(last))[0]
         assert max(check["diffs"].values()) < 1e-3, check["diffs"]
         assert check["target_digest"] == digest, "the target's weights changed"
-        swap_ms = [v["wall_s"] * 1e3 for v in adapter.versions]
-        print(f"{len(adapter.versions)} versions swapped in, {min(swap_ms):.0f}-{max(swap_ms):.0f} ms each")
+        swap_ms = [v["wall_s"] * 1e3 for v in versions]
+        print(f"{len(versions)} versions swapped in, {min(swap_ms):.0f}-{max(swap_ms):.0f} ms each")
     finally:
         if proxy is not None:
             proxy.close()
