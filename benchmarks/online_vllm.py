@@ -83,7 +83,7 @@ def one_run(args, info, model, name: str, head, head_dir: Path | None, prompts: 
     opts = VllmServeOptions(k=args.k, max_num_seqs=args.in_flight)
     label = "adapted" if adapt else "static" if head_dir else "plain"
     engine = VllmEngine(info.path, str(head_dir or ""), opts, out / f"vllm-{label}.log",
-                        served_name=info.name).start()
+                        served_name=info.name, target_sha256=info.weights_sha256).start()
     adapter = proxy = None
     windows, outputs, failed = [], [], 0
     try:

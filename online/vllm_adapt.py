@@ -347,7 +347,8 @@ def serve_vllm(cfg, info, target, pool_dir: Path, out_dir: Path, serve_dir: Path
     head = models[name][1]
     head_dir = serve_dir / read_manifest(serve_dir)["drafters"][name]["path"]
     out_dir.mkdir(parents=True, exist_ok=True)
-    engine = VllmEngine(info.path, str(head_dir), v, out_dir / "vllm.log", served_name=info.name).start()
+    engine = VllmEngine(info.path, str(head_dir), v, out_dir / "vllm.log", served_name=info.name,
+                        target_sha256=info.weights_sha256).start()
     adapter = proxy = None
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}

@@ -81,8 +81,12 @@ class VllmEngine:
     counters(), stop()."""
 
     def __init__(self, target_dir: str, head_dir: str, opts: VllmServeOptions, log_path: str | Path,
-                 served_name: str = ""):
-        """served_name: the model name clients see (default: the target folder)."""
+                 served_name: str = "", target_sha256: str = ""):
+        """served_name: the model name clients see (default: the target folder). target_sha256: the target's
+        weights hash; a head folder whose draftpool.json names another target is refused (at start and swap)."""
+        self.target_sha256 = target_sha256
+        if head_dir:
+            self.check_head(head_dir)
         self.target_dir, self.head_dir, self.opts = target_dir, str(head_dir), opts
         self.served_name = served_name or target_dir
         self.log_path = Path(log_path)
@@ -155,8 +159,18 @@ class VllmEngine:
         except urllib.error.URLError as e:
             raise VllmEngineError(f"{method}: {e.reason}") from None
 
+    def check_head(self, head_dir: str | Path) -> None:
+        """A head trained for other target weights is refused before vLLM sees it (same shapes would load)."""
+        meta_path = Path(head_dir) / "draftpool.json"
+        meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+        theirs = meta.get("target_weights_sha256")
+        if self.target_sha256 and theirs and theirs != self.target_sha256:
+            raise VllmEngineError(f"{head_dir} was trained for target weights {theirs[:12]}, this engine serves "
+                                  f"{self.target_sha256[:12]}: it is a head of another target")
+
     def swap(self, head_dir: str | Path, record: bool = True) -> dict[str, Any]:
         """Load the head folder into every worker's drafter (between engine steps); -> the swap's record."""
+        self.check_head(head_dir)
         t0 = time.perf_counter()
         res = self.rpc("draftpool_load_drafter", str(head_dir))
         info = {"head": str(head_dir), "wall_s": time.perf_counter() - t0,

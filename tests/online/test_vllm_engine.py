@@ -67,6 +67,20 @@ def test_a_missing_vllm_environment_is_one_clear_error(tmp_path):
         VllmEngine("/t", "/h", VllmServeOptions(python=str(tmp_path / "python")), tmp_path / "log")
 
 
+def test_a_head_of_another_target_is_refused_at_start_and_at_swap(tmp_path):
+    head = tmp_path / "head"
+    head.mkdir()
+    (head / "draftpool.json").write_text(json.dumps({"kind": "eagle3", "target_weights_sha256": "b" * 64}))
+    with pytest.raises(VllmEngineError, match="trained for target weights bbbbbbbbbbbb.*head of another target"):
+        VllmEngine("/t", str(head), VllmServeOptions(), tmp_path / "log", target_sha256="a" * 64)
+    eng = VllmEngine.__new__(VllmEngine)  # a running engine's swap: refused before any RPC
+    eng.target_sha256 = "a" * 64
+    with pytest.raises(VllmEngineError, match="head of another target"):
+        eng.swap(head)
+    eng.target_sha256 = "b" * 64
+    eng.check_head(head)  # its own target's head passes
+
+
 @pytest.mark.slow
 def test_a_running_server_swaps_its_drafter_with_requests_in_flight(target_info, target, tmp_path):
     from data_gen.domains import domain_prompts
