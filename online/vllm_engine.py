@@ -99,7 +99,7 @@ class VllmEngine:
 
     def command(self) -> list[str]:
         o = self.opts
-        cmd = [str(self.python), "-m", "vllm.entrypoints.openai.api_server", "--model", self.target_dir,
+        cmd = [str(self.python), "-m", "online.vllm_serve", "--model", self.target_dir,  # vLLM's server, dies with us
                "--served-model-name", self.served_name,
                "--port", str(self.port), "--host", "127.0.0.1", "--dtype", o.dtype,
                "--max-model-len", str(o.max_model_len), "--max-num-seqs", str(o.max_num_seqs),

@@ -12,6 +12,15 @@ if os.environ.get("PYTEST_XDIST_WORKER"):  # one process per core (pytest -n 2):
     os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
+FIRST = ("tests/training/", "tests/specsel/decoding/test_lean.py", "tests/online/test_lookahead_adapt.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    """The longest files (multi-process training runs, bf16 on the real target) go first, so that with workers
+    (-n 2 --dist worksteal) no long test starts last and leaves one core idle."""
+    items.sort(key=lambda it: not it.nodeid.startswith(FIRST))  # stable: the order within each group is kept
+
+
 def pytest_configure(config):
     """With workers (-n N), the controller converts the embedded target into the cache first: workers racing on
     the conversion would replace the folder under each other's feet."""

@@ -139,3 +139,35 @@ def test_serve_engine_vllm_settings_are_validated():
                 ["serve.engine=vllm", "serve.http=127.0.0.1:0", "serve.temperature=0.7"]):
         with pytest.raises(ConfigError):
             load_config(AdaptConfig, ROOT / RECIPE, bad)
+
+
+@pytest.mark.slow
+def test_the_server_dies_with_the_draftpool_process_that_started_it(target_info, tmp_path):
+    """SIGKILL the process that owns a VllmEngine: its vLLM server (own process group) must not outlive it."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    pool = ROOT / "pools" / target_info.slug
+    head = pool / json.loads((pool / "pool.json").read_text())["drafters"]["python-eagle3"]["path"]
+    code = ("import sys, time\nfrom online.vllm_engine import VllmEngine, VllmServeOptions\n"
+            f"e = VllmEngine({str(target_info.path)!r}, {str(head)!r}, VllmServeOptions(k=3), {str(tmp_path / 'l')!r})"
+            ".start()\nprint(e.url, e.proc.pid, flush=True)\ntime.sleep(600)\n")
+    owner = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    url, pid = owner.stdout.readline().split()
+    with urllib.request.urlopen(f"{url}/health", timeout=10) as r:
+        assert r.status == 200
+    os.kill(owner.pid, signal.SIGKILL)  # no finally, no signal handler runs in the owner
+    owner.wait()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(int(pid), 0)  # the server's group: the server and vLLM's engine processes
+        except ProcessLookupError:
+            return
+        time.sleep(1)
+    os.killpg(int(pid), signal.SIGKILL)
+    raise AssertionError("the vLLM server outlived the process that started it")
