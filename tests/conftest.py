@@ -43,3 +43,4 @@ def target(target_info):
     from draftpool.target import load_target
 
     return load_target(target_info, "cpu")
+

@@ -19,6 +19,7 @@ from safetensors.torch import load_file
 import training.train_drafter as train_drafter
 from data_gen.generate import DataGenConfig
 from data_gen.generate import run as run_data_gen
+from tests.shared import shared_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 ACC = ROOT / "tests" / "training" / "accelerate"
@@ -28,13 +29,15 @@ TINY_GEN = {"max_prompts_per_split": 6, "max_new_tokens": 24, "train_temperature
 
 @pytest.fixture(scope="module")
 def data_root(tmp_path_factory, target_info, target):
-    """Tiny self-distilled sql and general data, made once for the module."""
-    root = tmp_path_factory.mktemp("data")
+    """Tiny self-distilled sql and general data, made once for the session (and shared by the workers)."""
     model, tok = target
-    for domain in ("sql", "general"):
-        cfg = DataGenConfig(domain=domain, data_dir=str(root / "{domain}"), **TINY_GEN)
-        run_data_gen(cfg, target_info, model, tok)
-    return root
+
+    def make(root: Path) -> None:
+        for domain in ("sql", "general"):
+            cfg = DataGenConfig(domain=domain, data_dir=str(root / "{domain}"), **TINY_GEN)
+            run_data_gen(cfg, target_info, model, tok)
+
+    return shared_dir(tmp_path_factory, "train-data", make)
 
 
 def tiny_args(data_root: Path, tmp: Path, *extra: str, domain: str = "sql", drafter: str = "eagle3") -> list[str]:

@@ -1,0 +1,26 @@
+"""Test data made once per session and shared by pytest-xdist workers."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+
+def shared_dir(tmp_path_factory, name: str, make: Callable[[Path], None]) -> Path:
+    """A folder made once per test session, also across workers (-n N: they share the parent of their base temp
+    folders): the first to get the file lock makes it with `make(folder)`, the others wait and reuse it."""
+    from filelock import FileLock  # huggingface_hub's dependency
+
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent
+    root = base / name
+    with FileLock(str(base / f"{name}.lock")):
+        if not (root / ".done").exists():
+            shutil.rmtree(root, ignore_errors=True)
+            root.mkdir(parents=True)
+            make(root)
+            (root / ".done").touch()
+    return root
