@@ -38,7 +38,7 @@ from draftpool.pool import load_pool, read_manifest
 from draftpool.target import DEFAULT_TARGET, load_target, resolve_target
 from online.process import ExportSpec, ProcessConfig
 from online.trainer import TrainerConfig
-from online.vllm_adapt import VllmAdapter, VllmProxy
+from online.vllm_adapt import VllmAdapter, VllmProxy, shut_down
 from online.vllm_engine import VllmEngine, VllmServeOptions
 
 
@@ -119,11 +119,7 @@ def one_run(args, info, model, name: str, head, head_dir: Path | None, prompts: 
                       f"{windows[-1]['in_flight_mean']:.1f} in flight", flush=True)
         sampler.close()
     finally:
-        if proxy is not None:
-            proxy.close()
-        if adapter is not None:
-            adapter.stop()
-        engine.stop()
+        shut_down(proxy, adapter, engine)
     swap_ms = [v["wall_s"] * 1e3 for v in adapter.versions] if adapter else []
     return {"windows": windows, "failed": failed, "outputs": outputs, "vllm_version": engine.version,
             "versions_swapped": len(swap_ms), "swap_ms": sorted(swap_ms),

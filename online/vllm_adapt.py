@@ -310,6 +310,15 @@ class VllmProxy:
         return Handler
 
 
+def shut_down(proxy: VllmProxy | None, adapter: VllmAdapter | None, engine: VllmEngine) -> None:
+    """Front end first (no new request reaches vLLM), then the adapter (its threads and trainer), then vLLM."""
+    if proxy is not None:
+        proxy.close()
+    if adapter is not None:
+        adapter.stop()
+    engine.stop()
+
+
 def report_acceptance(engine: VllmEngine, before: dict[str, float], k: int) -> dict[str, float]:
     """One log line: vLLM's acceptance since `before` (its own counters). vLLM has no fallback to plain decoding, so
     this is how a user sees a head that does not pay: a step verifies k + 1 tokens and runs k drafter steps, and
@@ -370,11 +379,7 @@ def serve_vllm(cfg, info, target, pool_dir: Path, out_dir: Path, serve_dir: Path
     finally:
         for sig, h in previous.items():
             signal.signal(sig, h)
-        if proxy is not None:
-            proxy.close()
-        if adapter is not None:
-            adapter.stop()
-        engine.stop()
+        shut_down(proxy, adapter, engine)
     swap_ms = [x["wall_s"] * 1e3 for x in adapter.versions] if adapter else []
     return {"engine": f"vllm {engine.version}", "drafter": name, "served_version": start_version,
             "exports": [e["path"] for e in adapter.handle.exports] if adapter else [],

@@ -54,7 +54,7 @@ def test_vllm_attached_adaptation_swaps_versions_and_keeps_greedy_output(target_
     from draftpool.pool import load_pool
     from online.process import ExportSpec, ProcessConfig
     from online.trainer import TrainerConfig
-    from online.vllm_adapt import VllmAdapter, VllmProxy
+    from online.vllm_adapt import VllmAdapter, VllmProxy, shut_down
     from online.vllm_engine import VllmEngine, VllmServeOptions
 
     model, tok = target
@@ -100,11 +100,7 @@ def test_vllm_attached_adaptation_swaps_versions_and_keeps_greedy_output(target_
         swap_ms = [v["wall_s"] * 1e3 for v in versions]
         print(f"{len(versions)} versions swapped in, {min(swap_ms):.0f}-{max(swap_ms):.0f} ms each")
     finally:
-        if proxy is not None:
-            proxy.close()
-        if adapter is not None:
-            adapter.stop()
-        engine.stop()
+        shut_down(proxy, adapter, engine)
 
 
 @pytest.mark.slow
