@@ -151,7 +151,8 @@ def soak(n_requests: int, every: int = 500) -> dict[str, Any]:
         head.t2d.copy_(t2d)
         head.embed_tokens.weight.data.copy_(target.get_input_embeddings().weight)
         heads[f"h{i}"] = head.eval()
-        write_eagle3(head, tmp / "pool" / f"h{i}", info, {"kind": "eagle3"})
+        write_eagle3(head, tmp / "pool" / f"h{i}", info,
+                     {"kind": "eagle3", "target_weights_sha256": info.weights_sha256})
         update_pool_manifest(tmp / "pool", info, f"h{i}", {"kind": "eagle3", "path": f"h{i}", "domain": "x"})
     handle = TrainerHandle({n: ("eagle3", h) for n, h in heads.items()},
                            TrainerConfig(lr=1e-3, batch=4, full_information=True),

@@ -8,6 +8,7 @@ that names the dotted key.
 from __future__ import annotations
 
 import dataclasses
+import math
 import types
 import typing
 from pathlib import Path
@@ -174,14 +175,22 @@ def _coerce(value: Any, tp: Any, key: str) -> Any:
             raise ConfigError(f"{key}: expected an integer, got {value!r}")
         return value
     if tp is float:
+        number = None
         if isinstance(value, str):  # YAML 1.1 reads 1e-4 (no dot) as a string
             try:
-                return float(value)
+                number = float(value)
             except ValueError:
                 pass
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise ConfigError(f"{key}: expected a number, got {value!r}")
-        return float(value)
+        if number is None:
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ConfigError(f"{key}: expected a number, got {value!r}")
+            try:
+                number = float(value)
+            except OverflowError:  # an integer too large for a float
+                number = math.inf
+        if not math.isfinite(number):  # .nan / .inf: no rate, share, timeout or threshold means that
+            raise ConfigError(f"{key}: expected a finite number, got {value!r}")
+        return number
     if tp is str:
         if not isinstance(value, str | int | float) or isinstance(value, bool):
             raise ConfigError(f"{key}: expected a string, got {value!r}")

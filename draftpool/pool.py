@@ -87,33 +87,74 @@ def write_llama(model, tokenizer, out: Path, meta: dict[str, Any]) -> None:
         (tmp / "draftpool.json").write_text(json.dumps(meta, indent=2) + "\n")
 
 
+def _read_json(path: Path) -> dict[str, Any]:
+    """A pool file's JSON object; DrafterLoadError naming the file and what is wrong otherwise."""
+    try:
+        data = json.loads(path.read_bytes())
+    except OSError as e:
+        raise DrafterLoadError(f"cannot read {path}: {e.strerror or e}") from None
+    except (ValueError, RecursionError) as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        raise DrafterLoadError(f"{path} is not valid JSON ({e})") from None
+    if not isinstance(data, dict):
+        raise DrafterLoadError(f"{path} must hold a JSON object, not a {type(data).__name__}")
+    return data
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_config(raw: dict[str, Any], path: Path, required: tuple[str, ...], optional: tuple[str, ...] = ()) -> None:
+    """config.json sizes that must be positive integers (required ones present; optional ones may be null), and a
+    positive rms_norm_eps when given."""
+    for key in required + optional:
+        if key not in raw or (raw[key] is None and key in optional):
+            if key in required:
+                raise DrafterLoadError(f"{path}/config.json lacks {key!r}")
+            continue
+        if not _is_int(raw[key]) or raw[key] < 1:
+            raise DrafterLoadError(f"{path}/config.json: {key!r} must be a positive integer, got {raw[key]!r}")
+    eps = raw.get("rms_norm_eps", 1e-6)
+    if isinstance(eps, bool) or not isinstance(eps, int | float) or not 0 < eps < 1:
+        raise DrafterLoadError(f"{path}/config.json: 'rms_norm_eps' must be a number in (0, 1), got {eps!r}")
+
+
 def _read_meta(path: Path, kind: str, target: TargetInfo) -> dict[str, Any]:
     if not (path / "config.json").is_file():
         raise DrafterLoadError(f"{path} is not a drafter folder (no config.json)")
     meta_path = path / "draftpool.json"
-    try:
-        meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
-    except ValueError as e:
-        raise DrafterLoadError(f"{meta_path} is not valid JSON: {e}") from None
-    if meta and meta.get("kind") != kind:
+    rebuild = "rebuild it with build_pool.py / train_drafter.py for this target"
+    if not meta_path.is_file():
+        raise DrafterLoadError(f"{path} has no draftpool.json: it does not say which target it was trained for; "
+                               f"{rebuild}")
+    meta = _read_json(meta_path)
+    if meta.get("kind") != kind:
         raise DrafterLoadError(f"{path} holds a {meta.get('kind')!r} drafter, not a {kind!r} one")
-    if meta and meta.get("target_weights_sha256") not in (None, target.weights_sha256):
+    theirs = meta.get("target_weights_sha256")
+    if not theirs:
+        raise DrafterLoadError(f"{meta_path} has no \"target_weights_sha256\": it does not say which target it was "
+                               f"trained for; {rebuild}")
+    if not isinstance(theirs, str):
+        raise DrafterLoadError(f"{meta_path}: \"target_weights_sha256\" must be a string (the target's weights "
+                               f"hash), got {theirs!r}")
+    if theirs != target.weights_sha256:
         raise DrafterLoadError(f"{path} was trained for target {meta.get('target')!r} "
-                               f"(weights {meta['target_weights_sha256'][:12]}), not for {target.name!r} "
+                               f"(weights {theirs[:12]}), not for {target.name!r} "
                                f"(weights {target.weights_sha256[:12]})")
     return meta
 
 
 def drafter_eval(path: str | Path) -> dict[str, Any] | None:
     """The offline evaluation a drafter was exported with (draftpool.json "eval": per-step acceptance, chain
-    lengths), or None for a folder without one (e.g. a head trained elsewhere)."""
+    lengths), or None for a folder without one (e.g. a head trained elsewhere); a corrupt draftpool.json is a
+    DrafterLoadError."""
     meta_path = Path(path) / "draftpool.json"
-    try:
-        meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
-    except ValueError:
+    if not meta_path.is_file():
         return None
-    ev = meta.get("eval") if isinstance(meta, dict) else None
-    return ev if isinstance(ev, dict) else None
+    ev = _read_json(meta_path).get("eval")
+    if ev is not None and not isinstance(ev, dict):
+        raise DrafterLoadError(f"{meta_path}: \"eval\" must be a JSON object, not a {type(ev).__name__}")
+    return ev
 
 
 def load_eagle3(path: str | Path, target: TargetInfo, target_embedding: torch.Tensor) -> Eagle3Head:
@@ -122,9 +163,17 @@ def load_eagle3(path: str | Path, target: TargetInfo, target_embedding: torch.Te
 
     path = Path(path)
     _read_meta(path, "eagle3", target)
-    raw = json.loads((path / "config.json").read_text())
-    if EAGLE3_ARCH not in (raw.get("architectures") or []):
-        raise DrafterLoadError(f"{path}: config architectures {raw.get('architectures')} are not [{EAGLE3_ARCH!r}]")
+    raw = _read_json(path / "config.json")
+    arch = raw.get("architectures")
+    if not isinstance(arch, list) or EAGLE3_ARCH not in arch:
+        raise DrafterLoadError(f"{path}: config architectures {arch} are not [{EAGLE3_ARCH!r}]")
+    _check_config(raw, path, ("hidden_size", "vocab_size", "draft_vocab_size", "intermediate_size",
+                             "num_attention_heads"), ("num_key_value_heads", "target_hidden_size",
+                                                      "target_num_hidden_layers", "head_dim"))
+    layers = raw.get("eagle_aux_hidden_state_layer_ids")
+    if layers is not None and (not isinstance(layers, list) or not all(_is_int(x) and x >= 0 for x in layers)):
+        raise DrafterLoadError(f"{path}/config.json: 'eagle_aux_hidden_state_layer_ids' must be a list of target "
+                               f"layer indices (integers >= 0), got {layers!r}")
     t_hidden = raw.get("target_hidden_size", raw["hidden_size"])
     if t_hidden != target.hidden_size or raw["vocab_size"] != target.vocab_size:
         raise DrafterLoadError(
@@ -135,10 +184,14 @@ def load_eagle3(path: str | Path, target: TargetInfo, target_embedding: torch.Te
     if max(layers) >= target.num_layers or n_layers != target.num_layers:
         raise DrafterLoadError(f"{path}: aux layers {layers} made for a {n_layers}-layer target, "
                                f"{target.name} has {target.num_layers}")
-    cfg = LlamaConfig(**{k: v for k, v in raw.items() if k != "architectures"})
-    cfg.eagle_aux_hidden_state_layer_ids = layers
-    cfg.target_hidden_size = raw.get("target_hidden_size", raw["hidden_size"])
-    head = Eagle3Head(cfg)
+    try:  # what the checks above do not cover (e.g. heads that do not divide the width) fails here
+        cfg = LlamaConfig(**{k: v for k, v in raw.items() if k != "architectures"})
+        cfg.eagle_aux_hidden_state_layer_ids = layers
+        cfg.target_hidden_size = raw.get("target_hidden_size", raw["hidden_size"])
+        head = Eagle3Head(cfg)
+    except Exception as e:  # noqa: BLE001 - transformers' config validators raise their own classes
+        raise DrafterLoadError(f"{path}/config.json does not describe an EAGLE-3 head: {type(e).__name__}: {e}") \
+            from None
     try:
         tensors = load_file(str(path / "model.safetensors"))
     except (SafetensorError, OSError, ValueError) as e:
@@ -160,18 +213,25 @@ def load_llama(path: str | Path, target: TargetInfo):
 
     path = Path(path)
     _read_meta(path, "llama", target)
-    raw = json.loads((path / "config.json").read_text())
-    if "LlamaForCausalLM" not in (raw.get("architectures") or []):
-        raise DrafterLoadError(f"{path}: not a LlamaForCausalLM drafter (architectures {raw.get('architectures')})")
+    raw = _read_json(path / "config.json")
+    arch = raw.get("architectures")
+    if not isinstance(arch, list) or "LlamaForCausalLM" not in arch:
+        raise DrafterLoadError(f"{path}: not a LlamaForCausalLM drafter (architectures {arch})")
     if raw.get("vocab_size") != target.vocab_size:
         raise DrafterLoadError(f"{path}: drafter vocab {raw.get('vocab_size')} != target vocab {target.vocab_size}")
-    tok_d, tok_t = AutoTokenizer.from_pretrained(path), AutoTokenizer.from_pretrained(target.path)
+    _check_config(raw, path, ("hidden_size", "intermediate_size", "num_attention_heads", "num_hidden_layers"),
+                 ("num_key_value_heads", "head_dim", "max_position_embeddings"))
+    try:
+        tok_d = AutoTokenizer.from_pretrained(path)
+    except Exception as e:  # noqa: BLE001 - a corrupt tokenizer file fails in many ways
+        raise DrafterLoadError(f"{path}: cannot load its tokenizer: {type(e).__name__}: {e}") from None
+    tok_t = AutoTokenizer.from_pretrained(target.path)
     if tok_d.get_vocab() != tok_t.get_vocab():
         raise DrafterLoadError(f"{path}: its tokenizer differs from the target's ({target.name})")
     try:
         return LlamaForCausalLM.from_pretrained(path)
-    except (SafetensorError, OSError, ValueError) as e:
-        raise DrafterLoadError(f"{path}: cannot load weights: {e}") from None
+    except Exception as e:  # noqa: BLE001 - bad weights or a config transformers' validators refuse
+        raise DrafterLoadError(f"{path}: cannot load weights: {type(e).__name__}: {e}") from None
 
 
 def read_manifest(pool_dir: str | Path) -> dict[str, Any]:
@@ -181,21 +241,36 @@ def read_manifest(pool_dir: str | Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
     try:
-        manifest = json.loads(path.read_text())
-    except (ValueError, UnicodeDecodeError) as e:
+        manifest = json.loads(path.read_bytes())
+    except OSError as e:
+        raise DrafterLoadError(f"cannot read {path}: {e.strerror or e}") from None
+    except (ValueError, RecursionError) as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         raise DrafterLoadError(f"{path} is not valid JSON ({e}); fix or delete it") from None
     if not isinstance(manifest, dict) or not isinstance(manifest.get("drafters"), dict):
         raise DrafterLoadError(f"{path} is not a draftpool manifest (a JSON object with a \"drafters\" mapping)")
+    root = Path(pool_dir).resolve()
     for name, entry in manifest["drafters"].items():
         if not isinstance(entry, dict) or not isinstance(entry.get("path"), str) or \
                 entry.get("kind") not in ("eagle3", "llama"):
             raise DrafterLoadError(f"{path}: drafter {name!r} needs a \"path\" and a \"kind\" (eagle3 or llama)")
+        # a drafter lives in the pool folder: no absolute path, "..", or symlink leading out of it
+        try:
+            where = (root / entry["path"]).resolve()
+        except (OSError, ValueError, RuntimeError) as e:  # a NUL byte, a symlink loop
+            raise DrafterLoadError(f"{path}: drafter {name!r} has path {entry['path']!r}: {e}") from None
+        if where == root or not where.is_relative_to(root):
+            raise DrafterLoadError(f"{path}: drafter {name!r} has path {entry['path']!r}, which leads out of the "
+                                   f"pool folder {root}; a drafter's path is its folder inside the pool")
     return manifest
 
 
 def check_manifest(pool_dir: str | Path, target: TargetInfo) -> dict[str, Any]:
     """The pool's manifest, refused if it is corrupt or belongs to another target (call before writing into it)."""
     manifest = read_manifest(pool_dir)
+    if manifest and not isinstance(manifest.get("target_weights_sha256"), str):
+        raise DrafterLoadError(f"{Path(pool_dir) / 'pool.json'} has no \"target_weights_sha256\": it does not say "
+                               f"which target its drafters were trained for; rebuild the pool with build_pool.py / "
+                               f"train_drafter.py (or use another pools_dir)")
     if manifest and manifest.get("target_weights_sha256") != target.weights_sha256:
         raise DrafterLoadError(f"{Path(pool_dir) / 'pool.json'} belongs to another target "
                                f"({manifest.get('target')}); use another pools_dir")

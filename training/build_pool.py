@@ -23,7 +23,6 @@ Profiles (the recipes stay the reference for a single drafter):
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -32,7 +31,7 @@ from data_gen.domains import ALL_DOMAINS, GENERAL, check_domain
 from data_gen.generate import DataGenConfig, data_dir_for, load_distilled
 from draftpool.config import ConfigError, build, deep_merge, load_config, read_yaml
 from draftpool.io import atomic_write_json
-from draftpool.pool import DrafterLoadError, load_eagle3, load_llama
+from draftpool.pool import DrafterLoadError, load_eagle3, load_llama, read_manifest
 from draftpool.target import DEFAULT_TARGET, load_target, resolve_target
 from training.evaluate import EXPORTED, evaluate_many, write_eval
 from training.train_drafter import KINDS, NaNLossError, TrainConfig, make_accelerator, run
@@ -173,8 +172,7 @@ def format_matrix(matrix: dict, key: str = "empirical_greedy_chain_length") -> s
 
 
 def _manifest(pool_dir: Path | None) -> dict:
-    path = pool_dir / "pool.json" if pool_dir is not None else None
-    return json.loads(path.read_text()) if path is not None and path.is_file() else {}
+    return read_manifest(pool_dir) if pool_dir is not None else {}  # checked: drafter paths stay in the pool
 
 
 def main(argv: list[str] | None = None) -> int:

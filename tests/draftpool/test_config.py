@@ -174,3 +174,49 @@ def test_other_fields_parse_overrides_as_yaml():
     assert cfg.extra == {"k": 4, "s": [None]}  # Any: YAML, as from a recipe
     with pytest.raises(ConfigError, match="count"):
         load_config(Texts, None, ["count=-"])
+
+
+@pytest.mark.parametrize("override", ["inner.lr=.nan", "inner.lr=nan", "inner.lr=.inf", "inner.lr=-.inf",
+                                      "inner.lr=inf", "inner.lr=1e999", f"inner.lr={10**400}",
+                                      "inner.betas=[0.9, .nan]"])
+def test_non_finite_floats_are_refused_naming_the_key(recipe, override):
+    key = override.split("=")[0]
+    with pytest.raises(ConfigError, match=rf"^{key}(\[1\])?: expected a finite number"):
+        load_config(Outer, recipe, [override])
+    recipe.write_text("name: base\ninner:\n  lr: .nan\n")  # a recipe file too
+    with pytest.raises(ConfigError, match=r"^inner.lr: expected a finite number, got nan"):
+        load_config(Outer, recipe)
+
+
+def _float_keys(cls, prefix=""):
+    """Dotted keys of every float / list[float] field of a config tree."""
+    import dataclasses
+    import typing
+
+    hints = typing.get_type_hints(cls)
+    for f in dataclasses.fields(cls):
+        tp = hints[f.name]
+        inner = [a for a in typing.get_args(tp) if a is not type(None)]
+        if dataclasses.is_dataclass(tp) or (len(inner) == 1 and dataclasses.is_dataclass(inner[0])):
+            yield from _float_keys(tp if dataclasses.is_dataclass(tp) else inner[0], f"{prefix}{f.name}.")
+        elif tp is float or tp == list[float]:
+            yield f"{prefix}{f.name}", tp is not float
+
+
+def test_every_float_option_of_every_entry_point_refuses_non_finite_values():
+    """train_drafter / build_pool (TrainConfig), online_adapt (serve, trainer, process, lookahead, vllm) and data_gen
+    (incl. its vLLM backend): no NaN or infinity gets past the loader."""
+    from data_gen.generate import DataGenConfig
+    from online.adapt import AdaptConfig
+    from training.train_drafter import TrainConfig
+
+    checked = []
+    for cls, base in ((TrainConfig, ["domain=sql"]), (AdaptConfig, []), (DataGenConfig, ["domain=sql"])):
+        keys = list(_float_keys(cls))
+        assert keys, cls
+        for key, is_list in keys:
+            for bad in (".nan", ".inf", "-.inf"):
+                with pytest.raises(ConfigError, match=rf"^{key}(\[0\])?: expected a finite number"):
+                    load_config(cls, None, [*base, f"{key}={'[' + bad + ']' if is_list else bad}"])
+            checked.append(key)
+    assert {"train.lr", "trainer.lr", "serve.temperature", "process.heartbeat_timeout", "top_p"} <= set(checked)

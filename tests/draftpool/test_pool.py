@@ -222,7 +222,112 @@ def test_drafter_eval_reads_the_exported_evaluation(tmp_path):
 
     (tmp_path / "draftpool.json").write_text('{"kind": "eagle3", "eval": {"top1_per_step": [0.5, 0.4]}}')
     assert drafter_eval(tmp_path) == {"top1_per_step": [0.5, 0.4]}
-    (tmp_path / "draftpool.json").write_text("{broken")
-    assert drafter_eval(tmp_path) is None
     (tmp_path / "draftpool.json").write_text('{"kind": "eagle3"}')
     assert drafter_eval(tmp_path) is None and drafter_eval(tmp_path / "none") is None
+    for bad, what in (("{broken", "not valid JSON"), ("[1]", "must hold a JSON object"),
+                      ('{"eval": [0.5]}', '"eval" must be a JSON object')):  # corrupt: refused, not taken as none
+        (tmp_path / "draftpool.json").write_text(bad)
+        with pytest.raises(DrafterLoadError, match=what) as e:
+            drafter_eval(tmp_path)
+        assert str(tmp_path / "draftpool.json") in str(e.value)
+
+
+# --- corrupt or foreign pool files: one DrafterLoadError naming the file, never a traceback --------------------------
+def _edit_json(path, change):
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data))
+
+
+@pytest.mark.parametrize("file, corrupt, message", [
+    ("draftpool.json", b"{not json", "draftpool.json is not valid JSON"),
+    ("draftpool.json", b"\xff\xfe{}", "draftpool.json is not valid JSON"),
+    ("draftpool.json", b'["eagle3"]', "draftpool.json must hold a JSON object, not a list"),
+    ("config.json", b"{not json", "config.json is not valid JSON"),
+    ("config.json", b"7", "config.json must hold a JSON object, not a int"),
+    ("config.json", lambda c: c.update(eagle_aux_hidden_state_layer_ids="1,3,5"), "eagle_aux_hidden_state_layer_ids"),
+    ("config.json", lambda c: c.update(eagle_aux_hidden_state_layer_ids=[1, -2]), "eagle_aux_hidden_state_layer_ids"),
+    ("config.json", lambda c: c.pop("hidden_size"), "config.json lacks 'hidden_size'"),
+    ("config.json", lambda c: c.pop("vocab_size"), "config.json lacks 'vocab_size'"),
+    ("config.json", lambda c: c.update(num_attention_heads="4"), "'num_attention_heads' must be a positive integer"),
+    ("config.json", lambda c: c.update(intermediate_size=0), "'intermediate_size' must be a positive integer"),
+    ("config.json", lambda c: c.update(rms_norm_eps="x"), "'rms_norm_eps' must be a number"),
+    ("config.json", lambda c: c.update(architectures="LlamaForCausalLMEagle3"), "config architectures"),
+    ("config.json", lambda c: c.update(num_attention_heads=5), "does not describe an EAGLE-3 head"),
+])
+def test_corrupt_head_files_are_refused_naming_the_file(written, info, head, file, corrupt, message):
+    path = written / file
+    if callable(corrupt):
+        _edit_json(path, corrupt)
+    else:
+        path.write_bytes(corrupt)
+    with pytest.raises(DrafterLoadError, match=message) as e:
+        _load(written, info, head)
+    assert str(written) in str(e.value)
+
+
+def test_corrupt_llama_config_is_refused(tmp_path, info):
+    cfg = LlamaConfig(vocab_size=V, hidden_size=16, num_attention_heads=2, num_key_value_heads=2,
+                      intermediate_size=32, num_hidden_layers=1)
+    LlamaForCausalLM(cfg).save_pretrained(tmp_path / "d")
+    (tmp_path / "d" / "draftpool.json").write_text(json.dumps(
+        {"kind": "llama", "target_weights_sha256": info.weights_sha256}))
+    for corrupt, message in ((lambda c: c.update(num_hidden_layers="1"), "'num_hidden_layers' must be a positive"),
+                             (lambda c: c.update(architectures=None), "not a LlamaForCausalLM drafter")):
+        _edit_json(tmp_path / "d" / "config.json", corrupt)
+        with pytest.raises(DrafterLoadError, match=message):
+            load_llama(tmp_path / "d", info)
+    (tmp_path / "d" / "config.json").write_text("{not json")
+    with pytest.raises(DrafterLoadError, match="config.json is not valid JSON"):
+        load_llama(tmp_path / "d", info)
+
+
+@pytest.mark.parametrize("change", [lambda m: m.pop("target_weights_sha256"), lambda m: m.update(
+    target_weights_sha256=None), lambda m: m.update(target_weights_sha256="")])
+def test_a_head_that_does_not_name_its_target_is_refused(written, info, head, change):
+    _edit_json(written / "draftpool.json", change)
+    with pytest.raises(DrafterLoadError, match="does not say which target it was trained for; rebuild it"):
+        _load(written, info, head)
+
+
+def test_a_head_without_draftpool_json_is_refused(written, info, head):
+    (written / "draftpool.json").unlink()
+    with pytest.raises(DrafterLoadError, match="has no draftpool.json: it does not say which target"):
+        _load(written, info, head)
+    (written / "draftpool.json").write_text(json.dumps(meta(info, target_weights_sha256=12)))
+    with pytest.raises(DrafterLoadError, match="must be a string"):
+        _load(written, info, head)
+
+
+def test_a_pool_manifest_that_does_not_name_its_target_is_refused(tmp_path, info):
+    update_pool_manifest(tmp_path, info, "sql-eagle3", {"path": "sql-eagle3", "kind": "eagle3"})
+    _edit_json(tmp_path / "pool.json", lambda m: m.pop("target_weights_sha256"))
+    before = (tmp_path / "pool.json").read_text()
+    with pytest.raises(DrafterLoadError, match="does not say which target its drafters were trained for"):
+        update_pool_manifest(tmp_path, info, "x", {"path": "x", "kind": "eagle3"})
+    assert (tmp_path / "pool.json").read_text() == before
+
+
+# --- drafter paths stay inside the pool folder -----------------------------------------------------------------------
+@pytest.mark.parametrize("where", ["../outside", "ABS", "link", "", "."])
+def test_a_drafter_path_leading_out_of_the_pool_is_refused(tmp_path, head, info, where):
+    pool = tmp_path / "pool"
+    write_eagle3(head, tmp_path / "outside", info, meta(info))  # a valid head, but not the pool's
+    write_eagle3(head, pool / "inside", info, meta(info))
+    (pool / "link").symlink_to(tmp_path / "outside")
+    update_pool_manifest(pool, info, "inside", {"path": "inside", "kind": "eagle3"})
+    path = str(tmp_path / "outside") if where == "ABS" else where
+    _edit_json(pool / "pool.json", lambda m: m["drafters"].update(bad={"path": path, "kind": "eagle3"}))
+    target = LlamaForCausalLM(target_config())
+    with pytest.raises(DrafterLoadError, match=r"drafter 'bad' has path .* leads out of the pool folder"):
+        export.load_pool(pool, info, target)
+    with pytest.raises(DrafterLoadError, match="leads out of the pool folder"):
+        export.read_manifest(pool)
+
+
+def test_a_symlink_inside_the_pool_is_followed(tmp_path, head, info):
+    pool = tmp_path / "pool"
+    write_eagle3(head, pool / "real", info, meta(info))
+    (pool / "alias").symlink_to(pool / "real")
+    update_pool_manifest(pool, info, "alias", {"path": "alias", "kind": "eagle3"})
+    assert export.load_pool(pool, info, LlamaForCausalLM(target_config()))[0] == ["alias"]

@@ -154,7 +154,7 @@ def test_lossless_decoding_across_a_vocabulary_swap_and_export_reloads(target, t
 
     info = TargetInfo("tiny", "tiny", str(tmp_path), "0" * 64, 4, 64, VOCAB, 256)
     src = tmp_path / "src"
-    write_eagle3(make_head(target, 2), src / "h", info, {"kind": "eagle3"})
+    write_eagle3(make_head(target, 2), src / "h", info, {"kind": "eagle3", "target_weights_sha256": "0" * 64})
     update_pool_manifest(src, info, "h", {"path": "h", "kind": "eagle3"})
     path = export_pool(ExportSpec(str(tmp_path / "out"), str(src), info), 1, {"h": ("eagle3", served)},
                        {"h": version}, tr.state(), {})
