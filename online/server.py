@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 import traceback
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
@@ -29,6 +30,7 @@ class Request:
     id: str
     prompt_ids: list[int]
     max_new_tokens: int
+    cancelled: Callable[[], bool] | None = None  # true once nobody waits for the answer: decoding stops early
 
 
 class AdaptiveServer:
@@ -68,14 +70,19 @@ class AdaptiveServer:
         self.between_requests()
         before = self.swap.versions() if self.swap is not None else {}
         t0 = time.perf_counter()
+        self.dec.cancelled = req.cancelled
         try:
             self.collector.start()
             tokens, m = self.dec.generate(req.prompt_ids, req.max_new_tokens, self.params, seed)
         except Exception as e:  # noqa: BLE001 - a request's failure is reported with its record
             self.failed += 1
             return {"id": req.id, "error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()}
+        finally:
+            self.dec.cancelled = None
         record = {"id": req.id, "tokens": tokens, "metrics": m.to_dict(), "versions_at_start": before,
                   "seconds": time.perf_counter() - t0}
+        if req.cancelled is not None and req.cancelled():
+            record["cancelled"] = True  # stopped early: its tokens are the target's, but not a whole answer
         if self.handle is not None:
             record["versions_at_end"] = self.swap.versions()
             drafter = Counter(m.choices).most_common(1)[0][0] if m.choices else -1

@@ -28,21 +28,31 @@ import queue
 import shutil
 import threading
 import time
-import urllib.error
-import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import torch
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 
+from online.asgi import (
+    MAX_BODY,
+    ClientGone,
+    Edge,
+    ThreadedServer,
+    error_body,
+    exposure_warning,
+    parse_address,
+    unless_gone,
+)
 from online.feedback import feedback_from_ids
 from online.hotswap import HotSwap
 from online.process import ExportSpec, ProcessConfig, TrainerHandle
 from online.trainer import TrainerConfig
 from online.vllm_engine import VllmEngine
 
-MAX_BODY = 1 << 20
 REPORT_S = 60.0  # seconds between log lines of vLLM's acceptance
 
 
@@ -135,35 +145,36 @@ class VllmAdapter:
 
 
 class VllmProxy:
-    """draftpool's OpenAI-compatible front end: forwards to the vLLM server, reports finished requests."""
+    """draftpool's OpenAI-compatible front end (FastAPI on uvicorn, online/asgi.py): forwards to the vLLM server over
+    httpx, reports finished requests. The edge (API key, body size and deadline, strict framing) is online/asgi.py's;
+    vLLM validates the OpenAI fields itself. A client that hangs up cancels its upstream request (vLLM aborts it)."""
 
     def __init__(self, engine: VllmEngine, adapter: VllmAdapter | None, host: str = "127.0.0.1", port: int = 0,
-                 timeout: float = 600.0):
+                 timeout: float = 600.0, api_key: str = "", body_timeout: float = 30.0):
         self.engine, self.adapter, self.timeout = engine, adapter, timeout
-        self.httpd = ThreadingHTTPServer((host, port), self._handler())
-        self.httpd.daemon_threads = True
+        self.http = ThreadedServer(Edge(self._app(), api_key, MAX_BODY, body_timeout), host, port, name="vllm-proxy")
         self.failed = 0
-        self.thread: threading.Thread | None = None
+        self._client = None  # httpx.AsyncClient, made on the server's event loop at the first request
 
     @property
     def url(self) -> str:
-        host, port = self.httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return self.http.address
 
     def start(self) -> VllmProxy:
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
+        self.http.start()
         return self
 
     def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self.http.stop()
 
-    def _request(self, path: str, body: dict[str, Any]) -> urllib.request.Request:
+    def client(self) -> httpx.AsyncClient:
+        if self._client is None:
+            self._client = httpx.AsyncClient(timeout=httpx.Timeout(self.timeout, connect=10.0))
+        return self._client
+
+    def _sent(self, body: dict[str, Any]) -> dict[str, Any]:
         # one model is served: any model name reaches it (vLLM refuses names it does not serve)
-        sent = {**body, "model": self.engine.served_name, "return_token_ids": True}
-        return urllib.request.Request(f"{self.engine.url}{path}", data=json.dumps(sent).encode(),
-                                      headers={"Content-Type": "application/json"})
+        return {**body, "model": self.engine.served_name, "return_token_ids": True}
 
     def _report(self, rid: str, index: int, prompt: list[int] | None, tokens: list[int] | None, done) -> None:
         if self.adapter is not None and prompt and tokens is not None and done:
@@ -178,36 +189,29 @@ class VllmProxy:
             c.pop("token_ids", None)
         return answer
 
-    def forward(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    async def forward(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         """POST the body to vLLM with token ids requested; report each finished choice to the adapter; the client
         gets vLLM's answer without the token ids it did not ask for."""
-        try:
-            with urllib.request.urlopen(self._request(path, body), timeout=self.timeout) as r:
-                status, answer = r.status, json.loads(r.read())
-        except urllib.error.HTTPError as e:
-            return e.code, json.loads(e.read() or b"{}")
-        if status == 200:
+        r = await self.client().post(f"{self.engine.url}{path}", json=self._sent(body))
+        answer = _json_or_error(r.content, r.status_code)
+        if r.status_code == 200:
             top_prompt = answer.get("prompt_token_ids")  # chat completions: at the top level
             for c in answer.get("choices", []):
                 self._report(answer.get("id", ""), c.get("index", 0), c.get("prompt_token_ids") or top_prompt,
                              c.get("token_ids"), c.get("finish_reason"))
-        return status, answer if body.get("return_token_ids") else self._strip(answer)
+        return r.status_code, answer if body.get("return_token_ids") else self._strip(answer)
 
-    def forward_stream(self, path: str, body: dict[str, Any], send) -> tuple[int, dict[str, Any] | None]:
-        """`stream: true`: vLLM's server-sent events go to `send(bytes)` one event at a time as they come (token ids
-        stripped unless asked); the choices' ids are gathered from the chunks (prompt ids on the first, token-id
-        deltas on each) and reported when the stream ends. -> (status, None), or (status, error) before any event."""
-        try:
-            r = urllib.request.urlopen(self._request(path, body), timeout=self.timeout)
-        except urllib.error.HTTPError as e:
-            return e.code, json.loads(e.read() or b"{}")
+    async def events(self, response, body: dict[str, Any]) -> AsyncIterator[bytes]:
+        """`stream: true`: vLLM's server-sent events pass one at a time as they come (token ids stripped unless
+        asked); the choices' ids are gathered from the chunks (prompt ids on the first, token-id deltas on each) and
+        reported when the stream ends."""
         prompts: dict[int, list[int]] = {}
         tokens: dict[int, list[int]] = {}
         done: dict[int, str] = {}
         rid = ""
-        with r:
-            for raw in r:  # SSE: "data: {json}" lines, blank lines between events, "data: [DONE]" at the end
-                line = raw.decode().strip()
+        try:
+            async for raw in response.aiter_lines():  # SSE: "data: {json}" lines, blank lines between events
+                line = raw.strip()
                 if not line.startswith("data:"):
                     continue
                 data = line[5:].strip()
@@ -224,90 +228,66 @@ class VllmProxy:
                             done[i] = c["finish_reason"]
                     if not body.get("return_token_ids"):
                         data = json.dumps(self._strip(chunk))
-                send(f"data: {data}\n\n".encode())
+                yield f"data: {data}\n\n".encode()
+        except (httpx.HTTPError, ValueError):
+            self.failed += 1  # headers are out: the client sees the stream cut (no [DONE])
+            return
+        finally:
+            await response.aclose()  # also when the client hung up: vLLM aborts the request
         for i, reason in done.items():
             self._report(rid, i, prompts.get(i), tokens.get(i), reason)
-        return 200, None
 
-    def _handler(self):
-        proxy = self
+    def _app(self) -> FastAPI:
+        app = FastAPI(title="draftpool (vLLM)", summary="vLLM's OpenAI server with an adapting drafter")
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
+        @app.get("/health")
+        @app.get("/metrics")
+        @app.get("/v1/models")
+        async def passthrough(request: Request) -> Response:
+            try:
+                r = await self.client().get(f"{self.engine.url}{request.url.path}", timeout=30)
+            except httpx.HTTPError as e:
+                return JSONResponse(error_body(f"vLLM server: {e}", "server_error"), 503)
+            kind = "text/plain" if request.url.path == "/metrics" else "application/json"
+            return PlainTextResponse(r.text, r.status_code, media_type=kind)
 
-            def log_message(self, fmt, *args):  # quiet
-                pass
+        @app.post("/v1/completions")
+        @app.post("/v1/chat/completions")
+        async def post(request: Request) -> Response:
+            try:
+                body = json.loads(await request.body())
+                if not isinstance(body, dict):
+                    raise ValueError("the body must be a JSON object")
+            except ValueError as e:  # json.JSONDecodeError and UnicodeDecodeError are ValueErrors
+                return JSONResponse(error_body(f"bad JSON: {e}"), 400)
+            path = request.url.path
+            try:
+                if not body.get("stream"):
+                    status, answer = await unless_gone(request, self.forward(path, body))
+                    return JSONResponse(answer, status)
+                req = self.client().build_request("POST", f"{self.engine.url}{path}", json=self._sent(body))
+                r = await unless_gone(request, self.client().send(req, stream=True))
+                if r.status_code != 200:
+                    raw = await r.aread()
+                    await r.aclose()
+                    return JSONResponse(_json_or_error(raw, r.status_code), r.status_code)
+                return StreamingResponse(self.events(r, body), media_type="text/event-stream")
+            except ClientGone:
+                return Response(status_code=499)
+            except httpx.HTTPError as e:
+                self.failed += 1
+                return JSONResponse(error_body(f"vLLM server: {type(e).__name__}: {e}", "server_error"), 502)
 
-            def _send(self, status: int, body: dict[str, Any] | str, ctype: str = "application/json") -> None:
-                data = (json.dumps(body) if not isinstance(body, str) else body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", ctype)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+        return app
 
-            def _stream(self, body: dict[str, Any]) -> None:
-                started = []
 
-                def send(event: bytes) -> None:  # HTTP/1.1 chunked transfer: one chunk per event
-                    if not started:
-                        self.send_response(200)
-                        self.send_header("Content-Type", "text/event-stream")
-                        self.send_header("Transfer-Encoding", "chunked")
-                        self.end_headers()
-                        started.append(1)
-                    self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
-                    self.wfile.flush()
-
-                try:
-                    status, error = proxy.forward_stream(self.path, body, send)
-                except (urllib.error.URLError, ConnectionError, TimeoutError, ValueError):
-                    if not started:
-                        raise  # an answer can still be sent: do_POST's
-                    proxy.failed += 1  # headers are out: the client sees the stream cut
-                    self.close_connection = True
-                    return
-                if not started:
-                    self._send(status, error or {"error": {"message": "vLLM sent no event"}})
-                else:
-                    self.wfile.write(b"0\r\n\r\n")
-
-            def do_GET(self):  # noqa: N802 - http.server's naming
-                if self.path in ("/health", "/metrics", "/v1/models"):
-                    try:
-                        with urllib.request.urlopen(f"{proxy.engine.url}{self.path}", timeout=30) as r:
-                            text = r.read().decode()
-                    except (urllib.error.URLError, ConnectionError) as e:
-                        self._send(503, {"error": {"message": f"vLLM server: {e}"}})
-                        return
-                    self._send(200, text, "text/plain" if self.path == "/metrics" else "application/json")
-                else:
-                    self._send(404, {"error": {"message": f"no route {self.path}"}})
-
-            def do_POST(self):  # noqa: N802
-                if self.path not in ("/v1/completions", "/v1/chat/completions"):
-                    self._send(404, {"error": {"message": f"no route {self.path}"}})
-                    return
-                n = int(self.headers.get("Content-Length") or 0)
-                if n > MAX_BODY:
-                    self._send(413, {"error": {"message": f"body over {MAX_BODY} bytes"}})
-                    return
-                try:
-                    body = json.loads(self.rfile.read(n) or b"{}")
-                    if not isinstance(body, dict):
-                        raise ValueError("the body must be a JSON object")
-                    if body.get("stream"):
-                        self._stream(body)
-                        return
-                    status, answer = proxy.forward(self.path, body)
-                except (ValueError, json.JSONDecodeError) as e:
-                    status, answer = 400, {"error": {"message": str(e), "type": "invalid_request_error"}}
-                except (urllib.error.URLError, ConnectionError, TimeoutError) as e:
-                    proxy.failed += 1
-                    status, answer = 502, {"error": {"message": f"vLLM server: {e}"}}
-                self._send(status, answer)
-
-        return Handler
+def _json_or_error(raw: bytes, status: int) -> dict[str, Any]:
+    try:
+        answer = json.loads(raw or b"{}")
+    except ValueError:
+        answer = None
+    return answer if isinstance(answer, dict) else error_body(f"vLLM answered {status} with no JSON object",
+                                                                "server_error")
 
 
 def shut_down(proxy: VllmProxy | None, adapter: VllmAdapter | None, engine: VllmEngine) -> None:
@@ -344,7 +324,6 @@ def serve_vllm(cfg, info, target, pool_dir: Path, out_dir: Path, serve_dir: Path
 
     from draftpool.config import ConfigError
     from draftpool.pool import load_pool, read_manifest
-    from online.http_api import parse_address
 
     s, v = cfg.serve, cfg.vllm
     serve_dir = serve_dir or pool_dir
@@ -369,7 +348,9 @@ def serve_vllm(cfg, info, target, pool_dir: Path, out_dir: Path, serve_dir: Path
                                   ExportSpec(str(out_dir), str(pool_dir), info), s.top_k, out_dir / "vllm_heads",
                                   out_embed, state=state, start_version=start_version).start()
         host, port = parse_address(s.http)
-        proxy = VllmProxy(engine, adapter, host, port).start()
+        if (warning := exposure_warning(host, s.api_key)) is not None:
+            print(warning, flush=True)
+        proxy = VllmProxy(engine, adapter, host, port, api_key=s.api_key, body_timeout=s.http_timeout).start()
         print(f"[online] {info.name} served by vLLM {engine.version} (drafter {name}, k={v.k}) behind {proxy.url}; "
               f"vLLM never falls back to plain decoding: its acceptance is logged every {REPORT_S:.0f} s", flush=True)
         last = engine.counters()

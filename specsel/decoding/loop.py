@@ -174,6 +174,7 @@ class SpecDecoder:
         self.collector = None  # online/feedback.FeedbackCollector: keeps the target rows of committed positions
         # called at every cycle boundary (online/hotswap.HotSwap.poll): -> indices of drafters whose weights changed
         self.on_cycle: Callable[[], list[int]] | None = None
+        self.cancelled: Callable[[], bool] | None = None  # e.g. the HTTP client hung up: stop at the next cycle
         self.swaps = 0
         self.selector: Selector = FixedSelector()
         if self.drafters:
@@ -430,7 +431,7 @@ class SpecDecoder:
 
     def done(self, state: DecodeState, max_new_tokens: int) -> bool:
         n = len(state.tokens)
-        if n - state.prompt_len >= max_new_tokens:
+        if n - state.prompt_len >= max_new_tokens or (self.cancelled is not None and self.cancelled()):
             return True
         # a cycle adds at most lookahead + 1 tokens: only those can hold a new stop token
         tail = state.tokens[max(state.prompt_len, n - self.lookahead - 1):]

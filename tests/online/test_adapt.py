@@ -63,9 +63,9 @@ def test_serve_adapt_export_resume(tmp_path, pool, target, capsys):
     assert summary["rounds"] >= 1 and len(summary["exports"]) == 1 and summary["trainer_faults"] == []
     assert "request line 2" in out.err
     answers = [json.loads(line) for line in (tmp_path / "online" / "answers.jsonl").read_text().splitlines()]
-    assert [a["id"] for a in answers] == ["a", "line-2", "b"]
+    assert [a["id"] for a in answers] == ["a", None, "b"]  # a bad line has no id a request could also use
     assert [answers[0]["text"], answers[2]["text"]] == want[:2]  # lossless at temperature 0
-    assert "error" in answers[1]
+    assert "error" in answers[1] and answers[1]["line"] == 2
     # serve.mode auto measured its costs once: the two heads have one shape, so one cache entry
     assert len(json.loads((tmp_path / "auto_costs.json").read_text())) == 1
     latest = json.loads((tmp_path / "online" / "latest.json").read_text())
@@ -107,15 +107,15 @@ def test_request_lines_each_get_a_record_or_an_error_naming_the_line():
     good = {r["id"]: r["max_new_tokens"] for r in rows if "error" not in r}
     assert good == {"ok": 30, "alias": 4, "same": 4, "line-13": 30}  # max_tokens is max_new_tokens' alias
     errors = {r["line"]: r["error"] for r in rows if "error" in r}
-    assert all(r["id"] == f"line-{r['line']}" for r in rows if "error" in r)
+    assert all(r["id"] is None for r in rows if "error" in r)  # no user-space id: "line-N" is a request's
     assert sorted(errors) == [2, 4, 6, 7, 8, 9, 10, 11]
     assert "not valid UTF-8 (byte 0xe9" in errors[2] and "disagree" in errors[4] and "'max_token'" in errors[6]
     assert "already used at line 1" in errors[7] and "not valid Unicode" in errors[8] and '"id"' in errors[9]
     assert "max_new_tokens must be an integer" in errors[10] and '"id" must be' in errors[11]
     assert all(e.startswith(f"request line {n}: ") for n, e in errors.items())
-    # a rerun skips what the first run recorded (answers and bad lines): nothing is recorded twice
-    recorded = {r["id"] for r in rows}
-    assert list(read_requests(io.BytesIO(b"\n".join(BAD_LINES)), 30, recorded)) == []
+    # a rerun skips what the first run recorded (answers by id, bad lines by number): nothing is recorded twice
+    ids, lines = {r["id"] for r in rows if "error" not in r}, {r["line"] for r in rows if "error" in r}
+    assert list(read_requests(io.BytesIO(b"\n".join(BAD_LINES)), 30, ids, lines)) == []
 
 
 def _records(path):
@@ -153,8 +153,8 @@ def test_stdin_bad_lines_and_a_stop_mid_decode_then_a_rerun(tmp_path, pool, targ
     got = _records(answers)
     ids = [r["id"] for r in got]
     assert "long" not in ids and "after" not in ids  # interrupted: no record, so a restart serves it
-    assert ids == ["ok", "line-2", "alias", "line-4", "same", "line-6", "line-7", "line-8", "line-9", "line-10",
-                   "line-11", "huge"]
+    assert ids == ["ok", None, "alias", None, "same", None, None, None, None, None, None, "huge"]
+    assert [r["line"] for r in got if r["id"] is None] == [2, 4, 6, 7, 8, 9, 10, 11]
     by_id = {r["id"]: r for r in got}
     assert by_id["alias"]["new_tokens"] <= 4 and by_id["ok"]["new_tokens"] > 4  # max_tokens honoured, not ignored
     assert "context" in by_id["huge"]["error"] and by_id["huge"]["line"] == 12
@@ -168,6 +168,37 @@ def test_stdin_bad_lines_and_a_stop_mid_decode_then_a_rerun(tmp_path, pool, targ
     plain = SpecDecoder(model, mode="plain", stop_ids=stop_token_ids(tok, model))
     want = tok.decode(plain.generate(render_prompt(tok, long_prompt), 120)[0], skip_special_tokens=True)
     assert _records(answers)[-2]["text"] == want
+
+
+def test_a_request_whose_id_looks_like_a_bad_lines_record_is_served_after_a_restart(tmp_path, pool, capsys):
+    """Bad line 2 is recorded by its line number, not as id "line-2": a request "line-2" added before a restart (an
+    appended input) is served, not taken for that bad line; nothing is recorded twice."""
+    run = args(tmp_path, pool, tmp_path / "r.jsonl", "serve.adapt=false")
+    requests(tmp_path / "r.jsonl", [{"id": "a", "prompt": "hi"}, "{not json"])
+    assert online_adapt.main(run) == 0
+    assert json.loads(capsys.readouterr().out)["errors"] == 1
+    requests(tmp_path / "r.jsonl", [{"id": "a", "prompt": "hi"}, "{not json", {"id": "line-2", "prompt": "hello"}])
+    assert online_adapt.main(run) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["served"] == 1 and summary["errors"] == 0 and summary["skipped_answered"] == 2
+    got = _records(tmp_path / "online" / "answers.jsonl")
+    assert [(r["id"], r.get("line")) for r in got] == [("a", None), (None, 2), ("line-2", None)]
+    assert got[2]["new_tokens"] > 0
+
+
+@pytest.mark.parametrize("content", [b"# my notes\nnot an answers file", b'{"id": "a"}\n{"prompt": "x"}\n',
+                                     b'{"id": "a"}\n{oops\n{"id": "b"}\n', b'{"id": "a"}\n[1, 2]'])
+def test_a_file_that_is_not_an_answers_file_is_refused_untouched(tmp_path, pool, content, capsys):
+    """serve.answers naming some other file (or a corrupt answers file): one error naming the file and line, the file
+    unchanged (it was once cut to its last newline), nothing served."""
+    other = tmp_path / "notes.txt"
+    other.write_bytes(content)
+    reqs = requests(tmp_path / "r.jsonl", [{"id": "z", "prompt": "hi"}])
+    assert online_adapt.main(args(tmp_path, pool, reqs, "serve.adapt=false", f"serve.answers={other}")) == 2
+    err = capsys.readouterr().err
+    assert err.count("error:") == 1 and "Traceback" not in err
+    assert f"{other} line " in err and "not an answers record of online_adapt" in err
+    assert other.read_bytes() == content
 
 
 @pytest.mark.parametrize("extra,msg", [
@@ -207,9 +238,9 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _call(url, body=None):
-    req = urllib.request.Request(url, data=None if body is None else json.dumps(body).encode(),
-                                 headers={"Content-Type": "application/json"})
+def _call(url, body=None, key=None):
+    headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {key}"} if key else {})}
+    req = urllib.request.Request(url, data=None if body is None else json.dumps(body).encode(), headers=headers)
     try:
         with urllib.request.urlopen(req, timeout=600) as r:
             return r.status, json.loads(r.read())
@@ -258,7 +289,7 @@ def test_http_endpoint(tmp_path, pool, target, capsys):
         try:
             got["models"] = _call(base + "/v1/models")
             got["chat"] = _call(base + "/v1/chat/completions",
-                                {"model": "x", "messages": [{"role": "user", "content": chat_prompt}]})
+                                {"messages": [{"role": "user", "content": chat_prompt}]})
             got["raw"] = _call(base + "/v1/completions", {"prompt": raw_prompt, "max_tokens": NEW, "temperature": 0})
             got["hot"] = _call(base + "/v1/completions", {"prompt": raw_prompt, "temperature": 0.7})
             got["zero"] = _call(base + "/v1/completions", {"prompt": raw_prompt, "max_tokens": 0})
@@ -318,6 +349,47 @@ def test_http_endpoint(tmp_path, pool, target, capsys):
     assert got["in_flight"][0] == 503 and got["queued"][0] == 503
     answers = [json.loads(line) for line in (tmp_path / "online" / "answers.jsonl").read_text().splitlines()]
     assert [a["id"] for a in answers] == [chat["id"], raw["id"]]
+
+
+def test_http_sigterm_without_adaptation_answers_the_request_in_flight(tmp_path, pool, capsys):
+    """serve.adapt=false (no trainer to wait for at stop): SIGTERM mid-decode still answers the request in flight
+    with a 503 before the process ends (it once dropped the connection); the API key is asked for."""
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    got = {}
+    returned = threading.Event()
+
+    def client():
+        while not returned.is_set():
+            try:
+                if _call(base + "/health")[0] == 200:
+                    break
+            except OSError:
+                time.sleep(0.25)
+        else:
+            return
+        try:
+            got["no_key"] = _call(base + "/v1/completions", {"prompt": COUNTING, "max_tokens": 4})
+            th = threading.Thread(target=lambda: got.__setitem__("in_flight", _call(
+                base + "/v1/completions", {"prompt": COUNTING, "max_tokens": 1500}, key="k")), daemon=True)
+            th.start()
+            time.sleep(2.0)
+        finally:
+            os.kill(os.getpid(), signal.SIGTERM)
+        th.join(30)
+
+    th = threading.Thread(target=client)
+    th.start()
+    try:
+        code = online_adapt.main(args(tmp_path, pool, "unused.jsonl", f"serve.http=127.0.0.1:{port}",
+                                      "serve.adapt=false", "--api-key", "k"))
+    finally:
+        returned.set()
+        th.join()
+    summary = json.loads(capsys.readouterr().out)
+    assert code == 0 and summary["stopped_by"] == "SIGTERM"
+    assert got["no_key"][0] == 401
+    assert got["in_flight"][0] == 503, got
 
 
 def test_http_bad_address(tmp_path, pool, capsys):

@@ -5,7 +5,9 @@ stripped unless asked, streamed answers passed through event by event and their 
 from __future__ import annotations
 
 import json
+import socket
 import threading
+import time
 import urllib.error
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -135,3 +137,61 @@ def test_acceptance_is_reported_per_interval_from_the_counter_differences(capsys
     assert "accepted 0.75 of 3 draft tokens per step over the last 20 steps (1.75 tokens" in capsys.readouterr().out
     report_acceptance(SimpleNamespace(counters=lambda: later), later, 3)  # no step since: no line
     assert capsys.readouterr().out == ""
+
+
+def _raw(url: str, data: bytes, wait: float = 1.5) -> bytes:
+    host, port = url.removeprefix("http://").rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=wait) as sock:
+        sock.sendall(data)
+        out = b""
+        try:
+            while chunk := sock.recv(65536):
+                out += chunk
+        except (TimeoutError, ConnectionResetError):
+            pass
+        return out
+
+
+def test_hostile_framing_never_reaches_vllm(setup):
+    """What the old http.server proxy forwarded or tracebacked on: a negative or non-numeric Content-Length, a body
+    past the size limit, a request hidden in a body; and a body that drips in gets a 408 on a total deadline."""
+    up, proxy, seen = setup
+    hidden = b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}"
+    for head in (b"Content-Length: -1", b"Content-Length: 12x", b"Content-Length: 2000000"):
+        raw = _raw(proxy.url, b"POST /v1/completions HTTP/1.1\r\nHost: x\r\n" + head + b"\r\n\r\n" + hidden)
+        assert raw.count(b"HTTP/1.1 ") == 1 and raw.split(b" ")[1] in (b"400", b"413"), (head, raw)
+    assert up.bodies == [] and seen == []
+    slow = VllmProxy(SimpleNamespace(url=up.url, served_name="served"), None, body_timeout=0.5).start()
+    try:
+        host, port = slow.url.removeprefix("http://").rsplit(":", 1)
+        t0 = time.time()
+        with socket.create_connection((host, int(port)), timeout=5) as sock:
+            sock.sendall(b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 50\r\n\r\n")
+            for _ in range(20):
+                try:
+                    sock.sendall(b" ")
+                except OSError:
+                    break
+                time.sleep(0.1)
+            reply = sock.recv(4096)
+        assert reply.startswith(b"HTTP/1.1 408") and time.time() - t0 < 3
+    finally:
+        slow.close()
+    assert up.bodies == []
+
+
+def test_api_key_and_a_dead_upstream(setup):
+    up, proxy, seen = setup
+    keyed = VllmProxy(SimpleNamespace(url=up.url, served_name="served"), None, api_key="k").start()
+    try:
+        assert post(keyed.url, {"prompt": "hi", "max_tokens": 3})[0] == 401
+        req = urllib.request.Request(f"{keyed.url}/v1/completions", data=b'{"prompt": "hi", "max_tokens": 3}',
+                                     headers={"Content-Type": "application/json", "Authorization": "Bearer k"})
+        with urllib.request.urlopen(req, timeout=30) as r:
+            assert r.status == 200
+    finally:
+        keyed.close()
+    up.httpd.shutdown()
+    up.httpd.server_close()
+    status, raw = post(proxy.url, {"prompt": "hi", "max_tokens": 3})
+    assert status == 502 and "vLLM server" in json.loads(raw)["error"]["message"] and proxy.failed == 1
