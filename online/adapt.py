@@ -160,8 +160,8 @@ def make_selector(cfg: ServeConfig, names: list[str]) -> Selector:
 
 
 def answer_record(rec: dict[str, Any], tok) -> dict[str, Any]:
-    if "error" in rec:
-        return {k: rec[k] for k in ("id", "line", "error") if k in rec}
+    if "error" in rec:  # a bad request line has id None (no user-space id): a restart skips it by its line
+        return {"id": rec.get("id"), **{k: rec[k] for k in ("line", "error") if k in rec}}
     m = rec["metrics"]
     new = rec["tokens"]
     out = {"id": rec["id"], "text": tok.decode(new, skip_special_tokens=True), "new_tokens": len(new),
@@ -334,7 +334,7 @@ def _serve(s: ServeConfig, server, handle: TrainerHandle | None, front: HttpFron
         rows = http_rows(front, tok)
     else:
         source = sys.stdin.buffer if s.requests == "-" else open(s.requests, "rb")  # noqa: SIM115 - closed below
-        rows = read_requests(source, s.max_new_tokens, done)
+        rows = read_requests(source, s.max_new_tokens, done.ids, done.lines)  # answered ids; bad lines by number
     old = {sig: signal.signal(sig, _on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     served = errors = 0
     stopped_by = "end of requests"

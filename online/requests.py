@@ -1,9 +1,14 @@
 """The request stream of `online_adapt.py`: JSON lines {"id", "prompt", "max_new_tokens" (or "max_tokens")} read
-from bytes, each bad line turned into an error record naming it, and the ids an earlier run already answered."""
+from bytes, each bad line turned into an error record naming it, and what an earlier run already answered (request
+ids, and bad lines by number)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
+from collections.abc import Collection
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -47,9 +52,10 @@ def parse_request(raw: bytes, n: int, default_max: int) -> dict[str, Any]:
     return {"id": _text(str(rid), '"id"'), "prompt": prompt, "max_new_tokens": max_new}
 
 
-def read_requests(stream, default_max: int, skip: set[str]):
-    """Yield request dicts from a binary stream of JSON lines. A bad line yields {"id": "line-N", "line": N, "error"}
-    (serving goes on); ids and bad lines in `skip` (recorded by an earlier run) are passed over; an id seen before
+def read_requests(stream, default_max: int, skip_ids: Collection[str] = (), skip_lines: Collection[int] = ()):
+    """Yield request dicts from a binary stream of JSON lines. A bad line yields {"id": None, "line": N, "error"}
+    (serving goes on); requests whose id is in `skip_ids` and bad lines whose number is in `skip_lines` (recorded by
+    an earlier run, see `answered_ids`; also a request "line-N" at line N in it) are passed over; an id seen before
     in this stream is an error (restart-skipping needs ids to be unique)."""
     seen: dict[str, int] = {}
     for n, raw in enumerate(stream, 1):
@@ -62,20 +68,86 @@ def read_requests(stream, default_max: int, skip: set[str]):
                 raise ValueError(f"id {row['id']!r} was already used at line {seen[row['id']]} (ids must be unique)")
             seen[row["id"]] = n
         except (ValueError, TypeError) as e:  # json.JSONDecodeError is a ValueError
-            if f"line-{n}" not in skip:
-                yield {"id": f"line-{n}", "line": n, "error": f"request line {n}: {e}"}
+            if n not in skip_lines:  # a bad line has no id of its own: none that a request could also use
+                yield {"id": None, "line": n, "error": f"request line {n}: {e}"}
             continue
-        if row["id"] not in skip:
-            yield {**row, "line": n}
+        if row["id"] in skip_ids or (n in skip_lines and row["id"] == f"line-{n}"):  # see _take_record
+            continue
+        yield {**row, "line": n}
 
 
-def answered_ids(path: Path) -> set[str]:
-    """Ids already recorded, answers and bad lines alike (a restart skips them); a partial last line left by a kill
-    is cut off."""
+@dataclass
+class Answered:
+    """What an earlier run recorded in its answers file: request ids (answers and requests that failed) and the
+    numbers of bad request lines; len() counts both."""
+
+    ids: set[str] = dataclasses.field(default_factory=set)
+    lines: set[int] = dataclasses.field(default_factory=set)
+
+    def __len__(self) -> int:
+        return len(self.ids) + len(self.lines)
+
+
+RECORD_START = b'{"id": '  # how every record online_adapt writes begins (json.dumps, "id" first)
+
+
+def _is_line_number(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+def _take_record(rec: Any, done: Answered) -> None:
+    """One answers-file record into `done`; ValueError when it is not one online_adapt writes."""
+    if not isinstance(rec, dict) or "id" not in rec:
+        raise ValueError('not an answer record (a JSON object with an "id")')
+    rid = rec["id"]
+    if rid is None:  # a bad request line: {"id": null, "line": N, "error"}
+        if not _is_line_number(rec.get("line")) or not isinstance(rec.get("error"), str):
+            raise ValueError('a record with "id": null must be a bad-line record {"id": null, "line": N, "error"}')
+        done.lines.add(rec["line"])
+    elif not isinstance(rid, str):
+        raise ValueError(f'"id" must be a string or null, got {rid!r}')
+    elif "error" in rec and _is_line_number(rec.get("line")) and rid == f"line-{rec['line']}":
+        # an older run's bad-line record, or the error of the request at line N with id "line-N" (its default id):
+        # recorded by line, so that a request "line-N" at another line is not taken for it
+        done.lines.add(rec["line"])
+    else:
+        done.ids.add(rid)
+
+
+def answered_ids(path: Path) -> Answered:
+    """What an earlier run recorded in the answers file `path` (a restart skips it). A partial last line left by a
+    kill mid-write is cut off; a file that is not an answers file of online_adapt (e.g. a wrong `serve.answers`) is
+    refused with a ValueError naming the file and line, and left untouched."""
+    done = Answered()
     if not path.is_file():
-        return set()
-    data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        data = data[:data.rfind(b"\n") + 1]
-        path.write_bytes(data)
-    return {json.loads(line)["id"] for line in data.decode().splitlines() if line.strip()}
+        return done
+
+    def take(raw: bytes, n: int) -> None:
+        try:
+            _take_record(json.loads(raw), done)
+        except (ValueError, RecursionError) as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+            raise ValueError(f"{path} line {n} is not an answers record of online_adapt ({e}); serve.answers must "
+                             f"name an answers file (or a new one): nothing was changed") from None
+
+    end, n, tail = 0, 0, b""  # end: where the last complete line ends
+    with open(path, "rb") as f:  # streamed: a wrong path may name a large file
+        for n, raw in enumerate(f, 1):
+            if not raw.endswith(b"\n"):
+                tail = raw
+                break
+            end += len(raw)
+            if raw.strip():
+                take(raw, n)
+    if not tail.strip():
+        return done
+    try:
+        json.loads(tail)
+    except (ValueError, RecursionError):
+        if not (tail.startswith(RECORD_START) or RECORD_START.startswith(tail)):
+            take(tail, n)  # raises, naming the line
+        os.truncate(path, end)  # a record cut short by a kill: its request is served again
+        return done
+    take(tail, n)  # complete but for its newline: kept, and the newline added for the next record
+    with open(path, "ab") as f:
+        f.write(b"\n")
+    return done
