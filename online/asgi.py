@@ -156,12 +156,54 @@ class Edge:
         await self.app(scope, replay, guarded_send)
 
 
+def head_deadline_protocol(head_timeout: float):
+    """uvicorn's h11 protocol plus a deadline on the request head: a connection that has not sent a whole request line
+    and headers within `head_timeout` s of opening, or of its previous answer, is closed (uvicorn alone keeps an idle
+    connection, or one whose headers trickle in, open for ever)."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class HeadDeadline(H11Protocol):
+        _timer = None
+
+        def _arm(self) -> None:
+            self._disarm()
+            self._timer = self.loop.call_later(head_timeout, self._expired)
+
+        def _disarm(self) -> None:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+
+        def _expired(self) -> None:
+            if (self.cycle is None or self.cycle.response_complete) and not self.transport.is_closing():
+                self.transport.close()
+
+        def connection_made(self, transport) -> None:
+            super().connection_made(transport)
+            self._arm()
+
+        def handle_events(self) -> None:
+            super().handle_events()
+            if self.cycle is not None and not self.cycle.response_complete:  # a whole head arrived
+                self._disarm()
+
+        def on_response_complete(self) -> None:
+            self._arm()  # before: a pipelined request that follows disarms it again
+            super().on_response_complete()
+
+        def connection_lost(self, exc) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+    return HeadDeadline
+
+
 class ThreadedServer:
     """uvicorn serving `app` in a daemon thread. Binds at construction (a port in use fails at once, before anything
     is written); `stop()` lets the answers in progress go out first."""
 
     def __init__(self, app, host: str, port: int, name: str = "http", limit_concurrency: int = 256,
-                 keep_alive_s: float = 5.0):
+                 keep_alive_s: float = 5.0, head_timeout: float = 30.0):
         import uvicorn
 
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -176,10 +218,12 @@ class ThreadedServer:
         except OSError:
             self.sock.close()
             raise
-        # http="h11": the strict parser (module docstring); no lifespan, no access log (answers.jsonl is the log)
-        config = uvicorn.Config(app, http="h11", lifespan="off", log_level="warning", access_log=False,
-                                log_config=None, server_header=False, timeout_keep_alive=keep_alive_s,
-                                timeout_graceful_shutdown=10, limit_concurrency=limit_concurrency)
+        # h11: the strict parser (module docstring), with a deadline on request heads; no lifespan, no access log
+        # (answers.jsonl is the log)
+        config = uvicorn.Config(app, http=head_deadline_protocol(head_timeout), lifespan="off", log_level="warning",
+                                access_log=False, log_config=None, server_header=False,
+                                timeout_keep_alive=keep_alive_s, timeout_graceful_shutdown=10,
+                                limit_concurrency=limit_concurrency)
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, name=name,
                                        daemon=True)

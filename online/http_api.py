@@ -184,7 +184,7 @@ class HttpFrontend:
         self.jobs_by_id: dict[str, Job] = {}  # queued or decoding, not yet answered
         self.abandoned = 0  # requests whose client hung up before their answer
         app = Edge(self._app(), api_key, MAX_BODY, timeout)
-        self.http = ThreadedServer(app, host, port, limit_concurrency=max(64, 4 * max_queue))
+        self.http = ThreadedServer(app, host, port, limit_concurrency=max(64, 4 * max_queue), head_timeout=timeout)
         if (warning := exposure_warning(host, api_key)) is not None:
             print(warning, file=log, flush=True)
 

@@ -152,7 +152,8 @@ class VllmProxy:
     def __init__(self, engine: VllmEngine, adapter: VllmAdapter | None, host: str = "127.0.0.1", port: int = 0,
                  timeout: float = 600.0, api_key: str = "", body_timeout: float = 30.0):
         self.engine, self.adapter, self.timeout = engine, adapter, timeout
-        self.http = ThreadedServer(Edge(self._app(), api_key, MAX_BODY, body_timeout), host, port, name="vllm-proxy")
+        self.http = ThreadedServer(Edge(self._app(), api_key, MAX_BODY, body_timeout), host, port, name="vllm-proxy",
+                                   head_timeout=body_timeout)
         self.failed = 0
         self._client = None  # httpx.AsyncClient, made on the server's event loop at the first request
 

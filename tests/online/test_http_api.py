@@ -132,6 +132,23 @@ def test_a_dripping_body_gets_a_408_on_a_total_deadline(front):
     assert b"connection: close" in reply.lower()
 
 
+def test_a_connection_that_sends_no_whole_request_head_is_closed(front):
+    """Idle after connecting, or headers that trickle in: closed after the deadline (1 s here), not held for ever."""
+    for first in (b"", b"GET /health HTTP/1.1\r\n"):
+        with socket.create_connection(("127.0.0.1", front.port), timeout=10) as sock:
+            t0 = time.time()
+            sock.sendall(first)
+            assert sock.recv(100) == b"" and time.time() - t0 < 5
+    with socket.create_connection(("127.0.0.1", front.port), timeout=10) as sock:  # and after an answer
+        sock.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+        reply = b""
+        while b'"ok"' not in reply:
+            reply += sock.recv(4096)
+        assert reply.startswith(b"HTTP/1.1 200")
+        sock.sendall(b"GET /health HTTP/1.1\r\n")
+        assert sock.recv(100) == b""
+
+
 def test_body_over_the_limit_in_chunks_gets_413(front):
     chunk = b"x" * 65536
     data = b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
@@ -261,3 +278,20 @@ def test_parse_address():
     for bad in ("localhost", ":80", "h:99999", "h:x"):
         with pytest.raises(ValueError, match="host:port"):
             parse_address(bad)
+
+
+def test_the_served_request_is_cut_when_its_client_is_gone():
+    """The glue: a Request's `cancelled` reaches the decoder, and the record says the answer was cut."""
+    from online.server import AdaptiveServer, Request
+    from specsel.decoding.loop import SpecDecoder
+    from specsel.decoding.sampling import SamplingParams
+    from tests.stubs import BigramLM, successor_table
+
+    dec = SpecDecoder(BigramLM(successor_table(16, lambda t: (t + 1) % 16)), mode="plain")
+    server = AdaptiveServer(dec, {}, None, SamplingParams())
+    gone = threading.Event()
+    whole = server.serve(Request("a", [3], 30, gone.is_set))
+    assert len(whole["tokens"]) == 30 and "cancelled" not in whole
+    gone.set()
+    cut = server.serve(Request("b", [3], 30, gone.is_set))
+    assert cut["cancelled"] and len(cut["tokens"]) < 30 and dec.cancelled is None

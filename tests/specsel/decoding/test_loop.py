@@ -88,3 +88,18 @@ def test_tree_with_decoys_keeps_the_true_path(correct):
     assert out == ref
     assert all(a == correct for a in m.accepted[:-1])
     assert cached_tokens(dec.target.cache) == dec.state.tokens[:-1]
+
+
+@pytest.mark.parametrize("mode", ["plain", "chain"])
+def test_a_cancelled_request_stops_at_the_next_cycle_with_the_tokens_so_far(mode):
+    """The HTTP front end sets `cancelled` when the client hangs up: decoding stops at the next cycle boundary, and
+    what was committed so far is still the target's own continuation."""
+    dec = decoder(TARGET_NEXT, k=2) if mode == "chain" else SpecDecoder(BigramLM(successor_table(V, TARGET_NEXT)),
+                                                                         mode="plain")
+    asked = []
+    dec.cancelled = lambda: asked.append(1) or len(asked) > 3
+    out, m = dec.generate([3], 40)
+    assert 0 < len(out) < 40 and out == plain_output([3], 40)[:len(out)]
+    assert m.target_forwards <= 4
+    dec.cancelled = None
+    assert dec.generate([3], 40)[0] == plain_output([3], 40)
