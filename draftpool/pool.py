@@ -120,17 +120,24 @@ def _check_config(raw: dict[str, Any], path: Path, required: tuple[str, ...], op
 
 
 def _read_meta(path: Path, kind: str, target: TargetInfo) -> dict[str, Any]:
+    """draftpool.json, checked against the target. An EAGLE-3 head reads the target's hidden states, so it must name
+    the target's weights hash; an independent Llama drafter only needs the target's tokenizer (load_llama checks it),
+    so one from elsewhere (no draftpool.json, or no hash) loads, and a hash, when given, must match."""
     if not (path / "config.json").is_file():
         raise DrafterLoadError(f"{path} is not a drafter folder (no config.json)")
     meta_path = path / "draftpool.json"
     rebuild = "rebuild it with build_pool.py / train_drafter.py for this target"
     if not meta_path.is_file():
+        if kind == "llama":
+            return {"kind": kind}
         raise DrafterLoadError(f"{path} has no draftpool.json: it does not say which target it was trained for; "
                                f"{rebuild}")
     meta = _read_json(meta_path)
     if meta.get("kind") != kind:
         raise DrafterLoadError(f"{path} holds a {meta.get('kind')!r} drafter, not a {kind!r} one")
     theirs = meta.get("target_weights_sha256")
+    if theirs is None and kind == "llama":
+        return meta
     if not theirs:
         raise DrafterLoadError(f"{meta_path} has no \"target_weights_sha256\": it does not say which target it was "
                                f"trained for; {rebuild}")

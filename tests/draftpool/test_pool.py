@@ -331,3 +331,18 @@ def test_a_symlink_inside_the_pool_is_followed(tmp_path, head, info):
     (pool / "alias").symlink_to(pool / "real")
     update_pool_manifest(pool, info, "alias", {"path": "alias", "kind": "eagle3"})
     assert export.load_pool(pool, info, LlamaForCausalLM(target_config()))[0] == ["alias"]
+
+
+def test_a_llama_drafter_from_elsewhere_needs_only_the_targets_tokenizer(tmp_path, target_info):
+    """An independent Llama drafter reads no target features: one without draftpool.json (e.g. a small model from
+    a hub with the target's tokenizer) loads; a hash, when it names one, must still be the target's."""
+    from transformers import AutoTokenizer
+
+    cfg = LlamaConfig(vocab_size=target_info.vocab_size, hidden_size=16, num_attention_heads=2, num_key_value_heads=2,
+                      intermediate_size=32, num_hidden_layers=1)
+    LlamaForCausalLM(cfg).save_pretrained(tmp_path / "d")
+    AutoTokenizer.from_pretrained(target_info.path).save_pretrained(tmp_path / "d")
+    assert load_llama(tmp_path / "d", target_info).config.num_hidden_layers == 1
+    (tmp_path / "d" / "draftpool.json").write_text(json.dumps({"kind": "llama", "target_weights_sha256": "ab" * 32}))
+    with pytest.raises(DrafterLoadError, match="was trained for target"):
+        load_llama(tmp_path / "d", target_info)
