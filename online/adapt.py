@@ -39,7 +39,7 @@ from draftpool.pool import load_pool, read_manifest
 from draftpool.target import DEFAULT_TARGET, TargetError, load_target, resolve_device, resolve_target
 from online.http_api import HttpFrontend, Job, error_body, openai_reply, parse_address
 from online.lookahead_server import LOOKAHEAD_SWAPS, LookaheadServer
-from online.process import ExportSpec, ProcessConfig, TrainerHandle, latest_version
+from online.process import ExportSpec, ProcessConfig, TrainerHandle, check_out_dir, latest_version, load_trainer_state
 from online.requests import answered_ids, read_requests
 from online.server import SWAPS, AdaptiveServer, Request
 from online.step_trainer import STEP_UPDATERS, StepEnv
@@ -225,15 +225,17 @@ def main_cfg(cfg: AdaptConfig) -> dict[str, Any]:
     out_dir = Path(s.out_dir.format(target_slug=info.slug))
     if not (pool_dir / "pool.json").is_file():
         raise ConfigError(f"no pool at {pool_dir} (pool.json missing): run build_pool.py first")
-    # 1. target and pool (a restart loads the last exported version and the trainer's state)
-    target, tok = load_target(info, s.device)
-    resumed = latest_version(out_dir)
+    # 1. target and pool (a restart loads the last exported version and the trainer's state); out_dir and the
+    # exported state are checked first: a bad one fails before the target loads
+    check_out_dir(out_dir)
+    resumed = latest_version(out_dir)  # ValueError: latest.json names no version folder of out_dir
     serve_dir, start_version, state = pool_dir, 0, None
     if resumed is not None:
         start_version, serve_dir = resumed
         state_path = serve_dir / "trainer_state.pt"
-        state = torch.load(state_path, weights_only=False) if state_path.is_file() else None
+        state = load_trainer_state(state_path) if state_path.is_file() else None  # weights_only: no code runs
         print(f"[online] resuming from exported pool version {start_version} ({serve_dir})", file=sys.stderr)
+    target, tok = load_target(info, s.device)
     if s.engine == "vllm":  # vLLM serves the head (the last exported version after a restart)
         from online.vllm_adapt import serve_vllm
 
@@ -394,7 +396,8 @@ def _serve(s: ServeConfig, server, handle: TrainerHandle | None, front: HttpFron
         summary.update(trainer_faults=handle.faults, trainer_restarts=handle.restarts, feedback_dropped=handle.dropped,
                        rounds=handle.rounds_seen, exports=[e["path"] for e in handle.exports],
                        swaps=server.swap.swaps, versions=server.swap.versions(),
-                       last_event=events[-1] if events else None)
+                       last_event=events[-1] if events else None, trainer_skipped=handle.skipped,
+                       adaptation_lost=handle.lost)
     return summary
 
 
@@ -418,6 +421,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(json.dumps(summary, indent=2, default=str))
+    if summary.get("adaptation_lost"):  # the run served, but what it learnt is not on disk
+        print(f"error: adapted weights were not saved: {summary['adaptation_lost']}", file=sys.stderr)
+        return 3
     return 0 if summary["failed"] == 0 else 1
 
 

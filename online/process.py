@@ -13,18 +13,29 @@ into a temp folder renamed into place, and `<out>/latest.json` points at it.
 
 `TrainerHandle` is the server's side: start, submit feedback (never blocks), poll (drain status, detect a crash or a
 stale heartbeat, restart up to `max_restarts` times from the last exported trainer state, or from the served weights
-before the first export), stop.
+before the first export), stop (hand over every buffered record, let the trainer train on them and export, and say
+in `lost` what could not be saved).
+
+The trainer ignores SIGINT / SIGTERM (a Ctrl-C reaches the whole process group): only the server stops it. A round
+that raises is retried record by record and the records that still raise are skipped (`skipped` events): a poison
+record does not take the trainer down. A failed export is reported (`export_failed`) and the trainer goes on.
 """
 
 from __future__ import annotations
 
+import atexit
 import copy
 import json
 import os
 import queue
+import re
 import shutil
+import signal
 import sys
+import threading
 import time
+import weakref
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -71,14 +82,78 @@ class ExportSpec:
 
 
 # ---------------------------------------------------------------------------------------------------------------------
+VERSION_REF = re.compile(r"versions/v(\d{6,})")  # what latest.json may name: a version folder of this out_dir
+STALE_EXPORT = re.compile(r"\.v\d{6,}\.(?:tmp|old)-[0-9a-f]+")  # atomic_dir's temp / old folders of a killed export
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
 def latest_version(out_dir: str | Path) -> tuple[int, Path] | None:
-    """(version, folder) of the newest complete exported pool version, or None."""
-    path = Path(out_dir) / "latest.json"
+    """(version, folder) of the newest complete exported pool version, or None. latest.json must name
+    `versions/vNNNNNN` (its own version) inside out_dir, symlinks resolved: anything else -> ValueError (one line)."""
+    out = Path(out_dir)
+    path = out / "latest.json"
     if not path.is_file():
         return None
-    info = json.loads(path.read_text())
-    folder = Path(out_dir) / info["path"]
-    return (int(info["version"]), folder) if (folder / "pool.json").is_file() else None
+    try:
+        info = json.loads(path.read_text())
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"{path} is not valid JSON ({e}): restore or remove it") from None
+    rel = info.get("path") if isinstance(info, dict) else None
+    version = info.get("version") if isinstance(info, dict) else None
+    m = VERSION_REF.fullmatch(rel) if isinstance(rel, str) else None
+    if m is None or type(version) is not int or int(m.group(1)) != version:
+        raise ValueError(f'{path} must be {{"version": N, "path": "versions/vNNNNNN"}} (version N of this out_dir), '
+                         f"got {json.dumps(info)[:200]}")
+    folder = out / rel
+    if folder.resolve() != out.resolve() / rel:  # rule: no symlink may lead a resume out of out_dir
+        raise ValueError(f"{path} names {rel}, which resolves to {folder.resolve()}, outside {out.resolve()}")
+    return (version, folder) if (folder / "pool.json").is_file() else None
+
+
+def load_trainer_state(path: str | Path) -> dict:
+    """An exported trainer_state.pt, unpickled with weights_only=True (tensors, containers, numbers, strings: no code
+    runs). A file that is not such a state -> ValueError (one line); an unreadable one -> OSError."""
+    try:
+        state = torch.load(path, weights_only=True)
+    except OSError:
+        raise
+    except Exception as e:  # noqa: BLE001 - UnpicklingError (a forbidden global), a corrupt file, ...
+        lines = [line.strip() for line in str(e).splitlines() if line.strip()]
+        code = next((line for line in lines if "GLOBAL" in line), None)  # e.g. "... GLOBAL io.open was not allowed"
+        why = code.split("error: ", 1)[-1].split(". ")[0].rstrip(".") if code else \
+            f"{type(e).__name__}: {lines[0] if lines else 'unreadable'}"
+        raise ValueError(f"{path} is not a safe trainer state ({why[:300]}): refused to load it; remove it to "
+                         f"resume that version with a fresh optimizer") from None
+    if not isinstance(state, dict) or not {"published", "rounds"} <= set(state):
+        raise ValueError(f"{path} is not a trainer state (a dict with published weights and rounds)")
+    return state
+
+
+def check_out_dir(out_dir: str | Path) -> None:
+    """Fail fast (OSError, one line) when out_dir cannot be written; creates nothing."""
+    out = Path(out_dir).absolute()
+    probe = next(p for p in (out, *out.parents) if p.exists() or p == p.parent)  # the nearest existing folder
+    if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
+        raise OSError(f"out_dir {out} cannot be written ({probe} is not a writable folder)")
+    if probe == out:  # it exists: a real write (access() says yes to root, also where writes fail)
+        test = out / f".write-check-{os.getpid()}"
+        try:
+            test.write_bytes(b"")
+            test.unlink()
+        except OSError as e:
+            raise OSError(f"out_dir {out} cannot be written ({e.strerror or e})") from None
+
+
+def clean_stale_exports(out_dir: str | Path) -> list[str]:
+    """Remove the temp / old folders of exports killed mid-way (`versions/.vNNNNNN.tmp-*`, `.old-*`; only those
+    names). Run by the trainer at its start, while the server holds the out_dir's run lock. -> names removed."""
+    versions = Path(out_dir) / "versions"
+    if not versions.is_dir():
+        return []
+    stale = [p for p in versions.iterdir() if STALE_EXPORT.fullmatch(p.name) and p.is_dir() and not p.is_symlink()]
+    for p in stale:
+        shutil.rmtree(p, ignore_errors=True)
+    return sorted(p.name for p in stale)
 
 
 def export_pool(spec: ExportSpec, version: int, models: dict[str, tuple[str, torch.nn.Module]],
@@ -132,12 +207,55 @@ def make_trainer(models: dict[str, tuple[str, torch.nn.Module]], tcfg: TrainerCo
     return OnlineTrainer(models, tcfg, out_embed)
 
 
+def _ignore_stop_signals() -> None:
+    """The trainer process ignores SIGINT / SIGTERM: a Ctrl-C (or a service manager's SIGTERM) reaches the whole
+    process group, and the server, which owns the trainer's life, stops it through the stop event (finish the round,
+    export, exit). Unblocks them too (the server blocks them around the spawn, see `_spawn_signals`)."""
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+
+
+@contextmanager
+def _spawn_signals():
+    """Around the spawn: SIGINT / SIGTERM set to SIG_IGN (that survives exec), so the new trainer ignores them from
+    its first instruction, through its imports; blocked meanwhile, so one meant for the server waits instead of being
+    lost. Main thread only (elsewhere the trainer ignores them once trainer_main starts)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    old = {sig: signal.signal(sig, signal.SIG_IGN) for sig in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, handler in old.items():
+            if handler is not None:  # None: a handler not installed from Python, left as it is
+                signal.signal(sig, handler)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
+def _forget(trainer, records: list) -> None:
+    """Take the records of a failed round out of whatever would read them again: the guard's held-out set (records,
+    or a step trainer's pairs) and a step trainer's pair buffer."""
+    drop = {id(r) for r in records} | {id(p) for r in records for p in getattr(r, "pairs", ())}
+    kept = [x for x in trainer.holdout if id(x) not in drop]
+    if len(kept) != len(trainer.holdout):
+        trainer.holdout.clear()
+        trainer.holdout.extend(kept)
+        trainer.holdout_changes += 1
+    if isinstance(trainer, StepTrainer):
+        trainer.buffer = [p for p in trainer.buffer if id(p) not in drop]
+
+
 def trainer_main(models: dict[str, tuple[str, torch.nn.Module]], tcfg: TrainerConfig, pcfg: ProcessConfig,
                  boards: dict[str, WeightBoard], transport, status, stop, heartbeat: torch.Tensor,
                  export: ExportSpec | None, start_version: int, state: dict | None,
                  steps: StepEnv | None = None, out_embed: torch.Tensor | None = None) -> None:
     """The trainer process's body (spawned by TrainerHandle)."""
+    _ignore_stop_signals()
     torch.set_num_threads(pcfg.threads)
+    cleaned = clean_stale_exports(export.out_dir) if export is not None else []
     dev = torch.device(pcfg.device)
     models = {n: (k, m.to(dev)) for n, (k, m) in models.items()}
     trainer = make_trainer(models, tcfg, steps, out_embed)
@@ -146,37 +264,53 @@ def trainer_main(models: dict[str, tuple[str, torch.nn.Module]], tcfg: TrainerCo
     if state is not None:
         trainer.load_state(state)
     version, exported_at, records = start_version, trainer.rounds, 0
+    tried_at = exported_at  # the last export attempt (a failed one is retried export_every rounds later)
     crash_at, hang_at = _fault_at(pcfg.fault, "crash_after"), _fault_at(pcfg.fault, "hang_after")
 
     def do_export() -> None:
-        nonlocal exported_at
+        nonlocal exported_at, tried_at
         heartbeat[0] = time.time()
+        tried_at = trainer.rounds
         stats = {"rounds": trainer.rounds, "records": trainer.seen, "rejected": trainer.rejected,
                  "updater": tcfg.updater, "full_information": tcfg.full_information}
-        path = export_pool(export, version, models, trainer.published, trainer.state(), stats, pcfg.keep_versions)
+        try:
+            path = export_pool(export, version, models, trainer.published, trainer.state(), stats, pcfg.keep_versions)
+        except Exception as e:  # noqa: BLE001 - e.g. a full disk or a read-only folder: reported, the trainer goes on
+            status.put({"event": "export_failed", "version": version, "round": trainer.rounds,
+                        "error": f"{type(e).__name__}: {e}"})
+            return
         exported_at = trainer.rounds
-        status.put({"event": "export", "version": version, "path": str(path)})
+        status.put({"event": "export", "version": version, "round": trainer.rounds, "path": str(path)})
 
     def train_on(batch: list[Feedback]) -> None:
         nonlocal version, records
         t0 = time.perf_counter()
-        losses = trainer.round([fb.to(dev) for fb in batch])
+        seen = trainer.seen
+        moved = []
+        try:
+            moved = [fb.to(dev) for fb in batch]
+            losses = trainer.round(moved)
+            if losses is None:  # a step trainer waiting for its round's requests
+                records += len(batch)
+                status.put({"event": "pairs", "records": records, "pending_pairs": trainer.pending,
+                            "pairs": sum(len(fb.pairs) for fb in batch)})
+                return
+            guards, published, rejected = {}, [], []
+            for name in losses:
+                ok, acc, last = trainer.guard(name)
+                guards[name] = {"candidate": acc, "published": last, "ok": ok}
+                if ok:
+                    published.append(name)
+                else:
+                    rejected.append({"drafter": name, "held_out_acceptance": acc, "published": last})
+        except Exception:
+            _forget(trainer, moved)  # rule: nothing of a failed round stays where it would raise again
+            trainer.seen = seen
+            raise
         records += len(batch)
-        if losses is None:  # a step trainer waiting for its round's requests
-            status.put({"event": "pairs", "records": records, "pending_pairs": trainer.pending,
-                        "pairs": sum(len(fb.pairs) for fb in batch)})
-            return
         version += 1
-        published, rejected = [], []
-        guards = {}
-        for name in losses:
-            ok, acc, last = trainer.guard(name)
-            guards[name] = {"candidate": acc, "published": last, "ok": ok}
-            if ok:
-                boards[name].publish({k: v.detach().cpu() for k, v in trainer.candidate(name).items()}, version)
-                published.append(name)
-            else:
-                rejected.append({"drafter": name, "held_out_acceptance": acc, "published": last})
+        for name in published:
+            boards[name].publish({k: v.detach().cpu() for k, v in trainer.candidate(name).items()}, version)
         event = {"event": "round", "round": trainer.rounds, "version": version, "records": records,
                  "losses": losses, "published": published, "rejected": rejected, "seconds": time.perf_counter() - t0}
         if getattr(trainer, "last_vocab", None):
@@ -185,8 +319,26 @@ def trainer_main(models: dict[str, tuple[str, torch.nn.Module]], tcfg: TrainerCo
             event.update(pairs=trainer.last_pairs, held_out_pairs=len(trainer.holdout), guard=guards)
         status.put(event)
 
+    def train_safely(batch: list[Feedback]) -> None:
+        """A round that raises is retried one record at a time; a record that still raises is skipped (counted,
+        reported), so one poison record can neither stop adaptation nor use up the trainer's restarts."""
+        try:
+            train_on(batch)
+            return
+        except Exception as e:  # noqa: BLE001 - the records are retried one by one below
+            error = e
+        skipped = 0 if len(batch) > 1 else 1
+        for fb in batch if len(batch) > 1 else []:
+            heartbeat[0] = time.time()
+            try:
+                train_on([fb])
+            except Exception as e:  # noqa: BLE001 - this record is the poison: skipped
+                skipped, error = skipped + 1, e
+        if skipped:
+            status.put({"event": "skipped", "records": skipped, "error": f"{type(error).__name__}: {error}"[:500]})
+
     parent = os.getppid()
-    status.put({"event": "started", "version": version, "rounds": trainer.rounds})
+    status.put({"event": "started", "version": version, "rounds": trainer.rounds, "cleaned": cleaned})
     while not stop.is_set():
         if os.getppid() != parent:  # rule: the server is gone (killed): do not outlive it
             return
@@ -194,21 +346,22 @@ def trainer_main(models: dict[str, tuple[str, torch.nn.Module]], tcfg: TrainerCo
         batch = get_batch(transport, tcfg.batch, timeout=0.2)
         if not batch:
             continue
-        train_on(batch)
+        train_safely(batch)
         if trainer.rounds == crash_at:
             raise RuntimeError(f"injected crash after {crash_at} rounds")
         if trainer.rounds == hang_at:
             while True:  # injected hang: no heartbeat from here on
                 time.sleep(1)
-        if export is not None and pcfg.export_every and trainer.rounds - exported_at >= pcfg.export_every:
+        if export is not None and pcfg.export_every and trainer.rounds - tried_at >= pcfg.export_every:
             do_export()
-    # at stop: the records already handed over (the transport holds at most 2) get their round
-    heartbeat[0] = time.time()
-    if batch := get_batch(transport, tcfg.batch, timeout=0.5):
-        train_on(batch)
+    # at stop: every record handed over gets its round (the server hands over all it buffered before the stop)
+    while batch := get_batch(transport, tcfg.batch, timeout=0.5):
+        heartbeat[0] = time.time()
+        train_safely(batch)
     if export is not None and trainer.rounds > exported_at:
         do_export()
-    status.put({"event": "stopped", "version": version, "rounds": trainer.rounds})
+    status.put({"event": "stopped", "version": version, "rounds": trainer.rounds, "records": records,
+                "unsaved_rounds": trainer.rounds - exported_at if export is not None else 0})
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -243,7 +396,14 @@ class TrainerHandle:
         self.exports: list[dict] = []
         self.starts: list[dict] = []  # "started" events: the version and round each (re)started trainer began at
         self.rounds_seen = 0
+        self.skipped = 0  # records whose round raised even alone (poison records), skipped by the trainer
+        self.export_failures: list[dict] = []
+        self.lost: str | None = None  # set by stop() when adapted weights could not be saved
+        self.saved_round = 0  # the round the current trainer's weights were last saved at (its start or an export)
+        self.proc_records = [0, 0]  # the current trainer process's records: trained, skipped
+        self.sent_at_start = 0  # feedback records sent to earlier trainer processes
         self.log = log
+        atexit.register(_kill_at_exit, weakref.ref(self))
 
     def start(self) -> None:
         self.stop_event = self.ctx.Event()
@@ -261,18 +421,23 @@ class TrainerHandle:
             target=trainer_main, name="draftpool-trainer", daemon=True,
             args=(models, self.tcfg, self.pcfg, self.boards, self.feedback.q, self.status, self.stop_event,
                   self.heartbeat, self.export, start_version, self.state, self.steps, self.out_embed))
-        self.proc.start()
+        self.sent_at_start = self.feedback.sent
+        with _spawn_signals():  # a Ctrl-C to the process group during the trainer's start-up does not kill it
+            self.proc.start()
         self.state = None  # a restart takes the last exported state (`restart_state`), not the first start's
 
     def restart_state(self) -> tuple[dict | None, str]:
         """What a restarted trainer continues from: the last exported version's trainer state (its weights with their
         optimizer moments, optimistic hints and ensemble weights, consistent with each other; the rounds since that
         export are lost), or, with no export yet, the served weights and a fresh optimizer. -> (state, description)"""
-        found = latest_version(self.export.out_dir) if self.export is not None else None
-        path = found[1] / "trainer_state.pt" if found else None
-        if path is None or not path.is_file():
-            return None, "the served weights (no exported state yet: fresh optimizer state)"
-        return torch.load(path, weights_only=False), f"exported version {found[0]}'s state (optimizer state kept)"
+        try:
+            found = latest_version(self.export.out_dir) if self.export is not None else None
+            path = found[1] / "trainer_state.pt" if found else None
+            if path is None or not path.is_file():
+                return None, "the served weights (no exported state yet: fresh optimizer state)"
+            return load_trainer_state(path), f"exported version {found[0]}'s state (optimizer state kept)"
+        except (ValueError, OSError) as e:
+            return None, f"the served weights (the exported state is unusable: {e})"
 
     def submit(self, fb: Feedback) -> None:
         """Queue one served request's feedback; never blocks (drop-oldest when the trainer is behind)."""
@@ -308,8 +473,20 @@ class TrainerHandle:
                 self.rounds_seen += 1
             elif ev["event"] == "export":
                 self.exports.append(ev)
+                self.saved_round = ev["round"]
             elif ev["event"] == "started":
                 self.starts.append(ev)
+                self.saved_round, self.proc_records = ev["rounds"], [0, 0]
+            elif ev["event"] == "skipped":
+                self.skipped += ev["records"]
+                self.proc_records[1] += ev["records"]
+                print(f"[online] trainer skipped {ev['records']} feedback record(s) whose round fails: {ev['error']}",
+                      file=self.log, flush=True)
+            elif ev["event"] == "export_failed":
+                self.export_failures.append(ev)
+                print(f"[online] export of version {ev['version']} failed: {ev['error']}", file=self.log, flush=True)
+            if ev["event"] in ("round", "pairs", "stopped"):
+                self.proc_records[0] = ev["records"]
         return events
 
     def _fault(self, kind: str, why: str) -> None:
@@ -321,6 +498,7 @@ class TrainerHandle:
             print(f"[online] {why}; restart limit ({self.pcfg.max_restarts}) reached: serving goes on with the "
                   f"last good weights, without adaptation", file=self.log, flush=True)
             self.proc, self.enabled = None, False
+            self._drop_buffered()  # no trainer will take them: counted in `dropped`
             return
         self.restarts += 1
         self.state, source = self.restart_state()
@@ -333,21 +511,93 @@ class TrainerHandle:
         return self.feedback.dropped
 
     def stop(self, timeout: float = 120.0) -> list[dict]:
-        """Ask the trainer to finish its round, export and exit; kill it after `timeout`. -> last events."""
+        """Hand the trainer every buffered record, ask it to finish its rounds, export and exit; kill it after
+        `timeout`. Sets `lost` when adapted weights could not be saved. -> last events."""
         if self.proc is None:
             return self._drain()
         if not self.proc.is_alive():  # died since the last poll (e.g. at its start): a fault, not a clean stop
             self.faults.append({"kind": "crash", "why": f"trainer process exited with code {self.proc.exitcode}",
                                 "time": time.time()})
             print(f"[online] {self.faults[-1]['why']} before the stop: nothing exported", file=self.log, flush=True)
-            self.proc = None
-            return self._drain()
-        self.feedback.flush()
+            code, self.proc = self.proc.exitcode, None
+            self._drop_buffered()
+            events = self._drain()
+            self._check_stop(events, code, None)
+            return events
+        deadline = time.time() + timeout
+        events = self._hand_over(time.time() + timeout / 2)
         self.stop_event.set()
-        self.proc.join(timeout)
-        if self.proc.is_alive():
+        while self.proc.is_alive() and time.time() < deadline:
+            self.proc.join(0.5)
+            events += self._drain()  # rule: keep reading, or a full status pipe holds up the trainer's exit
+        killed = self.proc.is_alive()
+        if killed:
             print(f"[online] trainer did not stop within {timeout:.0f} s: killed", file=self.log, flush=True)
             self.proc.kill()
             self.proc.join(10)
-        self.proc = None
-        return self._drain()
+        code, self.proc = self.proc.exitcode, None
+        events += self._drain()
+        self._check_stop(events, code, f"it did not stop within {timeout:.0f} s and was killed" if killed else None)
+        return events
+
+    def _hand_over(self, deadline: float) -> list[dict]:
+        """At stop: move every buffered record to the trainer, which trains on them before its final export; what
+        cannot be handed over by `deadline` (or to a dead trainer) is counted in `dropped`. -> events drained."""
+        events = []
+        while True:
+            self.feedback.flush()
+            with self.feedback.lock:
+                left = len(self.feedback.local)
+            if not left:
+                return events
+            if not self.proc.is_alive() or time.time() > deadline:
+                n = self._drop_buffered()
+                print(f"[online] {n} feedback record(s) could not be handed to the trainer before the stop: dropped",
+                      file=self.log, flush=True)
+                return events
+            events += self._drain()
+            time.sleep(0.02)
+
+    def _drop_buffered(self) -> int:
+        with self.feedback.lock:
+            n = len(self.feedback.local)
+            self.feedback.dropped += n
+            self.feedback.local.clear()
+        return n
+
+    def _check_stop(self, events: list[dict], code: int | None, killed: str | None) -> None:
+        """Whether the stopped trainer saved what it learnt: a clean "stopped" event with no unsaved round, exit 0.
+        Otherwise `lost` says what was lost and why (the server reports it and exits non-zero)."""
+        if self.export is None:
+            return  # nothing is ever saved: nothing to lose
+        stopped = next((e for e in reversed(events) if e["event"] == "stopped"), None)
+        why = killed or (f"the trainer exited with code {code}" if code != 0 else None)
+        lost = []
+        if stopped is not None:
+            if stopped["unsaved_rounds"]:
+                lost.append(f"{stopped['unsaved_rounds']} update round(s) since the last export")
+        else:
+            why = why or "the trainer exited without reporting a stop"
+            unsaved = max(0, self.last_round.get("round", 0) - self.saved_round)
+            untrained = self.feedback.sent - self.sent_at_start - sum(self.proc_records)
+            if unsaved:
+                lost.append(f"{unsaved} update round(s) since the last export")
+            if untrained > 0:
+                lost.append(f"{untrained} feedback record(s) handed over but never trained on")
+        if self.export_failures and (lost or why):
+            why = "; ".join(filter(None, [why, f"export failed: {self.export_failures[-1]['error']}"]))
+        if lost:
+            self.lost = f"{' and '.join(lost)} not saved ({why or 'the final export did not happen'})"
+            print(f"[online] adaptation lost: {self.lost}", file=self.log, flush=True)
+        elif why:
+            print(f"[online] {why} (nothing unsaved)", file=self.log, flush=True)
+
+
+def _kill_at_exit(ref) -> None:
+    """At interpreter exit, a trainer still running is killed: it ignores the SIGTERM multiprocessing would send
+    (and then wait for forever)."""
+    handle = ref()
+    proc = handle.proc if handle is not None else None
+    if proc is not None and proc.is_alive():
+        proc.kill()
+        proc.join(10)

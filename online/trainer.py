@@ -171,6 +171,8 @@ class OnlineTrainer:
         for fb in batch:
             self.seen += 1
             if self.cfg.holdout_every and self.seen % self.cfg.holdout_every == 0:
+                for name, (kind, model) in self.models.items():  # rule: a record the guard cannot measure raises
+                    held_out_acceptance(kind, model, self.published[name], [fb])  # here, not at every later guard
                 self.holdout.append(fb)
                 self.holdout_changes += 1
             else:

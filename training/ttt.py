@@ -14,8 +14,8 @@ from training.losses import acceptance_on_draft_vocab, soft_cross_entropy
 
 
 def shift_left(x: torch.Tensor, n: int, fill: float | int | bool = 0) -> torch.Tensor:
-    """x [B,T,...] -> y with y[:, t] = x[:, t+n] and `fill` past the end."""
-    pad = [0, 0] * (x.dim() - 2) + [0, n]
+    """x [B,T,...] -> y with y[:, t] = x[:, t+n] and `fill` past the end (always T wide, also when n > T)."""
+    pad = [0, 0] * (x.dim() - 2) + [0, min(n, x.shape[1])]
     return F.pad(x[:, n:], pad, value=fill)
 
 

@@ -213,12 +213,13 @@ class Eagle3Head(nn.Module):
             if own_tokens and j > 0:
                 tokens = self.draft_ids[self.logits(hidden).argmax(-1)]  # [B,T] the previous step's greedy draft
             else:
-                tokens = F.pad(input_ids[:, 1 + j:], (0, 1 + j), value=0)  # [B,T] x_{t+1+j}, 0 past the end
+                tokens = F.pad(input_ids[:, 1 + j:], (0, min(1 + j, t)), value=0)  # [B,T] x_{t+1+j}, 0 past end
             hidden = self.step(hidden, tokens, pos + j, ttt_attend(keys, values, allowed0))
             outs.append(hidden)
         if loss_mask is None:
             return outs, [self.logits(o) for o in outs]
-        masks = [F.pad(loss_mask[:, 2 + j:], (0, 2 + j), value=0).bool() for j in range(steps)]
+        # rule: shifts stay T wide when T < 2 + j (a short request: those steps give no loss)
+        masks = [F.pad(loss_mask[:, 2 + j:], (0, min(2 + j, t)), value=0).bool() for j in range(steps)]
         return outs, [self.logits(o[m]) for o, m in zip(outs, masks)]
 
     def export_state_dict(self) -> dict[str, torch.Tensor]:

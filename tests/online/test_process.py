@@ -1,6 +1,8 @@
 """The trainer process on a tiny random target: it learns from served feedback, publishes versions the server swaps in,
 exports pool versions; a killed, crashing or hung trainer is restarted (up to a limit) and no request fails."""
 
+import json
+import os
 import time
 
 import pytest
@@ -222,3 +224,161 @@ def test_a_version_of_one_head_of_the_pool_is_a_loadable_pool_of_that_head(tmp_p
     names, models = load_pool(folder, info, target)
     assert names == ["h1"] and latest_version(tmp_path / "online") == (3, folder)
     assert torch.equal(models["h1"][1].fc.weight, params["h1"]["fc.weight"])
+
+
+# --- hostile-client probe: a resumed out_dir, poison records, stop signals, the stop's hand-over ---------------------
+def _version_folder(root, name="v000001"):
+    folder = root / "versions" / name
+    folder.mkdir(parents=True)
+    (folder / "pool.json").write_text("{}")
+    return folder
+
+
+@pytest.mark.parametrize("latest", [
+    '{"version": 1, "path": "../elsewhere"}', '{"version": 1, "path": "ABS"}', '{"version": 1, "path": "v000001"}',
+    '{"version": 1, "path": "versions/v000001/../../../elsewhere"}', '{"version": "1", "path": "versions/v000001"}',
+    '{"version": 2, "path": "versions/v000001"}', '["versions/v000001"]', '{"version": 1', '{"version": 1}',
+    'SYMLINK'])
+def test_latest_json_must_name_a_version_inside_out_dir(tmp_path, latest):
+    out = tmp_path / "online"
+    _version_folder(out)
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "pool.json").write_text("{}")
+    if latest == "SYMLINK":  # versions/v000002 -> a folder outside out_dir
+        (out / "versions" / "v000002").symlink_to(tmp_path / "elsewhere")
+        latest = '{"version": 2, "path": "versions/v000002"}'
+    (out / "latest.json").write_text(latest.replace("ABS", str(tmp_path / "elsewhere")))
+    with pytest.raises(ValueError, match="latest.json") as e:
+        latest_version(out)
+    assert "\n" not in str(e.value)
+    (out / "latest.json").write_text('{"version": 1, "path": "versions/v000001"}')
+    assert latest_version(out) == (1, out / "versions" / "v000001")
+
+
+class _Marker:
+    """Unpickling it creates a file: what a crafted trainer_state.pt could run instead."""
+
+    def __init__(self, path):
+        self.path = str(path)
+
+    def __reduce__(self):
+        return (open, (self.path, "w"))
+
+
+def test_a_crafted_trainer_state_is_refused_and_runs_nothing(tmp_path, target):
+    out = tmp_path / "online"
+    folder = _version_folder(out)
+    (out / "latest.json").write_text('{"version": 1, "path": "versions/v000001"}')
+    marker = tmp_path / "marker"
+    torch.save({"published": {}, "rounds": 1, "updaters": _Marker(marker)}, folder / "trainer_state.pt")
+    # a restart after a crash takes the served weights instead (and says why)
+    _, info, heads = tiny_pool(tmp_path, target)
+    handle = TrainerHandle({n: ("eagle3", h) for n, h in heads.items()}, TrainerConfig(), ProcessConfig(),
+                           ExportSpec(str(out), str(tmp_path / "pool"), info))
+    state, source = handle.restart_state()
+    assert not marker.exists() and state is None and "unusable" in source
+    from online.process import load_trainer_state
+
+    with pytest.raises(ValueError, match="not a safe trainer state") as e:
+        load_trainer_state(folder / "trainer_state.pt")
+    assert "\n" not in str(e.value) and not marker.exists()
+    (folder / "trainer_state.pt").write_bytes(b"not a checkpoint")
+    with pytest.raises(ValueError, match="not a safe trainer state"):
+        load_trainer_state(folder / "trainer_state.pt")
+
+
+def _poison(prompt_len=4):
+    """A record whose round raises for real: aux features of the wrong width (the head's fc cannot read them)."""
+    from online.feedback import Feedback, TopK
+
+    tokens = torch.tensor([5, 17, 33, 2, 9, 9, 40])
+    n = len(tokens) - prompt_len
+    top = TopK(torch.full((n, 16), -3.0), torch.zeros(n, 16, dtype=torch.long))
+    return Feedback("poison", tokens, prompt_len, top, feats=torch.zeros(len(tokens) - 1, 7))
+
+
+@pytest.mark.parametrize("holdout_every", [0, 2])
+def test_a_poison_record_is_skipped_not_a_crash(tmp_path, target, plain_out, holdout_every):
+    tcfg = TrainerConfig(lr=1e-2, batch=4, holdout_every=holdout_every, full_information=True)
+    server, handle, _, _ = start(tmp_path, target, tcfg, max_restarts=3)
+    try:
+        serve_until(server, plain_out, lambda: handle.rounds_seen >= 1)
+        for _ in range(2):  # twice: the second may land on a held-out slot (holdout_every=2)
+            handle.submit(_poison())
+        seen = handle.rounds_seen
+        serve_until(server, plain_out, lambda: handle.faults or handle.rounds_seen >= seen + 3)
+        assert handle.restarts == 0 and handle.faults == []  # the poison did not take the trainer down
+        serve_until(server, plain_out, lambda: handle.skipped >= 2)
+        seen = handle.rounds_seen
+        serve_until(server, plain_out, lambda: handle.rounds_seen >= seen + 2)  # good records still train
+    finally:
+        handle.stop()
+    assert handle.restarts == 0 and handle.faults == [] and server.failed == 0
+    assert handle.skipped == 2  # the poison records only: nothing of them stayed to fail later rounds
+    assert handle.lost is None and handle.exports  # the stop exported the adapted pool
+
+
+def test_the_trainer_ignores_stop_signals_from_its_start(tmp_path, target):
+    import signal
+
+    server, handle, _, _ = start(tmp_path, target)
+    try:
+        os.kill(handle.proc.pid, signal.SIGINT)  # during its spawn start-up (imports): a Ctrl-C to the group
+        time.sleep(1.0)
+        os.kill(handle.proc.pid, signal.SIGTERM)
+        t0 = time.time()
+        while not handle.starts and time.time() - t0 < 120:
+            handle.poll()
+            time.sleep(0.1)
+        os.kill(handle.proc.pid, signal.SIGINT)
+        os.kill(handle.proc.pid, signal.SIGTERM)
+        server.serve(Request("r", PROMPTS[0], 16))
+        time.sleep(0.5)
+        assert handle.proc.is_alive()
+    finally:
+        handle.stop()
+    assert handle.faults == [] and handle.restarts == 0 and handle.lost is None and handle.exports
+
+
+def test_the_stop_hands_every_buffered_record_to_the_trainer(tmp_path, target):
+    from online.feedback import FeedbackCollector
+
+    tcfg = TrainerConfig(lr=1e-2, batch=1, holdout_every=0, full_information=True)
+    server, handle, heads, _ = start(tmp_path, target, tcfg, queue_size=64)
+    dec = SpecDecoder(target, {n: Eagle3Drafter(h) for n, h in heads.items()}, mode="chain", k=3)
+    dec.collector = FeedbackCollector(k=16)
+    records = []
+    for i in range(10):  # real served records
+        dec.collector.start()
+        dec.generate(PROMPTS[i % len(PROMPTS)], 8)
+        records.append(dec.collector.finish(f"r{i}", dec.state, drafter=i % 2))
+    try:
+        for fb in records:  # the end of the input comes while they wait in the server's buffer (2 fit the channel)
+            handle.submit(fb)
+    finally:
+        events = handle.stop()
+    assert handle.last_round.get("records", 0) + handle.dropped == len(records) and handle.dropped == 0
+    stopped = [e for e in events if e["event"] == "stopped"]
+    assert stopped and stopped[0]["records"] == len(records) and handle.lost is None
+    _, folder = latest_version(tmp_path / "online")
+    assert json.loads((folder / "pool.json").read_text())["online"]["records"] == len(records)  # exported: all
+
+
+def test_stale_export_folders_are_removed_at_trainer_start(tmp_path, target):
+    versions = tmp_path / "online" / "versions"
+    stale = [".v000002.tmp-1a2b3c4d", ".v000001.old-deadbeef"]
+    kept = [".notours.tmp-1a2b3c4d", "v000001", ".v000003.tmp-1a2b3c4d.txt"]
+    for name in stale + kept[:2]:
+        (versions / name).mkdir(parents=True)
+        (versions / name / "model.safetensors").write_bytes(b"x")
+    (versions / kept[2]).write_text("a file")
+    server, handle, _, _ = start(tmp_path, target)
+    try:
+        t0 = time.time()
+        while not handle.starts and time.time() - t0 < 120:
+            handle.poll()
+            time.sleep(0.1)
+    finally:
+        handle.stop()
+    assert sorted(p.name for p in versions.iterdir() if p.name in stale + kept) == sorted(kept)
+    assert handle.starts[0]["cleaned"] == sorted(stale)

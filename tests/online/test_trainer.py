@@ -83,3 +83,43 @@ def test_bad_config():
         TrainerConfig(positions="some").validate()
     with pytest.raises(ValueError, match="epochs"):
         TrainerConfig(epochs=0).validate()
+
+
+@pytest.mark.parametrize("prompt,new", [([1], 1), ([1, 2], 1), ([1], 2)])
+def test_feedback_shorter_than_the_ttt_steps_trains(tiny, prompt, new):
+    # prompt + output of 2-3 tokens, 3 training-time-test steps: steps past the end give no loss, not an IndexError
+    target, heads = tiny
+    head = copy.deepcopy(heads[0])
+    dec = SpecDecoder(target, Eagle3Drafter(head), mode="chain", k=3)
+    dec.collector = FeedbackCollector(k=16)
+    dec.collector.start()
+    dec.generate(prompt, new)
+    fb = dec.collector.finish("short", dec.state, drafter=0)
+    assert len(fb.tokens) == len(prompt) + new <= 3
+    tr = OnlineTrainer({"a": ("eagle3", head)}, TrainerConfig(lr=1e-2, steps=3, holdout_every=2))
+    losses = tr.round([fb, fb])  # the second is held out: the guard measures it
+    assert set(losses) == {"a"} and torch.isfinite(torch.tensor(losses["a"]))
+    ok, acc, last = tr.guard("a")
+    assert ok and acc == last == 0.0  # 0.0 when the record has no position to measure, never NaN
+    assert all(torch.isfinite(v).all() for v in tr.candidate("a").values())
+
+
+@pytest.mark.parametrize("updater", ["ogd", "optimistic", "ensemble"])
+def test_trainer_state_loads_with_weights_only(tiny, tmp_path, updater):
+    # a resumed trainer_state.pt is loaded with weights_only=True: the state must hold nothing else
+    from online.process import load_trainer_state
+
+    target, heads = tiny
+    head = copy.deepcopy(heads[0])
+    fb = serve(target, Eagle3Drafter(head), [[1, 2, 3]], served_by=0)[0]
+    tr = OnlineTrainer({"a": ("eagle3", head)}, TrainerConfig(updater=updater, holdout_every=0, vocab_every=1),
+                       target.get_output_embeddings().weight.detach())
+    tr.round([fb])
+    tr.guard("a")
+    torch.save(tr.state(), tmp_path / "trainer_state.pt")
+    state = load_trainer_state(tmp_path / "trainer_state.pt")
+    fresh = OnlineTrainer({"a": ("eagle3", copy.deepcopy(heads[0]))},
+                          TrainerConfig(updater=updater, holdout_every=0, vocab_every=1),
+                          target.get_output_embeddings().weight.detach())
+    fresh.load_state(state)
+    assert fresh.rounds == 1 and all(torch.equal(v, tr.candidate("a")[k]) for k, v in fresh.candidate("a").items())

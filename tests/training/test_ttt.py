@@ -8,7 +8,7 @@ import torch
 from transformers import LlamaConfig
 
 from draftpool.models.eagle3 import Eagle3Head, head_config
-from training.ttt import ttt_loss
+from training.ttt import shift_left, ttt_loss
 
 
 def reference_ttt(step_full_logits, target_logits, loss_mask, draft_ids, w):
@@ -54,6 +54,24 @@ def test_ttt_loss_matches_reference_and_masked_logits_match_full():
     assert abs(loss.item() - ref) < 1e-5  # the loss computes in float32
     assert metrics["n_0"] == loss_mask[:, 2:].sum().item()
     assert 0.0 <= metrics["accept_2"] <= 1.0
+
+
+def test_sequences_shorter_than_the_steps():
+    # T < 2 + j: shifts stay T wide (all fill), the steps past the end give no logits and the loss is finite
+    x = torch.arange(6).view(2, 3)
+    assert torch.equal(shift_left(x, 5), torch.zeros_like(x)) and torch.equal(shift_left(x, 1)[:, :2], x[:, 1:])
+    torch.manual_seed(0)
+    tcfg = LlamaConfig(vocab_size=40, hidden_size=16, intermediate_size=32, num_hidden_layers=6,
+                       num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=64)
+    head = Eagle3Head(head_config(tcfg, 12, [1, 3, 4])).double()
+    for T in (1, 2, 3):
+        ids = torch.randint(0, 40, (1, T))
+        loss_mask = torch.ones(1, T, dtype=torch.long)
+        _, masked = head(torch.randn(1, T, 48, dtype=torch.float64), ids, torch.ones_like(ids), 4,
+                         loss_mask=loss_mask)
+        assert [m.shape[0] for m in masked] == [max(T - 2 - j, 0) for j in range(4)]
+        loss, _ = ttt_loss(masked, torch.randn(1, T, 40, dtype=torch.float64), loss_mask, head.draft_ids)
+        assert torch.isfinite(loss)
 
 
 def test_init_head_from_head_copies_layers_and_shared_lm_head_rows():
