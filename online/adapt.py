@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
 import time
@@ -67,8 +68,11 @@ class ServeConfig:
     requests: str = field("-", help="JSONL file of requests, or - for stdin")
     http: str = field("", help="host:port: serve an OpenAI-compatible /v1/completions and /v1/chat/completions "
                                "there instead of reading serve.requests (e.g. 127.0.0.1:8000)")
-    http_timeout: float = field(30.0, help="seconds an HTTP client may take to send a request (a stalled body "
-                                           "gets a 408 and its connection closed)")
+    http_timeout: float = field(30.0, help="seconds an HTTP client may take to send a request body, in all (a "
+                                           "stalled or dripping body gets a 408 and its connection closed)")
+    api_key: str = field("", help="HTTP: every /v1/ request needs 'Authorization: Bearer <key>' ('' = "
+                                  "$DRAFTPOOL_API_KEY if set, else no key); also --api-key")
+    max_queue: int = field(64, help="HTTP: requests that may wait for the decode loop (503 past it)")
     answers: str = field("", help="answers JSONL (default <out_dir>/answers.jsonl), appended as requests finish")
     selection: str = field("normal_hedge", help="normal_hedge (HedgeSpec) or fixed:<drafter name>")
     selection_state: str = field("reset", help="reset: a fresh selector per request; persistent: one for the run")
@@ -133,10 +137,10 @@ class AdaptConfig:
             raise ConfigError(f"serve.selection_state must be reset or persistent, got {s.selection_state!r}")
         if s.swap not in SWAPS and s.mode != "lookahead":
             raise ConfigError(f"serve.swap must be one of {', '.join(SWAPS)}, got {s.swap!r}")
-        if s.k < 1 or s.max_new_tokens < 1 or s.top_k < 1 or s.threads < 1:
-            raise ConfigError("serve.k, max_new_tokens, top_k and threads must be >= 1")
-        if not (s.temperature >= 0 and s.http_timeout > 0):
-            raise ConfigError("serve.temperature must be >= 0 and serve.http_timeout > 0")
+        if s.k < 1 or s.max_new_tokens < 1 or s.top_k < 1 or s.threads < 1 or s.max_queue < 1:
+            raise ConfigError("serve.k, max_new_tokens, top_k, threads and max_queue must be >= 1")
+        if not (0 <= s.temperature < float("inf") and 0 < s.http_timeout < float("inf")):
+            raise ConfigError("serve.temperature must be >= 0 and serve.http_timeout > 0 (finite numbers)")
         if s.http:
             try:
                 parse_address(s.http)
@@ -169,6 +173,8 @@ def answer_record(rec: dict[str, Any], tok) -> dict[str, Any]:
            "seconds": rec["seconds"], "versions_at_start": rec["versions_at_start"]}
     if "versions_at_end" in rec:
         out["versions_at_end"] = rec["versions_at_end"]
+    if rec.get("cancelled"):
+        out["cancelled"] = "the client closed the connection: decoding stopped early"
     if "lookahead" in m:
         out["lookahead"] = m["lookahead"]
         out["pairs"] = rec.get("pairs", 0)
@@ -197,6 +203,9 @@ def http_answer(front: HttpFrontend, job: Job, row: dict[str, Any], rec: dict[st
                 stops: list[int]) -> None:
     if "error" in rec:
         front.finish(job, 500, error_body(rec["error"], "server_error"))
+        return
+    if rec.get("cancelled"):
+        front.finish(job, 499, error_body("the client closed the connection", "client_closed"))
         return
     toks = rec["tokens"]
     finish = "stop" if (toks and toks[-1] in stops) or len(toks) < row["max_new_tokens"] else "length"
@@ -270,7 +279,8 @@ def main_cfg(cfg: AdaptConfig) -> dict[str, Any]:
 
     front = None
     if s.http:  # binds now: a port in use fails before anything is written
-        front = HttpFrontend(s.http, info.name, names, s.temperature, s.max_new_tokens, s.http_timeout)
+        front = HttpFrontend(s.http, info.name, names, s.temperature, s.max_new_tokens, s.http_timeout, s.api_key,
+                             s.max_queue)
     try:
         with run_lock(out_dir):  # one run per out_dir: two would interleave answers and race on versions
             return _serve(s, server, handle, front, tok, names, out_dir, stops)
@@ -301,7 +311,8 @@ def _main_lookahead(cfg: AdaptConfig, info, target, tok, pool_dir: Path, serve_d
     server = LookaheadServer(reasoner, name, module, handle, s.swap, target.config.max_position_embeddings)
     front = None
     if s.http:
-        front = HttpFrontend(s.http, info.name, [name], s.temperature, s.max_new_tokens, s.http_timeout)
+        front = HttpFrontend(s.http, info.name, [name], s.temperature, s.max_new_tokens, s.http_timeout, s.api_key,
+                             s.max_queue)
     try:
         with run_lock(out_dir):
             return _serve(s, server, handle, front, tok, [name], out_dir, stops,
@@ -365,7 +376,9 @@ def _serve(s: ServeConfig, server, handle: TrainerHandle | None, front: HttpFron
                 else:
                     if s.selection_state == "reset" and s.mode != "lookahead":
                         server.dec.set_selector(make_selector(s, names))
-                    rec = server.serve(Request(row["id"], ids, row["max_new_tokens"]))
+                    job = row.get("job")
+                    rec = server.serve(Request(row["id"], ids, row["max_new_tokens"],
+                                               job.cancelled.is_set if job is not None else None))
                     served += 1
                 errors += int("error" in rec)
                 answer = answer_record(rec, tok)
@@ -410,12 +423,14 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--config", default=RECIPE, help=f"the recipe (default {RECIPE})")
     ap.add_argument("--help-config", action="store_true", help="list every config key and exit")
+    ap.add_argument("--api-key", default=None, help="= serve.api_key (prefer $DRAFTPOOL_API_KEY: a flag shows in ps)")
     args, overrides = ap.parse_known_args(argv)
     if args.help_config:
         print(help_text(AdaptConfig))
         return 0
     try:
         cfg = load_config(AdaptConfig, args.config, overrides)  # validates
+        cfg.serve.api_key = args.api_key or cfg.serve.api_key or os.environ.get("DRAFTPOOL_API_KEY", "")
         summary = main_cfg(cfg)
     except (ValueError, OSError, TargetError, LockedError) as e:  # ConfigError is a ValueError
         print(f"error: {e}", file=sys.stderr)
