@@ -28,8 +28,9 @@ from specsel.selection.learners import make_learner
 def live_part(model, tok, info, pool_dir: Path, pool_models, names: list[str], prompts: list[list[int]],
               max_new: int, feedback: list[Feedback], adapted: dict[str, dict[str, torch.Tensor]] | None, k: int,
               tcfg: TrainerConfig, out_dir: Path, feed_per_request: int = 32) -> dict[str, Any]:
-    from online.process import ExportSpec, ProcessConfig, TrainerHandle
+    from online.process import ProcessConfig, TrainerHandle
     from online.server import AdaptiveServer, Request
+    from online.versions import ExportSpec
     from online.weights import assign
     from specsel.decoding.eagle3 import Eagle3Drafter
     from specsel.decoding.llama import LlamaDrafter
@@ -131,8 +132,9 @@ def soak(n_requests: int, every: int = 500) -> dict[str, Any]:
     from draftpool.models.eagle3 import Eagle3Head, head_config, select_draft_vocab
     from draftpool.pool import update_pool_manifest, write_eagle3
     from draftpool.target import TargetInfo
-    from online.process import ExportSpec, ProcessConfig, TrainerHandle
+    from online.process import ProcessConfig, TrainerHandle
     from online.server import AdaptiveServer, Request
+    from online.versions import ExportSpec
     from specsel.decoding.eagle3 import Eagle3Drafter
     from specsel.decoding.loop import GREEDY, SpecDecoder
     from specsel.selection.selector import Selector

@@ -36,8 +36,9 @@ from draftpool.config import ConfigError
 from draftpool.io import atomic_write_json, atomic_write_text
 from draftpool.pool import load_pool, read_manifest
 from draftpool.target import DEFAULT_TARGET, load_target, resolve_target
-from online.process import ExportSpec, ProcessConfig
+from online.process import ProcessConfig
 from online.trainer import TrainerConfig
+from online.versions import ExportSpec
 from online.vllm_adapt import VllmAdapter, VllmProxy, shut_down
 from online.vllm_engine import VllmEngine, VllmServeOptions
 

@@ -247,13 +247,8 @@ def read_manifest(pool_dir: str | Path) -> dict[str, Any]:
     path = Path(pool_dir) / "pool.json"
     if not path.is_file():
         return {}
-    try:
-        manifest = json.loads(path.read_bytes())
-    except OSError as e:
-        raise DrafterLoadError(f"cannot read {path}: {e.strerror or e}") from None
-    except (ValueError, RecursionError) as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
-        raise DrafterLoadError(f"{path} is not valid JSON ({e}); fix or delete it") from None
-    if not isinstance(manifest, dict) or not isinstance(manifest.get("drafters"), dict):
+    manifest = _read_json(path)
+    if not isinstance(manifest.get("drafters"), dict):
         raise DrafterLoadError(f"{path} is not a draftpool manifest (a JSON object with a \"drafters\" mapping)")
     root = Path(pool_dir).resolve()
     for name, entry in manifest["drafters"].items():

@@ -40,11 +40,12 @@ from draftpool.pool import load_pool, read_manifest
 from draftpool.target import DEFAULT_TARGET, TargetError, load_target, resolve_device, resolve_target
 from online.http_api import HttpFrontend, Job, error_body, openai_reply, parse_address
 from online.lookahead_server import LOOKAHEAD_SWAPS, LookaheadServer
-from online.process import ExportSpec, ProcessConfig, TrainerHandle, check_out_dir, latest_version, load_trainer_state
+from online.process import ProcessConfig, TrainerHandle
 from online.requests import answered_ids, read_requests
 from online.server import SWAPS, AdaptiveServer, Request
 from online.step_trainer import STEP_UPDATERS, StepEnv
 from online.trainer import TrainerConfig
+from online.versions import ExportSpec, check_out_dir, latest_version, load_trainer_state
 from online.vllm_engine import VllmServeOptions
 from specsel.decoding.auto import AutoSpec, acceptance_prior
 from specsel.decoding.costs import cache_path
@@ -352,13 +353,13 @@ def _serve(s: ServeConfig, server, handle: TrainerHandle | None, front: HttpFron
     served = errors = 0
     stopped_by = "end of requests"
     t0 = time.time()
-    if handle is not None:
-        handle.start()
-    if front is not None:
-        front.start()
-        print(f"[online] serving {front.address}/v1/completions and /v1/chat/completions", file=sys.stderr,
-              flush=True)
-    try:
+    try:  # rule: a stop signal during the starts below is a stop like any other (the finally stops what started)
+        if handle is not None:
+            handle.start()
+        if front is not None:
+            front.start()
+            print(f"[online] serving {front.address}/v1/completions and /v1/chat/completions", file=sys.stderr,
+                  flush=True)
         with open(answers, "a") as out, open(out_dir / "metrics.jsonl", "a") as metrics:
             for row in rows:
                 if "error" not in row:

@@ -9,7 +9,7 @@ Each loop: heartbeat -> up to `batch` records -> one round of every learning dra
 ensemble state live as long as the process, and across restarts of `online_adapt.py` through the exported state) ->
 the guard -> publish the accepted drafters as version v. Every `export_every` rounds and at stop the adapted pool is
 written as a new pool version `<out>/versions/v000123/` in the offline pipeline's format (plus `trainer_state.pt`),
-into a temp folder renamed into place, and `<out>/latest.json` points at it.
+into a temp folder renamed into place, and `<out>/latest.json` points at it (online/versions.py).
 
 `TrainerHandle` is the server's side: start, submit feedback (never blocks), poll (drain status, detect a crash or a
 stale heartbeat, restart up to `max_restarts` times from the last exported trainer state, or from the served weights
@@ -25,11 +25,8 @@ from __future__ import annotations
 
 import atexit
 import copy
-import json
 import os
 import queue
-import re
-import shutil
 import signal
 import sys
 import threading
@@ -37,16 +34,15 @@ import time
 import weakref
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import torch
 import torch.multiprocessing as mp
 
-from draftpool.io import atomic_dir, atomic_write_json
 from online.feedback import DropOldestQueue, Feedback, get_batch
 from online.step_trainer import STEP_UPDATERS, StepEnv, StepTrainer
 from online.trainer import OnlineTrainer, TrainerConfig, versioned
-from online.weights import WeightBoard, assign
+from online.versions import ExportSpec, clean_stale_exports, export_pool, latest_version, load_trainer_state
+from online.weights import WeightBoard
 
 
 @dataclass
@@ -72,125 +68,7 @@ class ProcessConfig:
             raise ValueError(f"fault must be crash_after:N or hang_after:N, got {self.fault!r}")
 
 
-@dataclass
-class ExportSpec:
-    """Where and how the trainer writes pool versions: the source pool's manifest and folders give the format."""
-
-    out_dir: str
-    source_pool: str
-    target: object  # draftpool.target.TargetInfo
-
-
-# ---------------------------------------------------------------------------------------------------------------------
-VERSION_REF = re.compile(r"versions/v(\d{6,})")  # what latest.json may name: a version folder of this out_dir
-STALE_EXPORT = re.compile(r"\.v\d{6,}\.(?:tmp|old)-[0-9a-f]+")  # atomic_dir's temp / old folders of a killed export
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
-
-def latest_version(out_dir: str | Path) -> tuple[int, Path] | None:
-    """(version, folder) of the newest complete exported pool version, or None. latest.json must name
-    `versions/vNNNNNN` (its own version) inside out_dir, symlinks resolved: anything else -> ValueError (one line)."""
-    out = Path(out_dir)
-    path = out / "latest.json"
-    if not path.is_file():
-        return None
-    try:
-        info = json.loads(path.read_text())
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"{path} is not valid JSON ({e}): restore or remove it") from None
-    rel = info.get("path") if isinstance(info, dict) else None
-    version = info.get("version") if isinstance(info, dict) else None
-    m = VERSION_REF.fullmatch(rel) if isinstance(rel, str) else None
-    if m is None or type(version) is not int or int(m.group(1)) != version:
-        raise ValueError(f'{path} must be {{"version": N, "path": "versions/vNNNNNN"}} (version N of this out_dir), '
-                         f"got {json.dumps(info)[:200]}")
-    folder = out / rel
-    if folder.resolve() != out.resolve() / rel:  # rule: no symlink may lead a resume out of out_dir
-        raise ValueError(f"{path} names {rel}, which resolves to {folder.resolve()}, outside {out.resolve()}")
-    return (version, folder) if (folder / "pool.json").is_file() else None
-
-
-def load_trainer_state(path: str | Path) -> dict:
-    """An exported trainer_state.pt, unpickled with weights_only=True (tensors, containers, numbers, strings: no code
-    runs). A file that is not such a state -> ValueError (one line); an unreadable one -> OSError."""
-    try:
-        state = torch.load(path, weights_only=True)
-    except OSError:
-        raise
-    except Exception as e:  # noqa: BLE001 - UnpicklingError (a forbidden global), a corrupt file, ...
-        lines = [line.strip() for line in str(e).splitlines() if line.strip()]
-        code = next((line for line in lines if "GLOBAL" in line), None)  # e.g. "... GLOBAL io.open was not allowed"
-        why = code.split("error: ", 1)[-1].split(". ")[0].rstrip(".") if code else \
-            f"{type(e).__name__}: {lines[0] if lines else 'unreadable'}"
-        raise ValueError(f"{path} is not a safe trainer state ({why[:300]}): refused to load it; remove it to "
-                         f"resume that version with a fresh optimizer") from None
-    if not isinstance(state, dict) or not {"published", "rounds"} <= set(state):
-        raise ValueError(f"{path} is not a trainer state (a dict with published weights and rounds)")
-    return state
-
-
-def check_out_dir(out_dir: str | Path) -> None:
-    """Fail fast (OSError, one line) when out_dir cannot be written; creates nothing."""
-    out = Path(out_dir).absolute()
-    probe = next(p for p in (out, *out.parents) if p.exists() or p == p.parent)  # the nearest existing folder
-    if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
-        raise OSError(f"out_dir {out} cannot be written ({probe} is not a writable folder)")
-    if probe == out:  # it exists: a real write (access() says yes to root, also where writes fail)
-        test = out / f".write-check-{os.getpid()}"
-        try:
-            test.write_bytes(b"")
-            test.unlink()
-        except OSError as e:
-            raise OSError(f"out_dir {out} cannot be written ({e.strerror or e})") from None
-
-
-def clean_stale_exports(out_dir: str | Path) -> list[str]:
-    """Remove the temp / old folders of exports killed mid-way (`versions/.vNNNNNN.tmp-*`, `.old-*`; only those
-    names). Run by the trainer at its start, while the server holds the out_dir's run lock. -> names removed."""
-    versions = Path(out_dir) / "versions"
-    if not versions.is_dir():
-        return []
-    stale = [p for p in versions.iterdir() if STALE_EXPORT.fullmatch(p.name) and p.is_dir() and not p.is_symlink()]
-    for p in stale:
-        shutil.rmtree(p, ignore_errors=True)
-    return sorted(p.name for p in stale)
-
-
-def export_pool(spec: ExportSpec, version: int, models: dict[str, tuple[str, torch.nn.Module]],
-                params: dict[str, dict[str, torch.Tensor]], trainer_state: dict, stats: dict,
-                keep: int = 3) -> Path:
-    """Write the pool with `params` as `<out>/versions/v{version}` (atomic), then point latest.json at it."""
-    from transformers import AutoTokenizer
-
-    from draftpool.pool import write_eagle3, write_llama
-
-    src = Path(spec.source_pool)
-    manifest = json.loads((src / "pool.json").read_text())
-    out = Path(spec.out_dir)
-    name = f"v{version:06d}"
-    with atomic_dir(out / "versions" / name) as tmp:
-        for drafter, (kind, module) in models.items():
-            entry = manifest["drafters"][drafter]
-            meta_path = src / entry["path"] / "draftpool.json"
-            meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {"kind": kind}
-            meta["online"] = {"version": version, "source_pool": str(src), **stats}
-            m = copy.deepcopy(module).cpu()
-            assign(m, params[drafter])  # the version's weights and draft vocabulary
-            if kind == "eagle3":
-                write_eagle3(m, tmp / drafter, spec.target, meta)
-            else:
-                write_llama(m, AutoTokenizer.from_pretrained(src / entry["path"]), tmp / drafter, meta)
-            entry.update(path=drafter, online={"version": version, **stats})
-        # the version holds only the drafters trained here (vLLM mode and lookahead adapt one head of the pool)
-        manifest["drafters"] = {n: e for n, e in manifest["drafters"].items() if n in models}
-        manifest.pop("matrix", None)  # measured on the source weights: no longer true of these
-        manifest["online"] = {"version": version, "source_pool": str(src), **stats}
-        (tmp / "pool.json").write_text(json.dumps(manifest, indent=2) + "\n")
-        torch.save(trainer_state, tmp / "trainer_state.pt")
-    atomic_write_json(out / "latest.json", {"version": version, "path": f"versions/{name}"})
-    for old in sorted((out / "versions").glob("v*"))[:-keep]:  # rule: older versions go only after latest moved
-        shutil.rmtree(old, ignore_errors=True)
-    return out / "versions" / name
 
 
 def _fault_at(fault: str, kind: str) -> int:
@@ -527,18 +405,25 @@ class TrainerHandle:
         deadline = time.time() + timeout
         events = self._hand_over(time.time() + timeout / 2)
         self.stop_event.set()
-        while self.proc.is_alive() and time.time() < deadline:
+        while self.proc.is_alive() and time.time() < deadline and not self._hung():
             self.proc.join(0.5)
             events += self._drain()  # rule: keep reading, or a full status pipe holds up the trainer's exit
-        killed = self.proc.is_alive()
-        if killed:
-            print(f"[online] trainer did not stop within {timeout:.0f} s: killed", file=self.log, flush=True)
+        killed = None
+        if self.proc.is_alive():
+            killed = "it was hung (no heartbeat) and was killed" if self._hung() else \
+                f"it did not stop within {timeout:.0f} s and was killed"
+            print(f"[online] trainer: {killed}", file=self.log, flush=True)
             self.proc.kill()
             self.proc.join(10)
         code, self.proc = self.proc.exitcode, None
         events += self._drain()
-        self._check_stop(events, code, f"it did not stop within {timeout:.0f} s and was killed" if killed else None)
+        self._check_stop(events, code, killed)
         return events
+
+    def _hung(self) -> bool:
+        """No heartbeat for `heartbeat_timeout` s (a stop does not wait out its whole timeout for a hung trainer)."""
+        beat = float(self.heartbeat[0])
+        return beat > 0.0 and time.time() - beat > self.pcfg.heartbeat_timeout
 
     def _hand_over(self, deadline: float) -> list[dict]:
         """At stop: move every buffered record to the trainer, which trains on them before its final export; what
@@ -550,7 +435,7 @@ class TrainerHandle:
                 left = len(self.feedback.local)
             if not left:
                 return events
-            if not self.proc.is_alive() or time.time() > deadline:
+            if not self.proc.is_alive() or time.time() > deadline or self._hung():
                 n = self._drop_buffered()
                 print(f"[online] {n} feedback record(s) could not be handed to the trainer before the stop: dropped",
                       file=self.log, flush=True)

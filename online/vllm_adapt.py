@@ -49,8 +49,9 @@ from online.asgi import (
 )
 from online.feedback import feedback_from_ids
 from online.hotswap import HotSwap
-from online.process import ExportSpec, ProcessConfig, TrainerHandle
+from online.process import ProcessConfig, TrainerHandle
 from online.trainer import TrainerConfig
+from online.versions import ExportSpec
 from online.vllm_engine import VllmEngine
 
 REPORT_S = 60.0  # seconds between log lines of vLLM's acceptance
@@ -368,4 +369,6 @@ def serve_vllm(cfg, info, target, pool_dir: Path, out_dir: Path, serve_dir: Path
             "requests": adapter.served if adapter else None,
             "failed": proxy.failed, "versions_swapped": len(swap_ms),
             "swap_ms": [min(swap_ms), max(swap_ms)] if swap_ms else None, "counters": counters,
-            "trainer_faults": [f["why"] for f in adapter.handle.faults] if adapter else []}
+            "trainer_faults": [f["why"] for f in adapter.handle.faults] if adapter else [],
+            "trainer_skipped": adapter.handle.skipped if adapter else 0,
+            "adaptation_lost": adapter.handle.lost if adapter else None}

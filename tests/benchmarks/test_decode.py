@@ -137,7 +137,8 @@ def test_tiny_run_every_method_lossless(random_drafters, tmp_path, capsys):
     # (it starts plain: with no accepted draft yet k = 1 yields one token at a higher cost; a probe the random head
     # happens to pass lifts its estimate, and whether k = 1 then pays depends on this machine's timed costs, so the
     # shares are not asserted: `tests/specsel/decoding/test_auto.py` checks the choice on fixed costs)
-    assert set(chosen) <= {"0", "1"} and chosen.get("0", 0) > 0
+    # (nor whether it ever steps plain: under load on 2 cores the timed costs can make k = 1 win every cycle)
+    assert set(chosen) <= {"0", "1"} and sum(chosen.values()) == pytest.approx(1.0)
     assert all(set(r["drafted"]) <= {0, 1} and len(r["drafted"]) == r["target_forwards"] - 1 for r in runs["auto"])
     assert "auto chose" in printed and len(json.loads((tmp_path / "costs.json").read_text())) == 1
     assert set(res["forward_cost_ms"]) == {"1", "3"} and all(v > 0 for v in res["forward_cost_ms"].values())

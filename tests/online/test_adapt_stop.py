@@ -17,7 +17,7 @@ import pytest
 import torch
 
 import online.adapt as online_adapt
-from online.process import latest_version
+from online.versions import latest_version
 from tests.online.test_adapt import args, pool, requests  # noqa: F401 - pool is a fixture
 
 ROOT = Path(__file__).resolve().parents[2]

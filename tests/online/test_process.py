@@ -10,9 +10,10 @@ import torch
 
 from draftpool.pool import load_eagle3, update_pool_manifest, write_eagle3
 from draftpool.target import TargetInfo
-from online.process import ExportSpec, ProcessConfig, TrainerHandle, latest_version
+from online.process import ProcessConfig, TrainerHandle
 from online.server import AdaptiveServer, Request
 from online.trainer import OnlineTrainer, TrainerConfig, trainable
+from online.versions import ExportSpec, latest_version
 from specsel.decoding.eagle3 import Eagle3Drafter
 from specsel.decoding.loop import GREEDY, SpecDecoder
 from specsel.selection.learners import make_learner
@@ -215,7 +216,7 @@ def test_a_trainer_that_died_since_the_last_poll_is_a_fault_at_stop(tmp_path, ta
 
 def test_a_version_of_one_head_of_the_pool_is_a_loadable_pool_of_that_head(tmp_path, target):
     from draftpool.pool import load_pool
-    from online.process import export_pool
+    from online.versions import export_pool
 
     pool, info, heads = tiny_pool(tmp_path, target)  # two heads; vLLM mode adapts one of them
     params = {"h1": {k: v + 0.5 for k, v in trainable(heads["h1"]).items()}}
@@ -277,7 +278,7 @@ def test_a_crafted_trainer_state_is_refused_and_runs_nothing(tmp_path, target):
                            ExportSpec(str(out), str(tmp_path / "pool"), info))
     state, source = handle.restart_state()
     assert not marker.exists() and state is None and "unusable" in source
-    from online.process import load_trainer_state
+    from online.versions import load_trainer_state
 
     with pytest.raises(ValueError, match="not a safe trainer state") as e:
         load_trainer_state(folder / "trainer_state.pt")

@@ -107,7 +107,7 @@ def test_feedback_shorter_than_the_ttt_steps_trains(tiny, prompt, new):
 @pytest.mark.parametrize("updater", ["ogd", "optimistic", "ensemble"])
 def test_trainer_state_loads_with_weights_only(tiny, tmp_path, updater):
     # a resumed trainer_state.pt is loaded with weights_only=True: the state must hold nothing else
-    from online.process import load_trainer_state
+    from online.versions import load_trainer_state
 
     target, heads = tiny
     head = copy.deepcopy(heads[0])

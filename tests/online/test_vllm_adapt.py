@@ -52,8 +52,9 @@ def test_vllm_attached_adaptation_swaps_versions_and_keeps_greedy_output(target_
     from data_gen.domains import domain_prompts
     from data_gen.generate import render_prompt
     from draftpool.pool import load_pool
-    from online.process import ExportSpec, ProcessConfig
+    from online.process import ProcessConfig
     from online.trainer import TrainerConfig
+    from online.versions import ExportSpec
     from online.vllm_adapt import VllmAdapter, VllmProxy, shut_down
     from online.vllm_engine import VllmEngine, VllmServeOptions
 

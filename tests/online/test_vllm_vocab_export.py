@@ -22,8 +22,8 @@ import torch
 from data_gen.domains import domain_prompts
 from data_gen.generate import render_prompt
 from draftpool.pool import load_pool
-from online.process import ExportSpec, export_pool
 from online.trainer import OnlineTrainer, TrainerConfig
+from online.versions import ExportSpec, export_pool
 
 ROOT = Path(__file__).resolve().parents[2]
 

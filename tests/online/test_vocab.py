@@ -10,8 +10,8 @@ import torch
 from draftpool.pool import load_pool
 from online.feedback import FeedbackCollector
 from online.hotswap import HotSwap
-from online.process import ExportSpec, export_pool
 from online.trainer import OnlineTrainer, TrainerConfig, versioned
+from online.versions import ExportSpec, export_pool
 from online.vocab import VocabCounter, remap_rows, remap_vocab, swap_plan
 from online.weights import WeightBoard
 from specsel.decoding.eagle3 import Eagle3Drafter
