@@ -188,8 +188,8 @@ def invocation(words: list[str]) -> tuple[str, list[str]] | None:
         return None
     if entry.startswith("./"):
         entry = entry[2:]
-    is_repo = entry in ROOT_SCRIPTS or entry.startswith("scripts/") or "." in entry and not entry.endswith((".py", ".sh"))
-    if not is_repo:
+    is_module = "." in entry and not entry.endswith((".py", ".sh"))
+    if not (entry in ROOT_SCRIPTS or entry.startswith("scripts/") or is_module):
         return None
     if entry == "online_adapt.py" and "--bench" in args:
         entry, args = "benchmarks.online", [a for a in args if a != "--bench"]
