@@ -131,15 +131,17 @@ def test_tiny_run_every_method_lossless(random_drafters, tmp_path, capsys):
     assert res["summary"]["assisted"]["mat"] > 2  # transformers with the same drafter accepts runs of drafts too
     # the random head: its drafts are almost never the target's (a draft vocabulary of 1024 random tokens)
     assert res["summary"]["chain"]["mat"] < 1.5 and res["summary"]["tree"]["mat"] < 2
-    # auto with that head (no exported eval): plain steps and the k = 1 probe every 16th step, nothing longer; its
-    # choices reported per cycle and summed up, its costs cached
+    # auto with that head (no exported eval): its choices reported per cycle and summed up, its costs cached. Which
+    # chain lengths it picks depends on this machine's timed costs and on which probes the random head happens to
+    # pass (under load on 2 cores it has picked k = 1 every cycle, and k = 3 after a lucky probe), so only the
+    # report is checked here: `tests/specsel/decoding/test_auto.py` checks the choice itself on fixed costs
     chosen = res["summary"]["auto"]["chosen_k"]
-    # (it starts plain: with no accepted draft yet k = 1 yields one token at a higher cost; a probe the random head
-    # happens to pass lifts its estimate, and whether k = 1 then pays depends on this machine's timed costs, so the
-    # shares are not asserted: `tests/specsel/decoding/test_auto.py` checks the choice on fixed costs)
-    # (nor whether it ever steps plain: under load on 2 cores the timed costs can make k = 1 win every cycle)
-    assert set(chosen) <= {"0", "1"} and sum(chosen.values()) == pytest.approx(1.0)
-    assert all(set(r["drafted"]) <= {0, 1} and len(r["drafted"]) == r["target_forwards"] - 1 for r in runs["auto"])
+    drafted = [d for r in runs["auto"] for d in r["drafted"]]
+    assert all(len(r["drafted"]) == r["target_forwards"] - 1 for r in runs["auto"])
+    assert sum(chosen.values()) == pytest.approx(1.0)
+    assert all(k in {"0", "1", "2", "3"} or k.startswith("tree") for k in chosen)
+    assert chosen.get("0", 0.0) == pytest.approx(drafted.count(0) / len(drafted))  # plain steps: drafted 0
+    assert all(chosen[k] * len(drafted) <= drafted.count(int(k)) + 1e-9 for k in chosen if k in {"1", "2", "3"})
     assert "auto chose" in printed and len(json.loads((tmp_path / "costs.json").read_text())) == 1
     assert set(res["forward_cost_ms"]) == {"1", "3"} and all(v > 0 for v in res["forward_cost_ms"].values())
     assert res["summary"]["plain"]["mat"] == 1.0 and res["summary"]["plain"]["speedup"]["mean"] == 1.0
