@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 import torch
-from tqdm.auto import tqdm
 
 import draftpool
 from data_gen.domains import ALL_DOMAINS, check_domain, domain_prompts
@@ -31,6 +30,7 @@ from data_gen.user_data import UserData, load_user_rows, user_prompt_id, user_sp
 from data_gen.vllm_backend import VllmOptions
 from draftpool.config import ConfigError, field, load_config, to_dict
 from draftpool.io import atomic_write_json
+from draftpool.progress import progress, quiet_datasets
 from draftpool.target import (
     DEFAULT_TARGET,
     TargetError,
@@ -254,7 +254,7 @@ def run(cfg: DataGenConfig, info: TargetInfo | None = None, model=None, tok=None
     shard_dir.mkdir(parents=True, exist_ok=True)
     stop_ids = stop_token_ids(tok, model, info.path)
     n_jobs = sum(len(s["rows"]) for s in todo)
-    bar = tqdm(total=n_jobs, desc=f"self-distill {cfg.domain} ({cfg.backend})", unit="sample", disable=None)
+    bar = progress(n_jobs, f"self-distill {cfg.domain} ({cfg.backend})", unit="sample")
     rendered = {s["name"]: [render_prompt(tok, r["prompt"], cfg.system_prompt) for r in s["rows"]] for s in todo}
     t0, new_tokens = time.perf_counter(), 0
 
@@ -290,6 +290,8 @@ def write_shard(shard_dir: Path, cfg: DataGenConfig, shard: dict[str, Any], ids:
                 results: list[tuple[list[int], bool]], tok) -> None:
     """One parquet shard (the same records from either backend), written to a temp file and renamed."""
     import datasets
+
+    quiet_datasets()
 
     base_seed = shard_seed(cfg.seed, shard["name"])
     records = [{
@@ -384,6 +386,8 @@ def is_complete(data_dir: Path) -> bool:
 def load_distilled(data_dir: str | Path, split: str | None = None):
     """The self-distilled rows as a `datasets.Dataset` (optionally one split)."""
     import datasets
+
+    quiet_datasets()
 
     data_dir = Path(data_dir)
     files = sorted(str(p) for p in (data_dir / "shards").glob("*.parquet"))

@@ -38,6 +38,9 @@ def load_user_rows(spec: UserData) -> list[dict[str, str]]:
     """Rows as {"prompt", "response"?}; one clear error for a missing source, an empty table or a missing column."""
     import datasets
 
+    from draftpool.progress import quiet_datasets
+
+    quiet_datasets()
     p = Path(spec.path)
     try:
         if p.is_dir() and any((p / m).exists() for m in ("dataset_info.json", "state.json", "dataset_dict.json")):

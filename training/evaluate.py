@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import torch
-from tqdm.auto import tqdm
 
+from draftpool.progress import progress
 from training.data import ResponseDataset, collate
 from training.losses import acceptance_on_draft_vocab, tvd
 from training.ttt import shift_left
@@ -56,7 +56,7 @@ def evaluate_many(drafters: dict[str, tuple[str, torch.nn.Module]], target, rows
     want_hidden = any(kind == "eagle3" for kind, _ in drafters.values())
     for _, model in drafters.values():
         model.eval()
-    for i in tqdm(range(0, len(ds), batch_size), desc=desc, disable=None):
+    for i in progress(range(0, len(ds), batch_size), desc, unit="batch"):
         b = {k: v.to(device) for k, v in collate([ds[j] for j in range(i, min(i + batch_size, len(ds)))],
                                                  pad_id).items()}
         ids, attn, lmask = b["input_ids"], b["attention_mask"], b["loss_mask"]

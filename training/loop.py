@@ -23,11 +23,11 @@ from pathlib import Path
 
 import torch
 from torch.utils.data import DataLoader, Dataset, Subset
-from tqdm.auto import tqdm
 from transformers import get_cosine_with_min_lr_schedule_with_warmup
 
 from draftpool.config import ConfigError, field
 from draftpool.io import atomic_write_json
+from draftpool.progress import progress
 from training.data import collate
 
 
@@ -154,7 +154,7 @@ def train(accelerator, cfg: OptimConfig, model: torch.nn.Module, dataset: Datase
     clip = model.gradient_clipping() if plugin is not None else cfg.max_grad_norm  # what the engine applies
     accelerator.print(f"training on {accelerator.num_processes} process(es), {accelerator.distributed_type}, "
                       f"{len(dataset)} sequences, {total_steps} optimizer steps, gradient clipping {clip}")
-    bar = tqdm(total=total_steps, initial=step, desc=desc, disable=not accelerator.is_local_main_process)
+    bar = progress(total_steps, desc, unit="step", initial=step, disable=not accelerator.is_local_main_process)
     model.train()
     while step < total_steps:
         order = epoch_order(len(dataset), cfg.seed, epoch)

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import torch
 from safetensors.torch import load_file, save_file
-from tqdm.auto import tqdm
 
 from draftpool.io import atomic_write_text
+from draftpool.progress import progress
 
 
 def build_cache(target, dataset, layers: list[int], cache_dir: Path, sig: str) -> None:
@@ -24,7 +24,7 @@ def build_cache(target, dataset, layers: list[int], cache_dir: Path, sig: str) -
         raise ValueError(f"{cache_dir} caches features of another target, layer set or data; delete it")
     atomic_write_text(stamp, sig)
     device = next(target.parameters()).device
-    for i in tqdm(range(len(dataset)), desc="cache target features", disable=None):
+    for i in progress(range(len(dataset)), "cache target features", unit="seq"):
         path = cache_dir / f"{i:07d}.safetensors"
         if path.exists():
             continue

@@ -291,3 +291,19 @@ def test_resume_after_sigkill(reference, tmp_path, target_info, target):
     for rid, r in rows.items():
         assert r == ref_rows[rid], f"row {rid} differs after resume"
     assert json.loads((data_dir / "provenance.json").read_text())["n_shards"] == 6
+
+
+def test_log_gets_progress_lines_not_parquet_bars(tmp_path, target_info, target, capfd):
+    """stderr not a terminal (as under pytest): plain progress lines, and none of `datasets`' per-shard bars."""
+    import datasets
+
+    model, tok = target
+    datasets.enable_progress_bars()  # as in a fresh process: generation itself must silence them
+    cfg = make_cfg(tmp_path / "sql", "max_prompts_per_split=2", "max_new_tokens=2")
+    run(cfg, info=target_info, model=model, tok=tok)
+    load_distilled(tmp_path / "sql", "train")
+    err = capfd.readouterr().err
+    assert "Creating parquet" not in err and "Generating train split" not in err and "Filter" not in err
+    lines = [ln for ln in err.splitlines() if ln.startswith("self-distill sql (hf): ")]
+    assert lines[0] == "self-distill sql (hf): 0/6 sample (0.0%), started"
+    assert lines[-1].startswith("self-distill sql (hf): 6/6 sample (100.0%), ") and "done in" in lines[-1]
