@@ -162,7 +162,7 @@ def soak(n_requests: int, every: int = 500) -> dict[str, Any]:
                                                                                    str(tmp / "pool"), info))
     dec = SpecDecoder(target, {n: Eagle3Drafter(h) for n, h in heads.items()},
                       selector=Selector(make_learner("normal_hedge", 2), 2, 3, GameConfig()), k=3)
-    srv = AdaptiveServer(dec, heads, handle, GREEDY, top_k=16)
+    srv = AdaptiveServer(dec, heads, handle, GREEDY, feedback_top_k=16)
     handle.start()
     _wait_started(handle)
     gen = torch.Generator().manual_seed(0)

@@ -203,6 +203,9 @@ def build(cls: type[T], data: dict[str, Any], prefix: str = "") -> T:
     hints = typing.get_type_hints(cls)
     fields = {f.name: f for f in dataclasses.fields(cls)}
     unknown = sorted(set(data) - set(fields))
+    renamed = getattr(cls, "RENAMED", {})  # a config's {old key: new key}: an old recipe gets the new key's name
+    if moved := [u for u in unknown if u in renamed]:
+        raise ConfigError("; ".join(f"{prefix + u} was renamed to {prefix + renamed[u]}" for u in moved))
     if unknown:
         raise ConfigError(
             f"unknown key{'s' if len(unknown) > 1 else ''} {', '.join(prefix + u for u in unknown)} "

@@ -29,7 +29,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import torch
 
@@ -62,6 +62,7 @@ MODES = ("auto", "chain", "tree", "lookahead")
 
 @dataclass
 class ServeConfig:
+    RENAMED: ClassVar[dict[str, str]] = {"top_k": "feedback_top_k"}  # old key -> new key
     target: str = field(DEFAULT_TARGET, help="hub id or local folder of the target")
     pool: str = field("pools/{target_slug}", help="the offline drafter pool (build_pool.py)")
     kinds: list[str] = field(default_factory=lambda: ["eagle3", "llama"], help="drafter kinds of the pool to serve")
@@ -86,7 +87,8 @@ class ServeConfig:
                                      "<draftpool cache>/auto_costs.json, 'none' = measure at every start)")
     max_new_tokens: int = field(128, help="per request, unless the request says otherwise")
     temperature: float = field(0.0, help="sampling temperature (0: greedy, lossless)")
-    top_k: int = field(64, help="target logits kept per verified position for the trainer")
+    feedback_top_k: int = field(64, help="target logits kept per verified position for the trainer (the "
+                                         "feedback's top-k, not a sampling or tree top-k)")
     swap: str = field("cycle", help="take new drafter versions at every decode-cycle boundary (cycle; lookahead: "
                                     "step, before every round) or only between requests (request)")
     adapt: bool = field(True, help="run the trainer (false: serve the pool as it is)")
@@ -138,8 +140,8 @@ class AdaptConfig:
             raise ConfigError(f"serve.selection_state must be reset or persistent, got {s.selection_state!r}")
         if s.swap not in SWAPS and s.mode != "lookahead":
             raise ConfigError(f"serve.swap must be one of {', '.join(SWAPS)}, got {s.swap!r}")
-        if s.k < 1 or s.max_new_tokens < 1 or s.top_k < 1 or s.threads < 1 or s.max_queue < 1:
-            raise ConfigError("serve.k, max_new_tokens, top_k, threads and max_queue must be >= 1")
+        if s.k < 1 or s.max_new_tokens < 1 or s.feedback_top_k < 1 or s.threads < 1 or s.max_queue < 1:
+            raise ConfigError("serve.k, max_new_tokens, feedback_top_k, threads and max_queue must be >= 1")
         if not (0 <= s.temperature < float("inf") and 0 < s.http_timeout < float("inf")):
             raise ConfigError("serve.temperature must be >= 0 and serve.http_timeout > 0 (finite numbers)")
         if s.http:
@@ -276,7 +278,7 @@ def main_cfg(cfg: AdaptConfig) -> dict[str, Any]:
         out_embed = target.get_output_embeddings().weight.detach().float().cpu() if cfg.trainer.vocab_every else None
         handle = TrainerHandle(models, cfg.trainer, cfg.process, export, state, start_version, out_embed=out_embed)
     server = AdaptiveServer(dec, {n: m for n, (_, m) in models.items()}, handle,
-                            SamplingParams(temperature=s.temperature), s.top_k, s.swap)
+                            SamplingParams(temperature=s.temperature), s.feedback_top_k, s.swap)
 
     front = None
     if s.http:  # binds now: a port in use fails before anything is written

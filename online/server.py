@@ -35,14 +35,15 @@ class Request:
 
 class AdaptiveServer:
     def __init__(self, decoder: SpecDecoder, modules: dict[str, torch.nn.Module], handle: TrainerHandle | None,
-                 params: SamplingParams, top_k: int = 64, swap: str = "cycle"):
+                 params: SamplingParams, feedback_top_k: int = 64, swap: str = "cycle"):
         """modules: the served drafter modules by name, in the decoder's order (the swap writes into them)."""
         if swap not in SWAPS:
             raise ValueError(f"swap must be one of {', '.join(SWAPS)}, got {swap!r}")
         if list(modules) != decoder.names:
             raise ValueError("modules must follow the decoder's drafter order")
         self.dec, self.handle, self.params = decoder, handle, params
-        self.collector = FeedbackCollector(top_k, keep_feats=any(d.kind == "eagle3" for d in decoder.drafters))
+        self.collector = FeedbackCollector(feedback_top_k,
+                                           keep_feats=any(d.kind == "eagle3" for d in decoder.drafters))
         decoder.collector = self.collector if handle is not None else None
         self.swap = HotSwap(handle.boards, modules, handle.start_version) if handle is not None else None
         if self.swap is not None and swap == "cycle":

@@ -62,13 +62,13 @@ class VllmAdapter:
     (its weights = the engine's at start); `model`: the target in draftpool's environment, for the feedback."""
 
     def __init__(self, engine: VllmEngine, model, name: str, head: torch.nn.Module, tcfg: TrainerConfig,
-                 pcfg: ProcessConfig, export: ExportSpec, top_k: int, work_dir: str | Path,
+                 pcfg: ProcessConfig, export: ExportSpec, feedback_top_k: int, work_dir: str | Path,
                  out_embed: torch.Tensor | None = None, keep: int = 3, poll_s: float = 0.2,
                  state: dict | None = None, start_version: int = 0):
         """state, start_version: a restart's exported trainer state and the version `head` holds."""
         self.engine, self.model, self.name, self.head = engine, model, name, head
         self.aux_layers = list(head.config.eagle_aux_hidden_state_layer_ids)  # the target layers the head reads
-        self.top_k, self.keep, self.poll_s = top_k, keep, poll_s
+        self.feedback_top_k, self.keep, self.poll_s = feedback_top_k, keep, poll_s
         self.work = Path(work_dir)
         self.handle = TrainerHandle({name: ("eagle3", head)}, tcfg, pcfg, export, state, start_version,
                                     out_embed=out_embed)
@@ -107,7 +107,7 @@ class VllmAdapter:
             if not completion:
                 continue
             try:
-                fb = feedback_from_ids(self.model, rid, prompt, completion, self.aux_layers, self.top_k)
+                fb = feedback_from_ids(self.model, rid, prompt, completion, self.aux_layers, self.feedback_top_k)
             except Exception as e:  # noqa: BLE001 - a bad record must not stop adaptation
                 self.feedback_errors += 1
                 print(f"[vllm-adapt] feedback of {rid} failed: {type(e).__name__}: {e}", flush=True)
@@ -347,8 +347,8 @@ def serve_vllm(cfg, info, target, pool_dir: Path, out_dir: Path, serve_dir: Path
             out_embed = target.get_output_embeddings().weight.detach().float().cpu() if cfg.trainer.vocab_every \
                 else None
             adapter = VllmAdapter(engine, target, name, head, cfg.trainer, cfg.process,
-                                  ExportSpec(str(out_dir), str(pool_dir), info), s.top_k, out_dir / "vllm_heads",
-                                  out_embed, state=state, start_version=start_version).start()
+                                  ExportSpec(str(out_dir), str(pool_dir), info), s.feedback_top_k,
+                                  out_dir / "vllm_heads", out_embed, state=state, start_version=start_version).start()
         host, port = parse_address(s.http)
         if (warning := exposure_warning(host, s.api_key)) is not None:
             print(warning, flush=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import pytest
 
@@ -81,6 +81,23 @@ def test_no_recipe_builds_from_overrides_only():
 def test_unknown_key_names_dotted_key(recipe, override, key):
     with pytest.raises(ConfigError, match=rf"unknown key {key}\b"):
         load_config(Outer, recipe, [override])
+
+
+@dataclass
+class Renamed:
+    RENAMED: ClassVar[dict[str, str]] = {"old_k": "new_k"}
+    new_k: int = field(1, help="was old_k")
+
+
+@dataclass
+class HoldsRenamed:
+    part: Renamed = field(default_factory=Renamed, help="nested")
+
+
+def test_a_renamed_key_is_refused_naming_the_new_key():
+    with pytest.raises(ConfigError, match=r"^part.old_k was renamed to part.new_k$"):
+        load_config(HoldsRenamed, None, ["part.old_k=3"])
+    assert load_config(HoldsRenamed, None, ["part.new_k=3"]).part.new_k == 3
 
 
 @pytest.mark.parametrize("override, message", [

@@ -206,7 +206,8 @@ def test_a_file_that_is_not_an_answers_file_is_refused_untouched(tmp_path, pool,
     (["trainer.updater=adagrad"], "updater"), (["serve.oops=1"], "serve.oops"), (["process.fault=explode"], "fault"),
     (["trainer.lr=-1"], "trainer.lr"), (["trainer.holdout_every=-1"], "holdout_every"),
     (["trainer.optimizer=lion"], "optimizer"), (["process.export_every=-2"], "export_every"),
-    (["process.device=cuda:7"], "cuda:7"), (["serve.device=tpu"], "tpu"), (["serve.target=NOTMODEL"], "config")])
+    (["process.device=cuda:7"], "cuda:7"), (["serve.device=tpu"], "tpu"), (["serve.target=NOTMODEL"], "config"),
+    (["serve.top_k=8"], "serve.top_k was renamed to serve.feedback_top_k")])
 def test_bad_config(tmp_path, pool, extra, msg, capsys):
     reqs = requests(tmp_path / "r.jsonl", [{"id": "a", "prompt": "hi"}])
     (tmp_path / "notmodel").mkdir()

@@ -50,7 +50,7 @@ def start(tmp_path, target, tcfg=None, **pcfg):
                            ExportSpec(str(tmp_path / "online"), str(pool), info))
     dec = SpecDecoder(target, {n: Eagle3Drafter(h) for n, h in heads.items()},
                       selector=Selector(make_learner("normal_hedge", 2), 2, 3), k=3)
-    server = AdaptiveServer(dec, heads, handle, GREEDY, top_k=16)
+    server = AdaptiveServer(dec, heads, handle, GREEDY, feedback_top_k=16)
     handle.start()
     return server, handle, heads, info
 
