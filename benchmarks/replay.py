@@ -23,6 +23,7 @@ from typing import NamedTuple
 import torch
 from transformers import DynamicCache
 
+from draftpool.target import cache_kw
 from online.feedback import greedy_prefix_len
 from specsel.selection.delayed_feedback import DelayedFeedback, GameConfig
 
@@ -68,7 +69,7 @@ def branch_logits(model, cache, past: int, starts: torch.Tensor, tokens: torch.T
     dtype = next(model.parameters()).dtype
     mask = torch.zeros(allowed.shape, dtype=dtype, device=dev).masked_fill(~allowed, torch.finfo(dtype).min)
     out = model(input_ids=tokens.reshape(1, n), position_ids=(starts[branch] + offset)[None],
-                attention_mask=mask[None, None], past_key_values=cache, use_cache=True)
+                attention_mask=mask[None, None], **cache_kw(model, cache), use_cache=True)
     cache.crop(past - cache.get_seq_length())
     return out.logits[0].float().reshape(b, j, -1)
 
@@ -93,7 +94,7 @@ def acceptance_tables(target, drafters: list[tuple[str, torch.nn.Module]], promp
     ids = torch.tensor([prompt_ids + answer_ids], device=device)
     heads = any(kind == "eagle3" for kind, _ in drafters)
     cache = DynamicCache(config=target.config)
-    out = target(input_ids=ids, output_hidden_states=heads, past_key_values=cache, use_cache=True)
+    out = target(input_ids=ids, output_hidden_states=heads, **cache_kw(target, cache), use_cache=True)
     past = ids.shape[1]
     logits = out.logits[0].float()  # [T,V]; row u-1 predicts token u
     p0 = len(prompt_ids)
@@ -144,7 +145,7 @@ def greedy_chains(kind: str, model, x: torch.Tensor, aux: torch.Tensor | None, k
         q_all = [lg[0].float() for lg in steps]  # per step [T,Vd]; index t = s-2 holds the chain from s
     else:
         dcache = DynamicCache(config=model.config)
-        d_first = model(input_ids=ids, past_key_values=dcache, use_cache=True).logits[0].float()  # [T,V]
+        d_first = model(input_ids=ids, **cache_kw(model, dcache), use_cache=True).logits[0].float()  # [T,V]
         dids = torch.arange(d_first.shape[-1], device=x.device)
     for c in range(0, len(starts), chunk):
         s = starts[c:c + chunk]  # [S]

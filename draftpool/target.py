@@ -9,7 +9,9 @@ that file instead (only while the cache holds no converted folder yet).
 
 from __future__ import annotations
 
+import functools
 import importlib.util
+import inspect
 import os
 import re
 from dataclasses import dataclass
@@ -186,3 +188,15 @@ def default_dtype(device: str | torch.device) -> torch.dtype:
     if device.type == "cuda" and torch.cuda.is_bf16_supported():
         return torch.bfloat16
     return torch.float32
+
+
+@functools.cache
+def _cache_name(cls: type) -> str:
+    return "cache" if "cache" in inspect.signature(cls.forward).parameters else "past_key_values"
+
+
+def cache_kw(model: torch.nn.Module, cache) -> dict:
+    """The keyword a transformers model takes its KV cache by: `cache` in recent transformers 5 releases,
+    `past_key_values` before (accepted there with a deprecation warning until 5.40); whichever this model's forward
+    names (looked up once per model class)."""
+    return {_cache_name(type(model)): cache}

@@ -32,6 +32,7 @@ import torch.nn.functional as F
 from transformers import DynamicCache
 from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
 
+from draftpool.target import cache_kw
 from specsel.decoding.costs import median_time
 
 SUPPORTED = ("llama", "mistral", "qwen2")  # same block: pre-norm attention + gated MLP, RoPE, no q/k norm
@@ -381,7 +382,7 @@ def build(model, prepack: bool = True, pad_single: bool = True,
     # invariance probe
     cache = DynamicCache(config=model.config)  # the same two passes through transformers (same row counts, so
     # 16-bit kernels round alike; a one-pass reference would differ by the split's rounding alone)
-    want = torch.cat([model(input_ids=ids[None, s], past_key_values=cache, use_cache=True).logits[0]
+    want = torch.cat([model(input_ids=ids[None, s], **cache_kw(model, cache), use_cache=True).logits[0]
                       for s in (slice(0, 6), slice(6, 9))]).float()  # [9,V]
     lean.reset()
     h6, _ = lean.forward(ids[:6].tolist(), None, None, None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 from transformers import DynamicCache
 
+from draftpool.target import cache_kw
 from specsel.decoding.drafter import take_rows
 from specsel.decoding.sampling import SamplingParams, probs_from_logits, sample
 
@@ -31,7 +32,7 @@ class LlamaDrafter:
     @torch.inference_mode()
     def _feed(self, tokens: list[int]) -> None:
         ids = torch.tensor([tokens], device=self.device)
-        out = self.model(input_ids=ids, past_key_values=self.cache, use_cache=True,
+        out = self.model(input_ids=ids, **cache_kw(self.model, self.cache), use_cache=True,
                          logits_to_keep=0 if self.track else 1)
         if self.track:  # the token at cache index i predicts position i + 1
             self.pred_rows.update(zip(range(len(self.cached) + 1, len(self.cached) + 1 + len(tokens)),

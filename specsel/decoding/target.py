@@ -19,9 +19,13 @@ import torch
 from transformers import DynamicCache
 from transformers.cache_utils import DynamicLayer
 
+from draftpool.target import cache_kw
 from specsel.decoding import lean as lean_forward
 
 BACKENDS = ("auto", "lean", "hf")
+
+
+
 
 
 class CacheError(ValueError):
@@ -206,8 +210,8 @@ class TargetRunner:
             # a custom 4D additive mask [1,1,T,L+T]: 0 where allowed, the dtype's minimum elsewhere
             mask = torch.zeros(allowed.shape, dtype=self.dtype, device=self.device)
             mask = mask.masked_fill(~allowed.to(self.device), torch.finfo(self.dtype).min)[None, None]
-        kw = dict(input_ids=ids, position_ids=pos, attention_mask=mask, past_key_values=self.cache, use_cache=True,
-                  output_hidden_states=self.aux_layers is not None)
+        kw = dict(input_ids=ids, position_ids=pos, attention_mask=mask, use_cache=True,
+                  output_hidden_states=self.aux_layers is not None, **cache_kw(self.body or self.model, self.cache))
         out = self._forward(**kw)
         if self.body is not None:
             hidden, logits = out.last_hidden_state[0], None

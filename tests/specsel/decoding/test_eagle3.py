@@ -5,6 +5,7 @@ import torch
 from transformers import DynamicCache, LlamaConfig, LlamaForCausalLM
 
 from draftpool.models.eagle3 import Eagle3Head, head_config, select_draft_vocab
+from draftpool.target import cache_kw
 from specsel.decoding.eagle3 import Eagle3Drafter
 from specsel.decoding.loop import SpecDecoder
 from specsel.decoding.request import DecodeState
@@ -122,7 +123,7 @@ def test_greedy_exact_and_caches_equal_fresh_prefill(tiny, mode):
     tokens = dec.state.tokens
     fresh = DynamicCache(config=target.config)
     with torch.no_grad():
-        target(torch.tensor([tokens[:-1]]), past_key_values=fresh, use_cache=True)
+        target(torch.tensor([tokens[:-1]]), **cache_kw(target, fresh), use_cache=True)
     for i, want in enumerate(fresh.layers):
         keys, values = dec.target.kv(i)
         torch.testing.assert_close(keys, want.keys, atol=1e-5, rtol=1e-4)

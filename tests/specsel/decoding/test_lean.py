@@ -19,6 +19,7 @@ from transformers import (
     Qwen2ForCausalLM,
 )
 
+from draftpool.target import cache_kw
 from specsel.decoding import costs, lean
 from specsel.decoding.auto import AutoSpec, Costs
 from specsel.decoding.eagle3 import Eagle3Drafter
@@ -58,7 +59,7 @@ def test_lean_matches_transformers_logits_features_and_cache(name, prepack):
     with torch.inference_mode():
         fwd.reset()
         for chunk in (ids[:11], ids[11:12], ids[12:16], ids[16:]):  # a prefill, a one-token step, two verify passes
-            want = model(input_ids=chunk[None], past_key_values=cache, use_cache=True, output_hidden_states=True)
+            want = model(input_ids=chunk[None], **cache_kw(model, cache), use_cache=True, output_hidden_states=True)
             hidden, feats = fwd.forward(chunk.tolist(), None, None, aux)
             torch.testing.assert_close(fwd.lm_head(hidden), want.logits[0], atol=1e-4, rtol=1e-4)
             for got, i in zip(feats, aux):
