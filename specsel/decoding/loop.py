@@ -41,7 +41,7 @@ class SpecError(ValueError):
     """A bad decoding setup or request."""
 
 
-class Selector(Protocol):
+class SelectorProtocol(Protocol):
     """Picks the drafter of every cycle and takes the cycle's feedback (the selection layer implements it)."""
 
     full_information: bool  # drafters keep their predictions at every committed position (counterfactual feedback)
@@ -111,8 +111,8 @@ class SpecDecoder:
     the first). backend: the target's forward (`TargetRunner`: auto, lean, hf); compile: torch.compile it."""
 
     def __init__(self, target_model, drafters=None, mode: str = "chain", k: int = 4, tree: TreeSpec | None = None,
-                 stop_ids: list[int] | None = None, selector: Selector | None = None, auto: AutoSpec | None = None,
-                 backend: str = "auto", compile: bool = False):
+                 stop_ids: list[int] | None = None, selector: SelectorProtocol | None = None,
+                 auto: AutoSpec | None = None, backend: str = "auto", compile: bool = False):
         if mode not in MODES:
             raise SpecError(f"unknown mode {mode!r}; choose from {', '.join(MODES)}")
         if mode == "plain" and selector is not None:
@@ -176,11 +176,11 @@ class SpecDecoder:
         self.on_cycle: Callable[[], list[int]] | None = None
         self.cancelled: Callable[[], bool] | None = None  # e.g. the HTTP client hung up: stop at the next cycle
         self.swaps = 0
-        self.selector: Selector = FixedSelector()
+        self.selector: SelectorProtocol = FixedSelector()
         if self.drafters:
             self.set_selector(selector or FixedSelector())
 
-    def set_selector(self, selector: Selector) -> None:
+    def set_selector(self, selector: SelectorProtocol) -> None:
         if self.auto is not None and getattr(selector, "game", None) is None and \
                 getattr(selector, "reward", "none") != "none":
             raise SpecError("mode 'auto' varies k per cycle (0 = a plain step); bandit rewards are defined on fixed-k "
