@@ -196,9 +196,6 @@ class ReplayResult:
     def mat(self) -> float:
         return sum(self.tokens) / max(1, sum(self.forwards))
 
-    def mat_of(self, idx: list[int]) -> float:
-        return sum(self.tokens[i] for i in idx) / max(1, sum(self.forwards[i] for i in idx))
-
 
 def replay(stream: list[ReplayRequest], method: Method, n_arms: int, k: int, persistent: bool = False,
            seed: int = 0) -> ReplayResult:

@@ -172,12 +172,6 @@ def write_eval(drafter_dir: Path, res: dict) -> None:
             atomic_write_json(manifest_path, manifest)
 
 
-def save_eval(res: dict, path: Path) -> None:
-    from draftpool.io import atomic_write_json
-
-    atomic_write_json(path, res)
-
-
 def main(argv: list[str] | None = None) -> int:
     """python -m training.evaluate --drafter pools/<target>/general-eagle3 --domain sql [--target ...] [--depth 7]
                                   [--data-set KEY=VALUE ...] [--write-eval]

@@ -219,11 +219,6 @@ class PromptRouter:
     def predict_embeddings(self, x: torch.Tensor) -> list[str]:
         return [self._classes[i] for i in self.logits_embeddings(x).argmax(-1).tolist()]
 
-    def predict_proba(self, prompts: Sequence[str]) -> torch.Tensor:
-        """Class probabilities [N, C] in the order of `classes`."""
-        self._check_fitted()
-        return self.logits_embeddings(embed(prompts)).softmax(-1)
-
     def predict(self, prompts: Sequence[str]) -> list[str]:
         """The predicted label of each prompt."""
         self._check_fitted()
