@@ -314,7 +314,7 @@ def _cut(tokens: list[int], stop: list[int]) -> list[int]:
 
 def run_vllm(cfg: BenchConfig, info: TargetInfo, head_dir: Path, prompts: list[dict[str, Any]], stop: list[int],
              reference: list[list[int]], plain_tok_s: float, dtype: str = "float32") -> dict[str, Any]:
-    """Run specsel/vllm_peer.py in the vLLM environment; -> {"rows": {...}, "raw": ...} or {"error": ...}."""
+    """Run benchmarks/vllm_peer.py in the vLLM environment; -> {"rows": {...}, "raw": ...} or {"error": ...}."""
     job = {"target": str(Path(info.path).resolve()), "head": str(head_dir.resolve()), "k": cfg.k, "dtype": dtype,
            "prompts": [p["ids"] for p in prompts], "max_new_tokens": cfg.max_new_tokens, "stop_ids": stop}
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}

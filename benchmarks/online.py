@@ -10,7 +10,7 @@ The pool is one trained WITHOUT the shift domain (e.g. `build_pool.py --domains 
 `--shift-requests` prompts of the shift domain (its train split first, then held-out), then `--then-requests` held-out
 prompts of a domain the pool knows.
 
-1. Replay (exact at temperature 0, the same math as specsel/replay.py): the target's greedy answer to each prompt
+1. Replay (exact at temperature 0, the same math as benchmarks/replay.py): the target's greedy answer to each prompt
    (batched, cached) and one target pass per request give the feedback the server would collect (verified tokens,
    top-k target distributions, aux features) and, for the drafters' weights *at that moment*, every drafter's
    greedy-chain acceptance from every position. Methods: static pool, OGD, optimistic OGD, Hedge ensemble, and

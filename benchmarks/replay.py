@@ -7,8 +7,8 @@ miss) and one branch pass of the target over every drafted chain give, for every
 accepted drafts `acc[i, s]` of a depth-K chain, its step-0 acceptance `gamma[i, s]` (what the counterfactual prefill
 sees) and MetaSD's BD reward `bd[i, s]` (target vs drafter along the drafted chain, as the live decoder computes
 it). Any selector can then be replayed exactly (the same learners and delayed-feedback game as the live
-PoolDecoder), which is how the many-method tables are made; the live decoder is run for tok/s and checked against the
-replay (specsel/select_bench.py).
+SpecDecoder), which is how the many-method tables are made; the live decoder is run for tok/s and checked against the
+replay (benchmarks/select.py).
 
 Index rule (EAGLE-3 TTT): step j at sequence index t reads token t+1+j and predicts token t+2+j, so a chain drafted
 for position s runs at index t = s - 2. An independent drafter's logits row u - 1 predicts token u.

@@ -1,18 +1,18 @@
 """Drafter selection over a pool, HedgeSpec-style evaluation on the embedded target (or any target with a pool).
 
     python -m benchmarks.select [--pool pools/<target-slug>] [--per-domain 8] [--k 4] [--state reset|persistent]
-                                   [--live 16] [--perturbed-per-domain 4] [--out runs/bench/select] [--docs docs]
+                                [--live 16] [--perturbed-per-domain 4] [--out runs/bench/select] [--docs docs]
 
 1. Streams: held-out prompts of every pool domain with the target's greedy answers (the self-distilled held-out
    split; `general` = its chat prompts), per domain and shuffled into one mixed stream, plus a perturbed stream (the
    same questions wrapped in natural instruction variations, answered greedily here).
-2. Acceptance tables (specsel/replay.py): one target pass + one TTT pass per drafter and request; cached in --out.
+2. Acceptance tables (benchmarks/replay.py): one target pass + one TTT pass per drafter and request; cached in --out.
 3. Replay of every method on every stream (exact at temperature 0): generalist and each drafter alone, the per-request
    oracle, the best single drafter in hindsight, HedgeSpec (NormalHedge / Hedge / AdaNormalHedge, length or
    acceptance loss, token or chunk game, the B.5 practical settings), MetaSD UCB (BD, BE), EXP3, SH, PETC, D-UCB,
    SW-UCB, BanditSpec UCBSpec / EXP3Spec, uniform, and the offline router. MAT per domain, mixed, perturbed; pool
    size 2 -> N; cumulative regret; best-arm ratio; the domain x drafter heatmap.
-4. Live: the real PoolDecoder on the first --live requests of the mixed stream for a few methods: tok/s, speedup
+4. Live: the real SpecDecoder on the first --live requests of the mixed stream for a few methods: tok/s, speedup
    over plain decoding, exact match with plain greedy, counterfactual-evaluation share of the time, switching cost,
    and agreement of live MAT with the replay.
 Outputs: <out>/results.json, <out>/table.md and PNGs (copied to --docs).
@@ -206,7 +206,7 @@ def best_arm_ratio(res, stream: list[ReplayRequest], oracle) -> list[float]:
 def live_runs(model, drafter_models: dict[str, tuple[str, Any]], requests: list[Request], methods: list[Method],
               best_single: str, k: int, stops: list[int], replay_res: dict[str, Any], mode: str = "chain",
               priors: dict[str, list[float]] | None = None) -> dict[str, Any]:
-    """The real PoolDecoder (fresh learner per request, as in --state reset) vs plain decoding. mode chain: fixed k
+    """The real SpecDecoder (fresh learner per request, as in --state reset) vs plain decoding. mode chain: fixed k
     (what the replay models: live == replay is checked); auto: the serving default, the chosen drafter's chain length
     per cycle from measured costs and its acceptance (`priors`: per-drafter offline evaluation), one AutoSpec per
     method across its requests as in a server."""

