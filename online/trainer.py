@@ -37,7 +37,7 @@ UPDATERS = ("ogd", "optimistic", "ensemble", "dpo", "sft")  # dpo / sft: lookahe
 class TrainerConfig:
     updater: str = field(default="ogd", metadata={"help": "ogd | optimistic | ensemble (token drafters); dpo "
                                                           "(Online-LR) | sft (OSD-LR) (lookahead step drafters)"})
-    lr: float = field(default=1e-4, metadata={"help": "OGD / optimistic rate (ensemble: the smallest rate)"})
+    lr: float = field(default=1e-3, metadata={"help": "OGD / optimistic rate (ensemble: the smallest rate)"})
     optimizer: str = field(default="adam", metadata={"help": "OGD / optimistic direction: sgd or adam (0.9, 0.95)"})
     ensemble_size: int = field(default=3, metadata={"help": "base learners, rates lr * 2^i"})
     eps: float = field(default=0.0, metadata={"help": "ensemble: Hedge meta rate on losses scaled to [0, 1] (0: the "
@@ -46,8 +46,8 @@ class TrainerConfig:
     steps: int = field(default=3, metadata={"help": "training-time-test steps of EAGLE-3 heads"})
     positions: str = field(default="all", metadata={"help": "all | mismatch (OSD): positions that give loss"})
     batch: int = field(default=4, metadata={"help": "feedback records per round"})
-    epochs: int = field(default=1, metadata={"help": "updates per round on its records (OnlineSpec EAGLE-3: 2)"})
-    full_information: bool = field(default=False, metadata={"help": "every drafter learns from every request"})
+    epochs: int = field(default=2, metadata={"help": "updates per round on its records (OnlineSpec EAGLE-3: 2)"})
+    full_information: bool = field(default=True, metadata={"help": "every drafter learns from every request"})
     holdout_every: int = field(default=10, metadata={"help": "every n-th record is held out for the guard (0: off)"})
     holdout_size: int = field(default=16, metadata={"help": "held-out records kept (most recent)"})
     guard_margin: float = field(default=0.02, metadata={"help": "reject a version whose held-out acceptance is this "
