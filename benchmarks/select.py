@@ -358,7 +358,7 @@ def format_table(report: dict[str, Any]) -> str:
                          f"{b['depth0_estimate'] - b['true']:+.3f} |")
     live = report.get("live")
     if live:
-        lines += ["", f"Live PoolDecoder ({live.get('mode', 'chain')}), first {len(live['requests'])} requests of the "
+        lines += ["", f"Live SpecDecoder ({live.get('mode', 'chain')}), first {len(live['requests'])} requests of the "
                       f"mixed stream (best single = {live['best_single']}):", "",
                   "| method | MAT | tok/s | speedup vs plain | exact | eval share | switches | switch ms | "
                   "live == replay |", "|---|---|---|---|---|---|---|---|---|"]
