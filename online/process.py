@@ -27,12 +27,9 @@ import atexit
 import copy
 import os
 import queue
-import signal
 import sys
-import threading
 import time
 import weakref
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import torch
@@ -41,6 +38,7 @@ import torch.multiprocessing as mp
 from online.feedback import DropOldestQueue, Feedback, get_batch
 from online.step_trainer import STEP_UPDATERS, StepEnv, StepTrainer
 from online.trainer import OnlineTrainer, TrainerConfig, versioned
+from online.trainer_signals import ignore_stop_signals, kill_at_exit, spawn_signals
 from online.versions import ExportSpec, clean_stale_exports, export_pool, latest_version, load_trainer_state
 from online.weights import WeightBoard
 
@@ -68,9 +66,6 @@ class ProcessConfig:
             raise ValueError(f"fault must be crash_after:N or hang_after:N, got {self.fault!r}")
 
 
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
-
 def _fault_at(fault: str, kind: str) -> int:
     return int(fault.split(":")[1]) if fault.startswith(kind + ":") else -1
 
@@ -83,34 +78,6 @@ def make_trainer(models: dict[str, tuple[str, torch.nn.Module]], tcfg: TrainerCo
             raise ValueError(f"updater {tcfg.updater} adapts a lookahead step drafter: serve in lookahead mode")
         return StepTrainer(models, tcfg, steps)
     return OnlineTrainer(models, tcfg, out_embed)
-
-
-def _ignore_stop_signals() -> None:
-    """The trainer process ignores SIGINT / SIGTERM: a Ctrl-C (or a service manager's SIGTERM) reaches the whole
-    process group, and the server, which owns the trainer's life, stops it through the stop event (finish the round,
-    export, exit). Unblocks them too (the server blocks them around the spawn, see `_spawn_signals`)."""
-    for sig in STOP_SIGNALS:
-        signal.signal(sig, signal.SIG_IGN)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
-
-
-@contextmanager
-def _spawn_signals():
-    """Around the spawn: SIGINT / SIGTERM set to SIG_IGN (that survives exec), so the new trainer ignores them from
-    its first instruction, through its imports; blocked meanwhile, so one meant for the server waits instead of being
-    lost. Main thread only (elsewhere the trainer ignores them once trainer_main starts)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
-    old = {sig: signal.signal(sig, signal.SIG_IGN) for sig in STOP_SIGNALS}
-    try:
-        yield
-    finally:
-        for sig, handler in old.items():
-            if handler is not None:  # None: a handler not installed from Python, left as it is
-                signal.signal(sig, handler)
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def _forget(trainer, records: list) -> None:
@@ -131,7 +98,7 @@ def trainer_main(models: dict[str, tuple[str, torch.nn.Module]], tcfg: TrainerCo
                  export: ExportSpec | None, start_version: int, state: dict | None,
                  steps: StepEnv | None = None, out_embed: torch.Tensor | None = None) -> None:
     """The trainer process's body (spawned by TrainerHandle)."""
-    _ignore_stop_signals()
+    ignore_stop_signals()
     torch.set_num_threads(pcfg.threads)
     cleaned = clean_stale_exports(export.out_dir) if export is not None else []
     dev = torch.device(pcfg.device)
@@ -281,7 +248,7 @@ class TrainerHandle:
         self.proc_records = [0, 0]  # the current trainer process's records: trained, skipped
         self.sent_at_start = 0  # feedback records sent to earlier trainer processes
         self.log = log
-        atexit.register(_kill_at_exit, weakref.ref(self))
+        atexit.register(kill_at_exit, weakref.ref(self))
 
     def start(self) -> None:
         self.stop_event = self.ctx.Event()
@@ -300,7 +267,7 @@ class TrainerHandle:
             args=(models, self.tcfg, self.pcfg, self.boards, self.feedback.q, self.status, self.stop_event,
                   self.heartbeat, self.export, start_version, self.state, self.steps, self.out_embed))
         self.sent_at_start = self.feedback.sent
-        with _spawn_signals():  # a Ctrl-C to the process group during the trainer's start-up does not kill it
+        with spawn_signals():  # a Ctrl-C to the process group during the trainer's start-up does not kill it
             self.proc.start()
         self.state = None  # a restart takes the last exported state (`restart_state`), not the first start's
 
@@ -476,13 +443,3 @@ class TrainerHandle:
             print(f"[online] adaptation lost: {self.lost}", file=self.log, flush=True)
         elif why:
             print(f"[online] {why} (nothing unsaved)", file=self.log, flush=True)
-
-
-def _kill_at_exit(ref) -> None:
-    """At interpreter exit, a trainer still running is killed: it ignores the SIGTERM multiprocessing would send
-    (and then wait for forever)."""
-    handle = ref()
-    proc = handle.proc if handle is not None else None
-    if proc is not None and proc.is_alive():
-        proc.kill()
-        proc.join(10)
