@@ -57,11 +57,17 @@ class OracleTreeDrafter:
 
     kind = "oracle"
     aux_layers = None
+    can_tree = True
+    module = None
+    chain_logits: list[torch.Tensor] = []
 
     def __init__(self, reference: list[int], vocab_size: int, depth: int, correct: int, decoys: int = 2):
         self.reference, self.vocab_size = reference, vocab_size
         self.depth, self.correct, self.decoys = depth, correct, decoys
         self.draft_vocab_size = vocab_size
+
+    def check_target(self, config) -> None:
+        pass
 
     def reset(self) -> None:
         self.pos = 0
@@ -93,13 +99,19 @@ class OracleChainDrafter:
     kind = "oracle"
     aux_layers = None
     track = False
+    can_tree = False
+    module = None
 
     def __init__(self, reference: list[int], vocab_size: int, correct: int):
         self.reference, self.vocab_size, self.correct = reference, vocab_size, correct
         self.draft_vocab_size = vocab_size
 
+    def check_target(self, config) -> None:
+        pass
+
     def reset(self) -> None:
         self.seen = 0
+        self.chain_logits: list[torch.Tensor] = []
 
     def _onehot(self, tok: int) -> torch.Tensor:
         row = torch.full((self.vocab_size,), -1e4)

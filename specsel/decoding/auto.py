@@ -16,11 +16,13 @@ costs `depth` drafter tree steps, one masked target pass over tokens + 1 rows an
 The rates come from the drafter's offline evaluation (`pool.json`: per-depth chain acceptance) as a prior and are
 updated from what the drafter actually gets accepted (`AcceptanceEstimate`). `AutoChooser` keeps both and the
 measured cycle times; while it decodes plainly it still tries k = 1 every `probe_every` steps, so a drafter that
-improves (or an estimate that was too low) is noticed. Pure Python, no torch.
+improves (or an estimate that was too low) is noticed. `auto_spec` builds the settings (`AutoSpec`) of a pool from
+its drafters' evaluations: the one builder every server, benchmark and check uses. Pure Python, no torch.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 
@@ -353,3 +355,18 @@ class AutoSpec:
     repeats: int = 3
     time_weight: float = 0.1
     measured: dict[str, Costs] = field(default_factory=dict, repr=False)  # costs measured here, by cost key
+
+
+def auto_spec(evals: Mapping[str, dict | None], sampling: bool = False, with_trees: bool = True,
+              **settings) -> AutoSpec:
+    """The `auto` settings of a pool from each drafter's offline evaluation ({name: the `eval` of its pool manifest
+    entry, or None}): per-depth acceptance priors (`acceptance_prior`: top-1 agreement, 1 - TV when `sampling`) and,
+    `with_trees`, per-depth rank priors (`rank_prior`) that let auto weigh trees. A drafter whose evaluation lacks
+    them gets none (it starts from `no_prior`). `settings`: any other AutoSpec field (costs_cache, costs, margin,
+    ...); explicit `priors` / `rank_priors` there are added over the ones read from `evals`."""
+    priors = {n: p for n, ev in evals.items() if (p := acceptance_prior(ev, sampling))}
+    # rule: trees verify greedily, so a sampling setup gets no rank rates (no tree costs measured for nothing)
+    ranks = {n: r for n, ev in evals.items() if (r := rank_prior(ev))} if with_trees and not sampling else {}
+    priors.update(settings.pop("priors", {}))
+    ranks.update(settings.pop("rank_priors", {}))
+    return AutoSpec(priors=priors, rank_priors=ranks, **settings)

@@ -59,10 +59,10 @@ def cost_key(target_model, drafter, k: int, backend: str = "hf") -> str:
     """What the measured costs depend on: device model and threads, torch version, target, its forward (backend),
     drafter, k."""
     device = next(target_model.parameters()).device
-    inner = getattr(drafter, "head", None) or getattr(drafter, "model", None) or drafter
     return (f"engine={ENGINE}|{device.type}:{device_name(device)}|threads={torch.get_num_threads()}"
             f"|torch={torch.__version__}"
-            f"|target={_module_sig(target_model)}|backend={backend}|drafter={type(drafter).__name__}/{_module_sig(inner)}|k={k}")
+            f"|target={_module_sig(target_model)}|backend={backend}"
+            f"|drafter={type(drafter).__name__}/{_module_sig(drafter.module)}|k={k}")
 
 
 def cache_path(setting: str, default: str | Path) -> str | None:

@@ -1,9 +1,11 @@
-"""What the decode loop asks of a drafter (an EAGLE-3 head, an independent causal LM, ...).
+"""What the decode loop asks of a drafter (an EAGLE-3 head, an independent causal LM, ...), and `make_drafter`.
 
 A drafter keeps its own cache of what it has read. `sync(state)` catches it up with the committed tokens (dropping
 its draft positions), `draft_chain(k, params, gen)` drafts k tokens (and their distributions when sampling),
-`draft_tree(spec)` an EAGLE-2 style tree (heads only). With `track` on, it also keeps the logits it predicted for
-every committed position (`take_predictions`), which the selection layer's counterfactual evaluation reads.
+`draft_tree(spec)` an EAGLE-2 style tree (where `can_tree`). With `track` on, it also keeps the logits it predicted
+for every committed position (`take_predictions`), which the selection layer's counterfactual evaluation reads.
+Drafts may live in a smaller draft vocabulary (`draft_vocab_size`): `to_target_ids` / `full_logits` map them back.
+The loop, the cost model and the selector use only these members; `kind` is informational (logs, reports).
 """
 
 from __future__ import annotations
@@ -13,13 +15,28 @@ from typing import Protocol
 import torch
 
 from specsel.decoding.sampling import SamplingParams
+from specsel.decoding.tree import DraftTree, TreeSpec
 
 
 class Drafter(Protocol):
-    kind: str  # "eagle3" | "llama"
+    kind: str  # informational: "eagle3" | "llama" | ...
     vocab_size: int  # the target vocabulary it drafts in
+    draft_vocab_size: int  # the vocabulary its logits cover (= vocab_size without a reduced draft vocabulary)
     aux_layers: list[int] | None  # target features it reads (HF hidden_states ids), None for none
+    can_tree: bool  # draft_tree works (mode 'tree', auto's trees)
     track: bool
+    # [draft_vocab_size] logits per step of the last draft_chain: the distributions behind its drafts (MetaSD's
+    # block-divergence reward reads them); [] before the first chain
+    chain_logits: list[torch.Tensor]
+
+    @property
+    def module(self) -> torch.nn.Module | None:
+        """The network it runs (cost keys name its class, size and dtype)."""
+        ...
+
+    def check_target(self, config) -> None:
+        """Raise ValueError, with what does not match, when it cannot serve a target of this HF config."""
+        ...
 
     def reset(self) -> None: ...
 
@@ -28,11 +45,29 @@ class Drafter(Protocol):
     def draft_chain(self, k: int, params: SamplingParams, generator: torch.Generator | None
                     ) -> tuple[torch.Tensor, torch.Tensor | None]: ...
 
+    def draft_tree(self, spec: TreeSpec) -> DraftTree: ...
+
     def take_predictions(self, start: int, end: int) -> torch.Tensor: ...
 
     def to_target_ids(self, ids: torch.Tensor) -> torch.Tensor: ...
 
     def full_logits(self, logits: torch.Tensor) -> torch.Tensor: ...
+
+
+def drafter_classes() -> dict[str, type]:
+    """kind -> decode-time drafter class (imported here: the drafter modules import this one)."""
+    from specsel.decoding.eagle3 import Eagle3Drafter
+    from specsel.decoding.llama import LlamaDrafter
+
+    return {"eagle3": Eagle3Drafter, "llama": LlamaDrafter}
+
+
+def make_drafter(kind: str, model) -> Drafter:
+    """The decode-time drafter of a pool model of this kind (draftpool.pool.load_pool's kinds)."""
+    classes = drafter_classes()
+    if kind not in classes:
+        raise ValueError(f"unknown drafter kind {kind!r}; known kinds: {', '.join(classes)}")
+    return classes[kind](model)
 
 
 def take_rows(rows: dict[int, torch.Tensor], start: int, end: int) -> tuple[torch.Tensor, dict[int, torch.Tensor]]:

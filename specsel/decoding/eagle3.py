@@ -18,6 +18,7 @@ from specsel.decoding.tree import DraftTree, TreeSpec, reindex, select_nodes
 
 class Eagle3Drafter:
     kind = "eagle3"
+    can_tree = True
 
     def __init__(self, head):
         self.head = head.eval()
@@ -37,6 +38,22 @@ class Eagle3Drafter:
         self.pred_rows: dict[int, torch.Tensor] = {}  # position -> [Vd] logits predicting that token (when tracking)
         self.last_hidden: torch.Tensor | None = None  # [1,1,h] pre-norm output at the last real pair
         self.last_logits: torch.Tensor | None = None  # [Vd]
+        self.chain_logits: list[torch.Tensor] = []  # [Vd] per step of the last chain
+
+    @property
+    def module(self) -> torch.nn.Module:
+        return self.head
+
+    def check_target(self, config) -> None:
+        """ValueError unless the head was made for a target of this hidden size and depth and its aux layers exist."""
+        cfg = self.head.config
+        hidden = getattr(cfg, "target_hidden_size", cfg.hidden_size)
+        layers = getattr(cfg, "target_num_hidden_layers", config.num_hidden_layers)
+        if hidden != config.hidden_size or layers != config.num_hidden_layers or \
+                max(self.aux_layers) >= config.num_hidden_layers:
+            raise ValueError(f"EAGLE-3 head made for a target with hidden {hidden}, {layers} layers, aux layers "
+                             f"{self.aux_layers}; this target has hidden {config.hidden_size} and "
+                             f"{config.num_hidden_layers} layers")
 
     def __len__(self) -> int:
         return 0 if self.k is None else self.k.shape[2]

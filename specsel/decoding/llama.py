@@ -8,18 +8,27 @@ from transformers import DynamicCache
 from draftpool.target import cache_kw
 from specsel.decoding.drafter import take_rows
 from specsel.decoding.sampling import SamplingParams, probs_from_logits, sample
+from specsel.decoding.tree import DraftTree, TreeSpec
 
 
 class LlamaDrafter:
     kind = "llama"
     aux_layers = None
+    can_tree = False
     track = False  # keep the logits it predicts for every committed position (counterfactual evaluation)
 
     def __init__(self, model):
         self.model = model.eval()
         self.device = next(model.parameters()).device
-        self.vocab_size = model.config.vocab_size
+        self.vocab_size = self.draft_vocab_size = model.config.vocab_size
         self.reset()
+
+    @property
+    def module(self) -> torch.nn.Module:
+        return self.model
+
+    def check_target(self, config) -> None:
+        """Nothing beyond the vocabulary (the loop checks it): it reads tokens only."""
 
     def reset(self) -> None:
         self.cache = DynamicCache(config=self.model.config)
@@ -28,6 +37,7 @@ class LlamaDrafter:
         self.known = 0  # cached[:known] is committed (checked at the last sync)
         self.last_logits: torch.Tensor | None = None  # [V] after the last cached token
         self.pred_rows: dict[int, torch.Tensor] = {}  # position -> [V] logits predicting that token (when tracking)
+        self.chain_logits: list[torch.Tensor] = []  # [V] per step of the last chain
 
     @torch.inference_mode()
     def _feed(self, tokens: list[int]) -> None:
@@ -84,3 +94,7 @@ class LlamaDrafter:
             if i < k - 1:
                 self._feed([tok])
         return torch.tensor(drafted), (torch.stack(qs) if qs else None)
+
+    def draft_tree(self, spec: TreeSpec) -> DraftTree:
+        raise NotImplementedError("an independent causal-LM drafter drafts chains only (can_tree is False): "
+                                  "use mode 'chain' or 'auto'")

@@ -89,18 +89,36 @@ class FixedSelector:
 
 
 def check_drafter(target: TargetRunner, drafter) -> None:
-    """One clear error when a drafter cannot serve this target."""
+    """One clear error when a drafter cannot serve this target: its vocabulary, then the drafter's own check."""
     if drafter.vocab_size != target.vocab_size:
         raise SpecError(f"drafter vocabulary {drafter.vocab_size} does not match the target's {target.vocab_size}")
-    if drafter.kind == "eagle3":
-        cfg = drafter.head.config
-        hidden = getattr(cfg, "target_hidden_size", cfg.hidden_size)
-        layers = getattr(cfg, "target_num_hidden_layers", target.config.num_hidden_layers)
-        if hidden != target.config.hidden_size or layers != target.config.num_hidden_layers or \
-                max(drafter.aux_layers) >= target.config.num_hidden_layers:
-            raise SpecError(f"EAGLE-3 head made for a target with hidden {hidden}, {layers} layers, aux layers "
-                            f"{drafter.aux_layers}; this target has hidden {target.config.hidden_size} and "
-                            f"{target.config.num_hidden_layers} layers")
+    try:
+        drafter.check_target(target.config)
+    except ValueError as e:
+        raise SpecError(str(e)) from None
+
+
+class PhaseTimer:
+    """Wall seconds of a request's phases into its RequestMetrics: `lap(*fields)` waits for queued device work and
+    adds the seconds since the previous lap to each field named (none: the time is left to other_s)."""
+
+    def __init__(self, metrics: RequestMetrics, device: torch.device):
+        self.m, self.device = metrics, device
+        self.start = self.last = time.perf_counter()
+
+    def lap(self, *fields: str) -> float:
+        """-> the seconds since the previous lap, added to every field named."""
+        sync_device(self.device)
+        now = time.perf_counter()
+        seconds, self.last = now - self.last, now
+        for f in fields:
+            setattr(self.m, f, getattr(self.m, f) + seconds)
+        return seconds
+
+    def total(self) -> float:
+        """Seconds since the timer started (device work waited for)."""
+        sync_device(self.device)
+        return time.perf_counter() - self.start
 
 
 class SpecDecoder:
@@ -144,10 +162,11 @@ class SpecDecoder:
                 self.target.check_cache(tree=True)
         except CacheError as e:
             raise SpecError(str(e)) from None
-        for d in self.drafters:
+        for name, d in drafters.items():
             check_drafter(self.target, d)
-            if mode == "tree" and not hasattr(d, "draft_tree"):
-                raise SpecError("tree drafting needs EAGLE-3 heads; use mode 'chain' for independent drafters")
+            if mode == "tree" and not d.can_tree:
+                raise SpecError(f"tree drafting needs drafters that draft trees (EAGLE-3 heads); {name!r} "
+                                f"({d.kind}) drafts chains only: use mode 'chain' or 'auto'")
             if mode == "tree":
                 try:
                     self.tree.validate(d.draft_vocab_size)
@@ -194,7 +213,7 @@ class SpecDecoder:
         row-invariant in 16-bit dtypes); else none."""
         if self.auto is None or not self.auto.trees or self.target.dtype not in (torch.float32, torch.float64):
             return ()
-        if not all(hasattr(d, "draft_tree") for d in self.drafters):
+        if not all(d.can_tree for d in self.drafters):
             return ()
         try:
             self.target.check_cache(tree=True)
@@ -242,10 +261,26 @@ class SpecDecoder:
         """-> (new tokens, stopping after a stop token or max_new_tokens, and the request's metrics)."""
         self.check_request(prompt, max_new_tokens, params)
         gen = torch.Generator(device=self.target.device).manual_seed(seed)
-        dev = self.target.device
         m = RequestMetrics()
-        t_start = time.perf_counter()
-        # 1. prefill: the target reads the prompt and emits the first token; every drafter starts empty
+        clock = PhaseTimer(m, self.target.device)
+        state = self.prefill(prompt, params, gen, m)
+        if self.mode == "plain":
+            while not self.done(state, max_new_tokens):
+                self.plain_step(state, params, gen, m)
+            return self._finish(state, max_new_tokens, clock)
+        clock.lap()  # the prefill: other_s
+        self.selector.start_request(self, state)
+        clock.lap("eval_s")
+        prev = None  # the drafter of the last speculative cycle
+        while not self.done(state, max_new_tokens):
+            prev = self.spec_cycle(state, params, gen, clock, prev)
+        self.selector.finish_request(self, state, params)
+        clock.lap("eval_s")
+        return self._finish(state, max_new_tokens, clock)
+
+    def prefill(self, prompt: list[int], params: SamplingParams, gen: torch.Generator, m: RequestMetrics
+                ) -> DecodeState:
+        """The target reads the prompt and emits the first token; every drafter starts empty."""
         self.target.reset()
         self.target.rollback = self.mode != "plain"
         for d in self.drafters:
@@ -255,95 +290,81 @@ class SpecDecoder:
         state = self.state = DecodeState(tokens=list(prompt) + [self.emit(out, -1, params, gen)],
                                          prompt_len=len(prompt), feats=out.feats, synced=[0] * len(self.drafters))
         self.record(out, [-1])
-        if self.mode == "plain":
-            while not self.done(state, max_new_tokens):
-                out = self.target.forward(state.tokens[-1:])
-                m.target_forwards += 1
-                state.tokens.append(self.emit(out, -1, params, gen))
-                self.record(out, [-1])
-            return self._finish(state, max_new_tokens, m, t_start)
-        sel = self.selector
-        t0 = time.perf_counter()
-        sel.start_request(self, state)
-        sync_device(dev)
-        m.eval_s += time.perf_counter() - t0
-        prev = None
-        # 2. cycles: select -> catch up -> draft -> verify -> feedback, until a stop token or the length limit
-        while not self.done(state, max_new_tokens):
-            t0 = time.perf_counter()
-            if self.on_cycle is not None:  # rule: weights change only here, between two cycles
-                changed = self.on_cycle()
-                if changed:
-                    self.weights_changed(changed, state)
-                    m.weight_swaps += len(changed)
-            i = sel.select()
-            chooser = self.chooser(i, state) if self.auto is not None else None  # first use: costs measured
-            t1 = time.perf_counter()
-            d = self.drafters[i]
-            # rule: trees verify greedily, and selectors read a cycle's rows as a chain's: auto weighs trees only
-            # for greedy requests with a fixed drafter
-            trees = params.greedy and isinstance(sel, FixedSelector)
-            k, plan = chooser.next_plan(trees) if chooser is not None else (self.k, None)
-            if k == 0 and plan is None:  # auto: plain decoding pays more than this drafter now: one step, no draft
-                out = self.target.forward(state.tokens[-1:])
-                self._commit(state, [self.emit(out, 0, params, gen)], None if out.feats is None else out.feats[:1])
-                self.record(out, [0])
-                sync_device(dev)
-                m.target_forwards += 1
-                t2 = time.perf_counter()
-                m.verify_s += t2 - t1
-                m.drafted.append(0)
-                m.plans.append("plain")
-                chooser.observe_time(0, t2 - t1)
-                sel.after_cycle(self, state, i, 0, out, params)  # a one-token chunk for full-information selectors
-                sync_device(dev)
-                m.eval_s += time.perf_counter() - t2
-                continue
-            behind = len(state.tokens) - state.synced[i]
-            d.sync(state)
-            state.synced[i] = len(state.tokens)
-            if prev is not None and i != prev:
-                sync_device(dev)
-                m.switches += 1
-                m.switch_s += time.perf_counter() - t1
-                m.catchup_tokens += max(0, behind - (1 + m.accepted[-1]))
-            is_tree = self.mode == "tree" or plan is not None
-            if not is_tree:
-                draft, q = d.draft_chain(k, params, gen)
+        return state
+
+    def plain_step(self, state: DecodeState, params: SamplingParams, gen: torch.Generator, m: RequestMetrics
+                   ) -> TargetPass:
+        """One target pass over the last token, no draft: commits the next token (mode plain, auto's k = 0)."""
+        out = self.target.forward(state.tokens[-1:])  # rows: 1
+        m.target_forwards += 1
+        self._commit(state, [self.emit(out, 0, params, gen)], None if out.feats is None else out.feats[:1])
+        self.record(out, [0])
+        return out
+
+    def spec_cycle(self, state: DecodeState, params: SamplingParams, gen: torch.Generator, clock: PhaseTimer,
+                   prev: int | None) -> int | None:
+        """select -> catch up -> draft -> verify -> feedback (or, as auto decides, select -> a plain step ->
+        feedback) -> the drafter of the last speculative cycle (switches are counted between those)."""
+        m, sel = clock.m, self.selector
+        if self.on_cycle is not None:  # rule: weights change only here, between two cycles
+            changed = self.on_cycle()
+            if changed:
+                self.weights_changed(changed, state)
+                m.weight_swaps += len(changed)
+        i = sel.select()
+        chooser = self.chooser(i, state) if self.auto is not None else None  # first use: costs measured
+        clock.lap("select_s")
+        mark = clock.last  # the chooser learns from the time of draft + verify
+        # rule: trees verify greedily, and selectors read a cycle's rows as a chain's: auto weighs trees only for
+        # greedy requests with a fixed drafter
+        trees = params.greedy and isinstance(sel, FixedSelector)
+        k, plan = chooser.next_plan(trees) if chooser is not None else (self.k, None)
+        if k == 0 and plan is None:  # auto: plain decoding pays more than this drafter now: one step, no draft
+            out = self.plain_step(state, params, gen, m)
+            chooser.observe_time(0, clock.lap("verify_s"))
+            m.drafted.append(0)
+            m.plans.append("plain")
+            sel.after_cycle(self, state, i, 0, out, params)  # a one-token chunk for full-information selectors
+            clock.lap("eval_s")
+            return prev
+        self.catch_up(state, i, prev, clock)
+        d = self.drafters[i]
+        if self.mode == "tree" or plan is not None:
+            tree = d.draft_tree(TreeSpec(*plan) if plan is not None else self.tree)
+            clock.lap("draft_s")
+            n_acc, out = self.verify_tree(state, tree, clock)
+        else:
+            draft, q = d.draft_chain(k, params, gen)
+            clock.lap("draft_s")
+            n_acc, out = self.verify_chain(state, draft, q, params, gen, clock)
+        clock.lap("verify_s")
+        if chooser is not None:
+            if plan is not None:
+                chooser.observe_tree(plan, n_acc)
             else:
-                tree = d.draft_tree(TreeSpec(*plan) if plan is not None else self.tree)
-            sync_device(dev)
-            t2 = time.perf_counter()
-            if not is_tree:
-                n_acc, out = self.verify_chain(state, draft, q, params, gen, m)
-            else:
-                n_acc, out = self.verify_tree(state, tree, m)
-            sync_device(dev)
-            t3 = time.perf_counter()
-            if chooser is not None:
-                if plan is not None:
-                    chooser.observe_tree(plan, n_acc)
-                else:
-                    chooser.observe(k, n_acc)
-                chooser.observe_time(k, t3 - t1, plan)
-                m.plans.append(chooser.plans[-1])
-            m.target_forwards += 1
-            m.accepted.append(n_acc)
-            m.choices.append(i)
-            m.drafted.append(len(tree) if is_tree else k)
-            # 3. feedback: counterfactual acceptance of every drafter, or the chosen drafter's reward
-            sel.after_cycle(self, state, i, n_acc, out, params)
-            sync_device(dev)
-            t4 = time.perf_counter()
-            m.select_s += t1 - t0
-            m.draft_s += t2 - t1
-            m.verify_s += t3 - t2
-            m.eval_s += t4 - t3
-            prev = i
-        t4 = time.perf_counter()
-        sel.finish_request(self, state, params)
-        m.eval_s += time.perf_counter() - t4
-        return self._finish(state, max_new_tokens, m, t_start)
+                chooser.observe(k, n_acc)
+            chooser.observe_time(k, clock.last - mark, plan)
+            m.plans.append(chooser.plans[-1])
+        m.target_forwards += 1
+        m.accepted.append(n_acc)
+        m.choices.append(i)
+        m.drafted.append(len(tree) if self.mode == "tree" or plan is not None else k)
+        # feedback: counterfactual acceptance of every drafter, or the chosen drafter's reward
+        sel.after_cycle(self, state, i, n_acc, out, params)
+        clock.lap("eval_s")
+        return i
+
+    def catch_up(self, state: DecodeState, i: int, prev: int | None, clock: PhaseTimer) -> None:
+        """Drafter i reads the tokens committed since its last sync. On a switch that catch-up is the switching cost
+        (switch_s, part of draft_s) and the tokens it reads beyond the last cycle's chunk are catch-up tokens."""
+        behind = len(state.tokens) - state.synced[i]
+        self.drafters[i].sync(state)
+        state.synced[i] = len(state.tokens)
+        if prev is not None and i != prev:
+            m = clock.m
+            clock.lap("switch_s", "draft_s")
+            m.switches += 1
+            m.catchup_tokens += max(0, behind - (1 + m.accepted[-1]))
 
     def chooser(self, i: int, state: DecodeState) -> AutoChooser:
         """Drafter i's `auto` chooser, made on first use (costs from the cache, else measured on this request's
@@ -367,22 +388,21 @@ class SpecDecoder:
                                            a.time_weight, ranks, trees)
         return self.choosers[i]
 
-    def _finish(self, state: DecodeState, max_new_tokens: int, m: RequestMetrics, t_start: float
+    def _finish(self, state: DecodeState, max_new_tokens: int, clock: PhaseTimer
                 ) -> tuple[list[int], RequestMetrics]:
         new = cut_at_stop(state.tokens[state.prompt_len:], self.stop_ids, max_new_tokens)
-        sync_device(self.target.device)
-        m.total_s = time.perf_counter() - t_start
-        m.new_tokens = len(new)
-        return new, m
+        clock.m.total_s = clock.total()
+        clock.m.new_tokens = len(new)
+        return new, clock.m
 
     def verify_chain(self, state: DecodeState, draft: torch.Tensor, q: torch.Tensor | None,
-                     params: SamplingParams, gen: torch.Generator | None, m: RequestMetrics) -> tuple[int, TargetPass]:
+                     params: SamplingParams, gen: torch.Generator | None, clock: PhaseTimer
+                     ) -> tuple[int, TargetPass]:
         """One target pass over [last committed, drafts]; commits the accepted drafts and the next token.
         -> (accepted drafts, the pass: row j holds the target's distribution for committed position len_before + j)"""
         base = len(self.target)  # cached positions = every committed token but the last
-        t0 = time.perf_counter()
         out = self.target.forward([state.tokens[-1]] + draft.tolist())  # rows: root + K drafts
-        m.target_s += self._elapsed(t0)
+        clock.lap("target_s", "verify_s")
         if params.greedy:
             tokens = draft.tolist()
             if tokens and out.choice(0) == tokens[0]:
@@ -398,15 +418,15 @@ class SpecDecoder:
         self.record(out, list(range(n + 1)))
         return n, out
 
-    def verify_tree(self, state: DecodeState, tree, m: RequestMetrics) -> tuple[int, TargetPass]:
+    def verify_tree(self, state: DecodeState, tree, clock: PhaseTimer) -> tuple[int, TargetPass]:
         """Greedy tree verification; commits the longest accepted path and the next token -> (its length, the pass)."""
         base = len(self.target)
         allowed = torch.ones(len(tree) + 1, base + len(tree) + 1, dtype=torch.bool)
         allowed[:, base:] = ancestor_mask(tree.parents)
         positions = [base] + [base + d for d in tree.depths]
-        t0 = time.perf_counter()
+        clock.lap("verify_s")  # the masks
         out = self.target.forward([state.tokens[-1]] + tree.tokens, positions, allowed)  # rows: root + N nodes
-        m.target_s += self._elapsed(t0)
+        clock.lap("target_s", "verify_s")
         path, nxt = verify_tree_greedy(tree.tokens, tree.parents, out.choice)
         keep = [0] + [i + 1 for i in path]  # root + accepted nodes, in path order
         self.target.keep(base, keep)
@@ -418,10 +438,6 @@ class SpecDecoder:
         """Hand the target's distributions behind newly committed tokens to the feedback collector, if any."""
         if self.collector is not None:
             self.collector.add(out, rows)
-
-    def _elapsed(self, t0: float) -> float:
-        sync_device(self.target.device)
-        return time.perf_counter() - t0
 
     @staticmethod
     def _commit(state: DecodeState, tokens: list[int], feats: torch.Tensor | None) -> None:

@@ -35,6 +35,11 @@ def same_shape(drafters: list[Eagle3Drafter]) -> bool:
 class HeadBank:
     """The stacked weights of N same-shape heads; `sync(state)` prefills the suffix every head misses."""
 
+    @staticmethod
+    def accepts(drafter) -> bool:
+        """Whether a drafter can be a member: the bank runs the EAGLE-3 head's own layer, so EAGLE-3 heads only."""
+        return isinstance(drafter, Eagle3Drafter)
+
     def __init__(self, drafters: list[Eagle3Drafter]):
         if not drafters or not same_shape(drafters):
             raise ValueError("a head bank needs EAGLE-3 heads of one shape sharing the target's token embedding")

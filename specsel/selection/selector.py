@@ -60,7 +60,7 @@ class Selector:
         for d in dec.drafters:
             d.track = self.full_information
         self.drafters, self.mode, self.tree_top_k = dec.drafters, dec.mode, dec.tree.top_k
-        heads = [i for i, d in enumerate(dec.drafters) if d.kind == "eagle3"]
+        heads = [i for i, d in enumerate(dec.drafters) if HeadBank.accepts(d)]
         if self.batched_eval and self.full_information and len(heads) > 1 and \
                 same_shape([dec.drafters[i] for i in heads]):
             self.in_bank = heads
