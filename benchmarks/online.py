@@ -54,6 +54,7 @@ from data_gen.domains import GENERAL, domain_prompts
 from data_gen.generate import generate_batch, render_prompt, stop_token_ids
 from draftpool.config import ConfigError
 from draftpool.io import atomic_write_json, atomic_write_text
+from draftpool.models import get_kind
 from draftpool.target import DEFAULT_TARGET, load_target, resolve_target
 from online.feedback import Feedback, feedback_from_ids
 from online.trainer import OnlineTrainer, TrainerConfig, versioned
@@ -141,11 +142,11 @@ def request_tables(models: list[tuple[str, torch.nn.Module]], fb: Feedback, k: i
     t_len = len(x)
     n = len(models)
     acc, gamma = torch.zeros(n, t_len, dtype=torch.long), torch.zeros(n, t_len)
-    aux = fb.aux()  # [1,T,3H]
     starts = torch.arange(p0 + 1, t_len)
     for i in arms if arms is not None else range(n):
-        kind, model = models[i]
-        for s, drafts, _, _ in greedy_chains(kind, model, x, aux if kind == "eagle3" else None, k, starts):
+        kind, model = get_kind(models[i][0]), models[i][1]
+        feats = fb.aux() if kind.aux_layers(model) is not None else None  # [1,T,3H]
+        for s, drafts, _, _ in greedy_chains(kind, model, x, feats, k, starts):
             acc[i, s], gamma[i, s] = chain_acceptance(drafts, x, s)
     return ReplayRequest(fb.request_id, "", p0, t_len, acc, gamma, torch.zeros(n, t_len))
 

@@ -23,6 +23,8 @@ from typing import NamedTuple
 import torch
 from transformers import DynamicCache
 
+from draftpool.models import get_kind
+from draftpool.models.kind import DrafterKind, Steps, shift_left
 from draftpool.target import cache_kw
 from online.feedback import greedy_prefix_len
 from specsel.selection.delayed_feedback import DelayedFeedback, GameConfig
@@ -78,12 +80,12 @@ def branch_logits(model, cache, past: int, starts: torch.Tensor, tokens: torch.T
 def acceptance_tables(target, drafters: list[tuple[str, torch.nn.Module]], prompt_ids: list[int],
                       answer_ids: list[int], k: int, chunk: int = 128) -> Tables:
     """-> Tables (acc, gamma, bd [N,T], T, depth [N,K,T]), filled at the positions a chain can start from (after the
-    prefill's token). `drafters` = [(kind, model)], kind "eagle3" or "llama".
+    prefill's token). `drafters` = [(kind name, model)].
 
     depth[i, j, u]: whether drafter i's depth-j draft for position u is the target's token there, drafted from the true
     prefix (teacher forcing): under greedy decoding, exactly the draft a chain makes at depth j when its earlier
-    drafts were accepted. An independent drafter's depth-j draft is its next-token prediction (= gamma); an EAGLE-3
-    head's comes from its own hidden state (the TTT step j).
+    drafts were accepted (the kind's teacher-forced `steps`: an independent drafter's depth-j draft is its next-token
+    prediction there; an EAGLE-3 head's comes from its own hidden state, the TTT step j).
 
     The answer is cut where it stops being the target's greedy continuation (batched generation can differ in the
     last bits), so the tables describe the target's own greedy output. Each drafter's chain from every start is its
@@ -92,7 +94,8 @@ def acceptance_tables(target, drafters: list[tuple[str, torch.nn.Module]], promp
     replayed bandit sees exactly the rewards the live decoder computes."""
     device = next(target.parameters()).device
     ids = torch.tensor([prompt_ids + answer_ids], device=device)
-    heads = any(kind == "eagle3" for kind, _ in drafters)
+    kinds = [get_kind(kind) for kind, _ in drafters]
+    heads = any(kd.aux_layers(m) is not None for kd, (_, m) in zip(kinds, drafters))
     cache = DynamicCache(config=target.config)
     out = target(input_ids=ids, output_hidden_states=heads, **cache_kw(target, cache), use_cache=True)
     past = ids.shape[1]
@@ -106,16 +109,14 @@ def acceptance_tables(target, drafters: list[tuple[str, torch.nn.Module]], promp
     bd = torch.zeros(n, t_len)
     depth = torch.zeros(n, k, t_len)
     starts = torch.arange(p0 + 1, t_len, device=device)  # [S] where a chain can start
-    for i, (kind, model) in enumerate(drafters):
-        aux = None
-        if kind == "eagle3":
-            aux = torch.cat([out.hidden_states[j][:, :t_len] for j in model.config.eagle_aux_hidden_state_layer_ids],
-                            -1)
-            _, steps = model(aux, x[None], torch.ones_like(x[None]), k)  # teacher-forced TTT: step j at t -> t+2+j
-            for j, lg in enumerate(steps):
-                pos = torch.arange(2 + j, t_len, device=device)
-                depth[i, j, pos.cpu()] = (model.draft_ids[lg[0, pos - 2 - j].argmax(-1)] == x[pos]).float().cpu()
-        for s, drafts, qs, dids in greedy_chains(kind, model, x, aux, k, starts, chunk):
+    for i, (kind, (_, model)) in enumerate(zip(kinds, drafters)):
+        feats = kind.features(model, out.hidden_states) if heads else None
+        feats = None if feats is None else feats[:, :t_len]
+        steps = kind.steps(model, feats, x[None], torch.ones_like(x[None]), k)  # teacher-forced
+        for j, hit in enumerate(step_hits(steps, x[None], k)):
+            pos = torch.arange(steps.predicts(j), t_len, device=device)  # the drafted positions
+            depth[i, j, pos.cpu()] = hit[0, pos - steps.predicts(j)].float().cpu()
+        for s, drafts, qs, dids in greedy_chains(kind, model, x, feats, k, starts, chunk):
             acc[i, s.cpu()], gamma[i, s.cpu()] = (v.cpu() for v in chain_acceptance(drafts, x, s))
             # the target's distribution at each drafted position, on the drafted chain (what verification sees)
             ps = [logits[s - 1]]
@@ -126,31 +127,35 @@ def acceptance_tables(target, drafters: list[tuple[str, torch.nn.Module]], promp
             agree = torch.stack([torch.minimum(p.softmax(-1)[:, dids], q.softmax(-1)).sum(-1)
                                  for p, q in zip(ps, qs)], dim=1)  # [S,K]
             bd[i, s.cpu()] = ((agree * inside).sum(1) / inside.sum(1)).cpu()
-        if kind != "eagle3":  # an independent drafter's depth-j draft is its next-token prediction there
-            depth[i, :, :] = gamma[i]
     return Tables(acc, gamma, bd, t_len, depth)
 
 
+def step_hits(steps: Steps, x: torch.Tensor, depth: int) -> list[torch.Tensor]:
+    """x [1,T] the verified sequence -> per step j [1,T] bool: row t's top-1 is x_{t+offset+j}."""
+    return steps.per_step(lambda lg, j: steps.target_ids(lg.argmax(-1)) == shift_left(x, steps.predicts(j)), depth,
+                          fill=False)
+
+
 @torch.inference_mode()
-def greedy_chains(kind: str, model, x: torch.Tensor, aux: torch.Tensor | None, k: int, starts: torch.Tensor,
+def greedy_chains(kind: DrafterKind, model, x: torch.Tensor, feats: torch.Tensor | None, k: int, starts: torch.Tensor,
                   chunk: int = 128):
     """Each drafter's free-running greedy chain of depth k from every start position (its own tokens after a miss,
-    as at decode time). x [T] the verified sequence, aux [1,T,3H] the target's aux features (EAGLE-3 heads, None
-    for an independent drafter), starts [S]. Yields per chunk of starts: (s [S'], drafts [S',K] target ids,
-    qs K x [S',Vd] the drafter's logits, dids [Vd] target id of each drafter id)."""
+    as at decode time). x [T] the verified sequence, feats [1,T,F] the target features it reads (`kind.features`,
+    None for none), starts [S]. Yields per chunk of starts: (s [S'], drafts [S',K] target ids, qs K x [S',Vs] the
+    drafter's logits, dids [Vs] target id of each logit column)."""
     ids = x[None]
-    if kind == "eagle3":
-        _, steps = model(aux, ids, torch.ones_like(ids), k, own_tokens=True)
-        dids = model.draft_ids
-        q_all = [lg[0].float() for lg in steps]  # per step [T,Vd]; index t = s-2 holds the chain from s
-    else:
+    free = kind.free_running(model, feats, ids, k)  # every chain in one pass, when the kind can
+    if free is not None:
+        q_all = [lg[0].float() for lg in free.logits]  # per step [T,Vs]; row s - offset holds the chain from s
+        dids = free.target_ids(torch.arange(q_all[0].shape[-1], device=x.device))
+    else:  # a causal LM: the true prefix once, then a branch pass per draft step
         dcache = DynamicCache(config=model.config)
         d_first = model(input_ids=ids, **cache_kw(model, dcache), use_cache=True).logits[0].float()  # [T,V]
         dids = torch.arange(d_first.shape[-1], device=x.device)
     for c in range(0, len(starts), chunk):
         s = starts[c:c + chunk]  # [S]
-        if kind == "eagle3":
-            qs = [q[s - 2] for q in q_all]  # K x [S,Vd]
+        if free is not None:
+            qs = [q[s - free.offset] for q in q_all]  # K x [S,Vs]
             drafts = torch.stack([dids[q.argmax(-1)] for q in qs], dim=1)  # [S,K]
         else:
             qs = [d_first[s - 1]]

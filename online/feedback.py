@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 
 import torch
 
+from draftpool.models.kind import aux_features
+
 
 @dataclass
 class TopK:
@@ -112,7 +114,7 @@ def feedback_from_ids(model, request_id: str, prompt_ids: list[int], answer_ids:
     logits = out.logits[0].float()  # [T,V]; row u-1 predicts token u
     p0 = len(prompt_ids)
     t_len = greedy_prefix_len(logits, ids[0], p0)
-    feats = torch.cat([out.hidden_states[j][0, :t_len - 1] for j in aux_layers], -1).float()  # [T-1,3H]
+    feats = aux_features(out.hidden_states, aux_layers)[0, :t_len - 1].float()  # [T-1,3H]
     top = compress(logits[p0 - 1:t_len - 1], top_k)
     return Feedback(request_id, ids[0, :t_len].cpu().clone(), p0, TopK(top.logp.cpu(), top.ids.cpu()),
                     feats.cpu().clone())

@@ -13,17 +13,11 @@ from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
-from torch.func import functional_call
 
+from draftpool.models.kind import DrafterKind, Steps
 from online.feedback import Feedback, TopK, has_teacher, sparse_teacher
-from training.ttt import shift_left
 
 STEP_WEIGHT = 0.8  # EAGLE-3: step j weighs 0.8^j
-
-
-def draft_index(t2d: torch.Tensor) -> torch.Tensor:
-    """t2d [V] bool -> [V] int64: the draft id of each target token (draft ids keep the target order), -1 if none."""
-    return torch.where(t2d, t2d.long().cumsum(0) - 1, torch.full_like(t2d, -1, dtype=torch.long))
 
 
 def _masked_soft_ce(logits: torch.Tensor, teacher: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
@@ -39,42 +33,46 @@ def _rows(t: TopK, idx: torch.Tensor) -> TopK:
     return TopK(t.logp[idx], t.ids[idx])
 
 
-def eagle3_loss(head: torch.nn.Module, params: dict[str, torch.Tensor], fb: Feedback, steps: int = 3,
-                positions: str = "all") -> torch.Tensor:
-    """Training-time-test loss of an EAGLE-3 head on one served request (needs fb.feats).
+def columns_index(steps: Steps, vocab: int) -> torch.Tensor:
+    """[V] int64: the logit column of each target token (-1 where the drafter cannot emit it)."""
+    if steps.columns is None:
+        return torch.arange(vocab)
+    index = torch.full((vocab,), -1, dtype=torch.long, device=steps.columns.device)
+    index[steps.columns] = torch.arange(steps.columns.numel(), device=steps.columns.device)
+    return index
 
-    Step j at index t reads x_{t+1+j} and predicts x_{t+2+j}; its teacher is feedback row t+2+j-P."""
+
+def request_steps(kind: DrafterKind, model: torch.nn.Module, params: dict[str, torch.Tensor] | None, fb: Feedback,
+                  depth: int, response_only: bool) -> Steps:
+    """The drafter's teacher-forced steps over one served request (with `params` in place of its weights); with
+    `response_only` only the rows that predict generated tokens."""
     tokens = fb.tokens[None]  # [1,T]
-    T, P = tokens.shape[1], fb.prompt_len
-    dtype = next(iter(params.values())).dtype
-    aux = fb.aux().to(dtype)  # [1,T,3H]; last is pad
-    response = (torch.arange(T) >= P)[None].long()  # [1,T]
-    _, step_logits = functional_call(head, params, (aux, tokens, torch.ones_like(tokens), steps),
-                                     {"loss_mask": response}, strict=False)
-    to_draft = draft_index(head.t2d)
-    total = aux.new_zeros(())
-    for j, logits in enumerate(step_logits):  # [N_j,Vd] at indices t with x_{t+2+j} a response token
-        t = shift_left(response, 2 + j)[0].nonzero()[:, 0]  # [N_j]
-        teacher_rows = _rows(fb.target, t + 2 + j - P)
-        teacher = sparse_teacher(teacher_rows, to_draft, logits.shape[-1])
+    feats = None
+    if kind.aux_layers(model) is not None:
+        feats = fb.aux().to(next(iter(params.values())).dtype if params else torch.float32)  # [1,T,3H]; last is pad
+    response = (torch.arange(tokens.shape[1]) >= fb.prompt_len)[None].long()  # [1,T]
+    return kind.steps(model, feats, tokens, torch.ones_like(tokens), depth,
+                      loss_mask=response if response_only else None, params=params)
+
+
+def distill_loss(kind: DrafterKind, model: torch.nn.Module, params: dict[str, torch.Tensor], fb: Feedback,
+                 steps: int = 3, positions: str = "all") -> torch.Tensor:
+    """The drafter's distillation loss on one served request: per draft step (a next-token drafter has one) the soft
+    cross-entropy of its predictions of the generated tokens against the feedback rows that chose them, step j
+    weighted 0.8^j. (EAGLE-3 heads: the training-time test on served feedback; it needs fb.feats.)"""
+    P = fb.prompt_len
+    s = request_steps(kind, model, params, fb, steps, response_only=True)
+    response = (torch.arange(fb.tokens.numel()) >= P)[None].long()  # [1,T]
+    total = s.logits[0].new_zeros(())
+    for j, logits in enumerate(s.logits):  # [N_j,Vs] at the rows t whose token t+offset+j is generated
+        t = s.mask(response, j)[0].nonzero()[:, 0]  # [N_j]
+        teacher_rows = _rows(fb.target, t + s.predicts(j) - P)
+        teacher = sparse_teacher(teacher_rows, columns_index(s, kind.vocab_size(model)), logits.shape[-1])
         keep = torch.ones(len(t), dtype=torch.bool)
         if positions == "mismatch":
-            keep = head.draft_ids[logits.argmax(-1)] != teacher_rows.ids[:, 0]
+            keep = s.target_ids(logits.argmax(-1)) != teacher_rows.ids[:, 0]
         total = total + STEP_WEIGHT**j * _masked_soft_ce(logits, teacher, keep)
     return total
-
-
-def llama_loss(model: torch.nn.Module, params: dict[str, torch.Tensor], fb: Feedback,
-               positions: str = "all") -> torch.Tensor:
-    """Next-token distillation of an independent drafter on one served request: logits row u-1 predicts token u."""
-    tokens = fb.tokens[None]
-    P = fb.prompt_len
-    logits = functional_call(model, params, (), {"input_ids": tokens}, strict=False).logits[0, P - 1:-1]  # [T-P,V]
-    teacher = sparse_teacher(fb.target, torch.arange(logits.shape[-1]), logits.shape[-1])
-    keep = torch.ones(logits.shape[0], dtype=torch.bool)
-    if positions == "mismatch":
-        keep = logits.argmax(-1) != fb.target.ids[:, 0]
-    return _masked_soft_ce(logits, teacher, keep)
 
 
 def check_positions(positions: str) -> None:

@@ -43,7 +43,7 @@ class AdaptiveServer:
             raise ValueError("modules must follow the decoder's drafter order")
         self.dec, self.handle, self.params = decoder, handle, params
         self.collector = FeedbackCollector(feedback_top_k,
-                                           keep_feats=any(d.kind == "eagle3" for d in decoder.drafters))
+                                           keep_feats=any(d.aux_layers for d in decoder.drafters))
         decoder.collector = self.collector if handle is not None else None
         self.swap = HotSwap(handle.boards, modules, handle.start_version) if handle is not None else None
         if self.swap is not None and swap == "cycle":

@@ -21,11 +21,11 @@ from collections import deque
 from dataclasses import dataclass, field
 
 import torch
-from torch.func import functional_call
 
+from draftpool.models import get_kind
 from online.ensemble import HedgeEnsemble
 from online.feedback import Feedback
-from online.losses import check_positions, eagle3_loss, llama_loss
+from online.losses import check_positions, distill_loss, request_steps
 from online.ogd import OGD
 from online.optimistic import OptimisticOGD
 from online.vocab import VocabCounter, remap_vocab, swap_plan
@@ -84,11 +84,11 @@ def trainable(module: torch.nn.Module) -> dict[str, torch.Tensor]:
 
 
 def versioned(kind: str, module: torch.nn.Module, vocab: bool) -> dict[str, torch.Tensor]:
-    """What a version of this drafter holds: its trainable weights, plus an EAGLE-3 head's draft vocabulary (d2t,
-    t2d) when the vocabulary adapts."""
+    """What a version of this drafter holds: its trainable weights, plus its draft vocabulary (an EAGLE-3 head's
+    d2t, t2d) when the vocabulary adapts."""
     out = trainable(module)
-    if vocab and kind == "eagle3":
-        out.update(d2t=module.d2t.detach(), t2d=module.t2d.detach())
+    if vocab:
+        out.update(get_kind(kind).vocab_buffers(module))
     return out
 
 
@@ -104,23 +104,14 @@ def make_updater(cfg: TrainerConfig, params: dict[str, torch.Tensor]):
 @torch.no_grad()
 def held_out_acceptance(kind: str, model: torch.nn.Module, params: dict[str, torch.Tensor],
                         records: list[Feedback]) -> float:
-    """Greedy step-0 acceptance (drafter top-1 == target top-1) over the response positions of held-out records."""
+    """Greedy step-0 acceptance (drafter top-1 == target top-1) over the response positions of held-out records
+    (under the version's own draft vocabulary when `params` carry one)."""
     hits = total = 0
     for fb in records:
-        P = fb.prompt_len
-        if kind == "eagle3":
-            tokens = fb.tokens[None]
-            dtype = next(iter(params.values())).dtype
-            aux = fb.aux().to(dtype)
-            _, steps = functional_call(model, params, (aux, tokens, torch.ones_like(tokens), 1), strict=False)
-            t = torch.arange(max(P - 2, 0), tokens.shape[1] - 2)  # index t predicts token t+2
-            d2t = params.get("d2t", model.d2t)  # the version's own draft vocabulary
-            top = steps[0][0, t].argmax(-1)  # [n] draft ids
-            pred = top + d2t[top]
-            want = fb.target.ids[t + 2 - P, 0]
-        else:
-            logits = functional_call(model, params, (), {"input_ids": fb.tokens[None]}, strict=False).logits
-            pred, want = logits[0, P - 1:-1].argmax(-1), fb.target.ids[:, 0]
+        s = request_steps(get_kind(kind), model, params, fb, 1, response_only=False)
+        t = torch.arange(max(fb.prompt_len - s.offset, 0), fb.tokens.numel() - s.offset)  # rows predicting answers
+        pred = s.target_ids(s.logits[0][0, t].argmax(-1))  # [n]
+        want = fb.target.ids[t + s.offset - fb.prompt_len, 0]
         hits += int((pred == want).sum())
         total += len(want)
     return hits / max(1, total)
@@ -137,12 +128,13 @@ class OnlineTrainer:
         self.cfg, self.models = cfg, models
         self.names = list(models)
         self.vocab = cfg.vocab_every > 0
-        heads = [n for n, (k, _) in models.items() if k == "eagle3"]
+        heads = [n for n, (k, m) in models.items() if get_kind(k).vocab_buffers(m)]  # adaptable vocabularies
         if self.vocab and heads and out_embed is None:
             raise ValueError("trainer.vocab_every > 0 needs the target's output embedding (out_embed)")
         self.out_embed = out_embed
         # the counts do not depend on the head (every head sees the same committed tokens): one counter, shared
-        seen = VocabCounter(models[heads[0]][1].config.vocab_size) if self.vocab and heads else None
+        seen = VocabCounter(get_kind(models[heads[0]][0]).vocab_size(models[heads[0]][1])) if self.vocab and heads \
+            else None
         self.counters = {n: seen for n in heads} if seen is not None else {}
         self.vocab_swaps = {n: 0 for n in self.counters}  # tokens swapped in so far
         self.last_vocab: dict[str, dict] = {}  # the latest round's swaps: name -> {"swapped", "coverage"}
@@ -158,11 +150,8 @@ class OnlineTrainer:
 
     def loss(self, name: str, params: dict[str, torch.Tensor], batch: list[Feedback]) -> torch.Tensor:
         kind, model = self.models[name]
-        if kind == "eagle3":
-            losses = [eagle3_loss(model, params, fb, self.cfg.steps, self.cfg.positions) for fb in batch]
-        else:
-            losses = [llama_loss(model, params, fb, self.cfg.positions) for fb in batch]
-        return torch.stack(losses).mean()
+        return torch.stack([distill_loss(get_kind(kind), model, params, fb, self.cfg.steps, self.cfg.positions)
+                            for fb in batch]).mean()
 
     def round(self, batch: list[Feedback]) -> dict:
         """One update round on a feedback batch; returns the drafters updated and their losses. Every
@@ -218,8 +207,8 @@ class OnlineTrainer:
     def candidate(self, name: str) -> dict[str, torch.Tensor]:
         kind, module = self.models[name]
         out = dict(self.updaters[name].served())
-        if self.vocab and kind == "eagle3":
-            out.update(d2t=module.d2t.detach(), t2d=module.t2d.detach())
+        if self.vocab:
+            out.update(get_kind(kind).vocab_buffers(module))
         return out
 
     def guard(self, name: str) -> tuple[bool, float | None, float | None]:

@@ -109,9 +109,7 @@ def export_pool(spec: ExportSpec, version: int, models: dict[str, tuple[str, tor
                 params: dict[str, dict[str, torch.Tensor]], trainer_state: dict, stats: dict,
                 keep: int = 3) -> Path:
     """Write the pool with `params` as `<out>/versions/v{version}` (atomic), then point latest.json at it."""
-    from transformers import AutoTokenizer
-
-    from draftpool.pool import write_eagle3, write_llama
+    from draftpool.models import get_kind
 
     src = Path(spec.source_pool)
     manifest = json.loads((src / "pool.json").read_text())
@@ -125,10 +123,7 @@ def export_pool(spec: ExportSpec, version: int, models: dict[str, tuple[str, tor
             meta["online"] = {"version": version, "source_pool": str(src), **stats}
             m = copy.deepcopy(module).cpu()
             assign(m, params[drafter])  # the version's weights and draft vocabulary
-            if kind == "eagle3":
-                write_eagle3(m, tmp / drafter, spec.target, meta)
-            else:
-                write_llama(m, AutoTokenizer.from_pretrained(src / entry["path"]), tmp / drafter, meta)
+            get_kind(kind).write(m, tmp / drafter, spec.target, meta, source=src / entry["path"])
             entry.update(path=drafter, online={"version": version, **stats})
         # the version holds only the drafters trained here (vLLM mode and lookahead adapt one head of the pool)
         manifest["drafters"] = {n: e for n, e in manifest["drafters"].items() if n in models}

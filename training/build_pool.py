@@ -34,7 +34,7 @@ from draftpool.io import atomic_write_json
 from draftpool.pool import DrafterLoadError, load_eagle3, load_llama, read_manifest
 from draftpool.target import DEFAULT_TARGET, load_target, resolve_target
 from training.evaluate import EXPORTED, evaluate_many, write_eval
-from training.train_drafter import KINDS, NaNLossError, TrainConfig, make_accelerator, run
+from training.train_drafter import DRAFTERS, WARM_START, NaNLossError, TrainConfig, make_accelerator, run
 
 PROFILES = {
     "quick": {"train": ["data.gen.max_prompts_per_split=64", "data.gen.max_held_out_prompts=32",
@@ -64,7 +64,7 @@ def load_cfg(target: str, profile: str, drafter: str, domain: str, overrides: li
     extra = [f"domain={domain}", f"drafter={drafter}", f"target={target}"]
     prof = PROFILES[profile]
     steps = prof["general"] if domain == GENERAL else prof["specialist"]
-    start = [f"eagle3.init_from={init_from}"] if init_from else []
+    start = [f"{WARM_START[drafter]}={init_from}"] if init_from else []
     return load_config(TrainConfig, f"recipes/{domain}/{drafter}.yaml",
                        [run_dir] + prof["train"] + steps + start + overrides + extra)
 
@@ -85,7 +85,7 @@ def train_all(target: str, profile: str, drafters: list[str], domains: list[str]
             pool_dir = pool_dir_of(cfg, info.slug)
             general = pool_dir / f"{GENERAL}-{drafter}"
             init_from = ""
-            if (PROFILES[profile]["warm_start"] and KINDS[drafter] == "eagle3" and domain != GENERAL
+            if (PROFILES[profile]["warm_start"] and drafter in WARM_START and domain != GENERAL
                     and general.is_dir()):
                 init_from = str(general)
                 cfg = load_cfg(target, profile, drafter, domain, overrides, init_from)
@@ -179,16 +179,16 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--target", default=DEFAULT_TARGET)
     ap.add_argument("--profile", default="quick", choices=sorted(PROFILES))
-    ap.add_argument("--drafters", default="eagle3", help=f"comma list of {', '.join(KINDS)}")
+    ap.add_argument("--drafters", default="eagle3", help=f"comma list of {', '.join(DRAFTERS)}")
     ap.add_argument("--domains", default=",".join(ALL_DOMAINS), help="comma list (default: all shipped + general)")
     ap.add_argument("--matrix-only", action="store_true", help="skip training, recompute the matrix")
     args, overrides = ap.parse_known_args(argv)
     try:
         drafters = [d for d in args.drafters.split(",") if d]
         domains = [check_domain(d) for d in args.domains.split(",") if d]
-        bad = [d for d in drafters if d not in KINDS]
+        bad = [d for d in drafters if d not in DRAFTERS]
         if bad or not drafters or not domains:
-            raise ConfigError(f"--drafters must list some of {', '.join(KINDS)} (got {args.drafters!r}); "
+            raise ConfigError(f"--drafters must list some of {', '.join(DRAFTERS)} (got {args.drafters!r}); "
                               f"--domains must not be empty")
         if any(not o.count("=") or o.startswith("-") for o in overrides):
             raise ConfigError(f"unknown arguments {overrides}: extra arguments must be key=value overrides")

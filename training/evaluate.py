@@ -13,10 +13,11 @@ from pathlib import Path
 
 import torch
 
+from draftpool.models import get_kind, kind_of_folder
+from draftpool.models.kind import Steps, aux_features, shift_left
 from draftpool.progress import progress
 from training.data import ResponseDataset, collate
-from training.losses import acceptance_on_draft_vocab, tvd
-from training.ttt import shift_left
+from training.losses import acceptance_on_draft_vocab
 
 TOP_RANKS = 8  # topk_per_step: the target's token within the drafter's top 1..8 (the rank rates `auto` weighs
 # trees with)
@@ -26,8 +27,7 @@ def target_forward(target, input_ids: torch.Tensor, attention_mask: torch.Tensor
     """-> (aux [B,T,3H] or None, logits [B,T,V]) from one frozen target pass."""
     with torch.no_grad():
         out = target(input_ids=input_ids, attention_mask=attention_mask, output_hidden_states=aux_layers is not None)
-        aux = torch.cat([out.hidden_states[i] for i in aux_layers], dim=-1) if aux_layers is not None else None
-    return aux, out.logits
+    return (None if aux_layers is None else aux_features(out.hidden_states, aux_layers)), out.logits
 
 
 def chain_length_from_rates(rates: list[float]) -> float:
@@ -41,19 +41,19 @@ def chain_length_from_rates(rates: list[float]) -> float:
 
 @torch.no_grad()
 def evaluate(kind: str, drafter, target, rows, depth: int, max_len: int, pad_id: int, batch_size: int = 8) -> dict:
-    """kind "eagle3" (drafter = Eagle3Head, aux layers from its config) or "llama" (drafter = LlamaForCausalLM)."""
+    """One drafter of kind `kind` (a pool manifest's kind name) on held-out rows."""
     return evaluate_many({"d": (kind, drafter)}, target, rows, depth, max_len, pad_id, batch_size)["d"]
 
 
 @torch.no_grad()
 def evaluate_many(drafters: dict[str, tuple[str, torch.nn.Module]], target, rows, depth: int, max_len: int,
                   pad_id: int, batch_size: int = 8, desc: str = "eval") -> dict[str, dict]:
-    """Evaluate several drafters ({name: (kind, model)}) on the same rows with one target pass per batch.
-    EAGLE-3 heads read their aux layers from their own config."""
+    """Evaluate several drafters ({name: (kind, model)}) on the same rows with one target pass per batch."""
     device = next(target.parameters()).device
     ds = ResponseDataset(rows, max_len)
     acc = {name: _Sums(depth) for name in drafters}
-    want_hidden = any(kind == "eagle3" for kind, _ in drafters.values())
+    kinds = {name: get_kind(kind) for name, (kind, _) in drafters.items()}
+    want_hidden = any(kinds[name].aux_layers(model) is not None for name, (_, model) in drafters.items())
     for _, model in drafters.values():
         model.eval()
     for i in progress(range(0, len(ds), batch_size), desc, unit="batch"):
@@ -61,11 +61,9 @@ def evaluate_many(drafters: dict[str, tuple[str, torch.nn.Module]], target, rows
                                                  pad_id).items()}
         ids, attn, lmask = b["input_ids"], b["attention_mask"], b["loss_mask"]
         out = target(input_ids=ids, attention_mask=attn, output_hidden_states=want_hidden)
-        for name, (kind, model) in drafters.items():
-            aux = None
-            if kind == "eagle3":
-                aux = torch.cat([out.hidden_states[k] for k in model.config.eagle_aux_hidden_state_layer_ids], -1)
-            acc[name].add(kind, model, aux, out.logits, ids, attn, lmask)
+        for name, (_, model) in drafters.items():
+            feats = kinds[name].features(model, out.hidden_states) if want_hidden else None
+            acc[name].add(kinds[name].steps(model, feats, ids, attn, depth), out.logits, ids, lmask)
     return {name: {"kind": drafters[name][0], "held_out_sequences": len(ds), **s.result()} for name, s in acc.items()}
 
 
@@ -78,39 +76,33 @@ class _Sums:
         self.sums["topk"] = torch.zeros(depth, TOP_RANKS, dtype=torch.float64)  # target token in the top r+1
         self.chain_total, self.chain_n = 0.0, 0
 
-    def add(self, kind, drafter, aux, tlogits, ids, attn, lmask) -> None:
+    def add(self, steps: Steps, tlogits: torch.Tensor, ids: torch.Tensor, lmask: torch.Tensor) -> None:
+        """steps over ids [B,T]; tlogits [B,T,V] the target's; lmask [B,T] 1 on response tokens."""
         depth, sums = self.depth, self.sums
         ttop1 = tlogits.argmax(-1)  # [B,T]
-        matches, masks, in_top = [], [], []  # in_top[j]: [B,T,R] the target's token within the drafter's top r+1
-        if kind == "eagle3":
-            _, step_logits = drafter(aux, ids, attn, depth)
-            lse = tlogits.float().logsumexp(-1)
-            td = tlogits.index_select(-1, drafter.draft_ids)
-            for j, lg in enumerate(step_logits):
-                mask = shift_left(lmask, 2 + j).bool()  # x_{t+2+j} is a response token
-                matches.append(drafter.draft_ids[lg.argmax(-1)] == shift_left(ttop1, 1 + j))
-                ranked = drafter.draft_ids[lg.topk(min(TOP_RANKS, lg.shape[-1]), -1).indices]  # [B,T,R] target ids
-                in_top.append((ranked == shift_left(ttop1, 1 + j)[..., None]).cumsum(-1) > 0)
-                masks.append(mask)
-                a = acceptance_on_draft_vocab(lg, shift_left(td, 1 + j), shift_left(lse, 1 + j))
-                sums["accept"][j] += a[mask].double().sum().cpu()
-        else:
-            dlogits = drafter(input_ids=ids, attention_mask=attn).logits
-            m0 = dlogits.argmax(-1) == ttop1  # position t predicts x_{t+1}
-            k0 = (dlogits.topk(min(TOP_RANKS, dlogits.shape[-1]), -1).indices == ttop1[..., None]).cumsum(-1) > 0
-            a0 = 1 - tvd(dlogits, tlogits)
-            for j in range(depth):
-                mask = shift_left(lmask, 1 + j).bool()
-                matches.append(shift_left(m0, j, fill=False))
-                in_top.append(shift_left(k0, j, fill=False))
-                masks.append(mask)
-                sums["accept"][j] += shift_left(a0, j)[mask].double().sum().cpu()
+        lse = tlogits.float().logsumexp(-1)  # [B,T]
+        on_cols = steps.on_columns(tlogits)  # [B,T,Vs]
+
+        def match(lg: torch.Tensor, j: int) -> torch.Tensor:  # [B,T] the drafter's top-1 is the target's
+            return steps.target_ids(lg.argmax(-1)) == steps.teacher(ttop1, j)
+
+        def in_top(lg: torch.Tensor, j: int) -> torch.Tensor:  # [B,T,R] the target's token within its top r+1
+            ranked = steps.target_ids(lg.topk(min(TOP_RANKS, lg.shape[-1]), -1).indices)
+            return (ranked == steps.teacher(ttop1, j)[..., None]).cumsum(-1) > 0
+
+        def accept(lg: torch.Tensor, j: int) -> torch.Tensor:  # [B,T] 1 - TV on the drafter's columns
+            return acceptance_on_draft_vocab(lg, steps.teacher(on_cols, j), steps.teacher(lse, j))
+
+        matches = steps.per_step(match, depth, fill=False)
+        in_tops = steps.per_step(in_top, depth, fill=False)
+        accepts = steps.per_step(accept, depth)
+        masks = [steps.mask(lmask, j) for j in range(depth)]  # the predicted token is a response token
         data_ok = []  # the held-out token is the target's argmax, so the teacher-forced context is the greedy one
-        offset = 2 if kind == "eagle3" else 1
         for j in range(depth):
-            data_ok.append(shift_left(ids, offset + j) == shift_left(ttop1, offset - 1 + j))
+            data_ok.append(shift_left(ids, steps.predicts(j)) == steps.teacher(ttop1, j))
             sums["top1"][j] += (matches[j] & masks[j]).sum().cpu()
-            sums["topk"][j, :in_top[j].shape[-1]] += (in_top[j] & masks[j][..., None]).sum((0, 1)).cpu()
+            sums["topk"][j, :in_tops[j].shape[-1]] += (in_tops[j] & masks[j][..., None]).sum((0, 1)).cpu()
+            sums["accept"][j] += accepts[j][masks[j]].double().sum().cpu()
             sums["n"][j] += masks[j].sum().cpu()
         # empirical greedy chain from every start position with a response token to predict
         alive = masks[0].clone()
@@ -179,14 +171,13 @@ def main(argv: list[str] | None = None) -> int:
     Evaluates an exported drafter on a domain's held-out self-distilled answers (generated first if missing).
     """
     import argparse
-    import json
     import sys
 
     from data_gen.domains import check_domain
     from data_gen.generate import DataGenConfig, ensure_data, load_distilled
     from draftpool.config import ConfigError, load_config
     from draftpool.io import atomic_write_json
-    from draftpool.pool import DrafterLoadError, load_eagle3, load_llama
+    from draftpool.pool import DrafterLoadError
     from draftpool.target import DEFAULT_TARGET, TargetError, load_target, resolve_target
 
     ap = argparse.ArgumentParser(description=main.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -217,12 +208,8 @@ def main(argv: list[str] | None = None) -> int:
         rows = [r for r in load_distilled(ddir, "held_out") if r["temperature"] == 0.0]
         rows = rows[: args.max_sequences] if args.max_sequences else rows
         path = Path(args.drafter)
-        meta = json.loads((path / "draftpool.json").read_text()) if (path / "draftpool.json").exists() else {}
-        kind = meta.get("kind") or ("eagle3" if "Eagle3" in (path / "config.json").read_text() else "llama")
-        if kind == "eagle3":
-            drafter = load_eagle3(path, info, target.get_input_embeddings().weight)
-        else:
-            drafter = load_llama(path, info)
+        kind = kind_of_folder(path)
+        drafter = get_kind(kind).load(path, info, target)
         res = evaluate(kind, drafter, target, rows, args.depth, args.max_len, tok.pad_token_id)
     except (ConfigError, DrafterLoadError, TargetError, ValueError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)

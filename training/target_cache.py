@@ -13,6 +13,7 @@ import torch
 from safetensors.torch import load_file, save_file
 
 from draftpool.io import atomic_write_text
+from draftpool.models.kind import aux_features
 from draftpool.progress import progress
 
 
@@ -31,7 +32,7 @@ def build_cache(target, dataset, layers: list[int], cache_dir: Path, sig: str) -
         ids = dataset[i]["input_ids"].unsqueeze(0).to(device)
         with torch.no_grad():
             hs = target(input_ids=ids, output_hidden_states=True).hidden_states
-        aux = torch.cat([hs[k] for k in layers], dim=-1)[0]
+        aux = aux_features(hs, layers)[0]
         tmp = path.with_suffix(".tmp")
         save_file({"aux": aux.contiguous().cpu(), "last": hs[-1][0].contiguous().cpu()}, str(tmp))
         tmp.rename(path)

@@ -26,9 +26,18 @@ from data_gen.generate import DataGenConfig, data_dir_for, ensure_data, load_dis
 from data_gen.user_data import UserData, load_user_rows, user_split
 from draftpool.config import ConfigError, build, deep_merge, field, help_text, load_config, read_yaml, to_dict
 from draftpool.io import atomic_write_json, check_writable, run_lock
-from draftpool.models.eagle3 import Eagle3Head, check_aux_layers, default_aux_layers, head_config, select_draft_vocab
+from draftpool.models import get_kind
+from draftpool.models.eagle3 import (
+    EAGLE3,
+    Eagle3Head,
+    check_aux_layers,
+    default_aux_layers,
+    head_config,
+    select_draft_vocab,
+)
+from draftpool.models.kind import Steps
 from draftpool.models.llama import build_drafter, from_target_layers, pick_preset
-from draftpool.pool import check_manifest, load_eagle3, load_llama, update_pool_manifest, write_eagle3, write_llama
+from draftpool.pool import check_manifest, load_eagle3, load_llama, update_pool_manifest
 from draftpool.target import DEFAULT_TARGET, TargetInfo, load_target, resolve_target
 from training.data import ResponseDataset, response_token_counts
 from training.evaluate import EXPORTED, evaluate, format_table, target_forward
@@ -37,7 +46,7 @@ from training.losses import drafter_loss
 from training.target_cache import build_cache, cached_features
 from training.ttt import ttt_loss
 
-KINDS = {"eagle3": "eagle3", "llama68m": "llama"}
+DRAFTERS = {"eagle3": "eagle3", "llama68m": "llama"}  # --drafter (a recipe's drafter) -> the pool kind it exports
 
 
 @dataclass
@@ -197,7 +206,7 @@ def eagle3_loss(model, batch, target, layers, steps, weight, draft_ids, cache_di
     else:
         aux, tlogits = target_forward(target, batch["input_ids"], batch["attention_mask"], layers)
     _, step_logits = model(aux, batch["input_ids"], batch["attention_mask"], steps, loss_mask=batch["loss_mask"])
-    return ttt_loss(step_logits, tlogits, batch["loss_mask"], draft_ids, weight)
+    return ttt_loss(Steps(step_logits, EAGLE3.offset, draft_ids), tlogits, batch["loss_mask"], weight)
 
 
 def llama_loss(model, batch, target, kind):
@@ -205,6 +214,32 @@ def llama_loss(model, batch, target, kind):
     tlogits = None if kind == "ce" else target_forward(target, batch["input_ids"], batch["attention_mask"], None)[1]
     logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits
     return drafter_loss(logits, tlogits, batch["input_ids"], batch["loss_mask"], kind)
+
+
+def setup_eagle3(cfg: TrainConfig, accelerator, target, info: TargetInfo, train_rows: list[dict],
+                 dataset: ResponseDataset, run_dir: Path):
+    """-> (the head to train, its TTT loss, what its manifest entry records)."""
+    model = make_eagle3(cfg, target, info, train_rows)
+    layers = EAGLE3.aux_layers(model)
+    cache_dir = None
+    if cfg.eagle3.target_cache:
+        cache_dir = run_dir / "target_cache"
+        if accelerator.is_main_process:
+            data_hash = hashlib.sha256(b"".join(it[0].numpy().tobytes() for it in dataset.items)).hexdigest()
+            build_cache(target, dataset, layers, cache_dir, f"{info.weights_sha256} {layers} {data_hash}")
+        accelerator.wait_for_everyone()
+    loss_fn = partial(eagle3_loss, target=target, layers=layers, steps=cfg.eagle3.ttt_steps,
+                      weight=cfg.eagle3.step_weight, draft_ids=model.draft_ids.to(accelerator.device),
+                      cache_dir=cache_dir)
+    return model, loss_fn, {"aux_layers": layers, "draft_vocab_size": model.config.draft_vocab_size}
+
+
+def setup_llama(cfg: TrainConfig, accelerator, target, info: TargetInfo, train_rows: list[dict],
+                dataset: ResponseDataset, run_dir: Path):
+    """-> (the independent drafter to train, its next-token loss, what its manifest entry records)."""
+    model, preset, init = make_llama(cfg, target, info, accelerator)
+    loss_fn = partial(llama_loss, target=target, kind=cfg.llama.loss)
+    return model, loss_fn, {"preset": preset, "init": init, "finetune": cfg.llama.finetune, "loss": cfg.llama.loss}
 
 
 def make_llama(cfg: TrainConfig, target, info: TargetInfo, accelerator):
@@ -256,7 +291,7 @@ def run(cfg: TrainConfig, accelerator, info: TargetInfo | None = None) -> dict:
 
 def _run(cfg: TrainConfig, accelerator, info: TargetInfo, run_dir: Path, pool_dir: Path) -> dict:
     # 1. target and data
-    kind = KINDS[cfg.drafter]
+    kind = DRAFTERS[cfg.drafter]
     with _no_zero3_init(accelerator):
         target, tok = load_target(info, accelerator.device)
     train_rows, held_rows, provenance = prepare_rows(cfg, info, tok, accelerator)
@@ -265,25 +300,7 @@ def _run(cfg: TrainConfig, accelerator, info: TargetInfo, run_dir: Path, pool_di
     dataset = ResponseDataset(train_rows, cfg.train.max_len)
 
     # 2. drafter and loss
-    if kind == "eagle3":
-        model = make_eagle3(cfg, target, info, train_rows)
-        layers = model.config.eagle_aux_hidden_state_layer_ids
-        cache_dir = None
-        if cfg.eagle3.target_cache:
-            cache_dir = run_dir / "target_cache"
-            if accelerator.is_main_process:
-                data_hash = hashlib.sha256(b"".join(it[0].numpy().tobytes() for it in dataset.items)).hexdigest()
-                sig = f"{info.weights_sha256} {layers} {data_hash}"
-                build_cache(target, dataset, layers, cache_dir, sig)
-            accelerator.wait_for_everyone()
-        loss_fn = partial(eagle3_loss, target=target, layers=layers, steps=cfg.eagle3.ttt_steps,
-                          weight=cfg.eagle3.step_weight, draft_ids=model.draft_ids.to(accelerator.device),
-                          cache_dir=cache_dir)
-        extra = {"aux_layers": layers, "draft_vocab_size": model.config.draft_vocab_size}
-    else:
-        model, preset, init = make_llama(cfg, target, info, accelerator)
-        loss_fn = partial(llama_loss, target=target, kind=cfg.llama.loss)
-        extra = {"preset": preset, "init": init, "finetune": cfg.llama.finetune, "loss": cfg.llama.loss}
+    model, loss_fn, extra = SETUPS[cfg.drafter](cfg, accelerator, target, info, train_rows, dataset, run_dir)
     if accelerator.is_main_process:
         run_dir.mkdir(parents=True, exist_ok=True)
         atomic_write_json(run_dir / "config.json", to_dict(cfg))
@@ -297,7 +314,7 @@ def _run(cfg: TrainConfig, accelerator, info: TargetInfo, run_dir: Path, pool_di
         accelerator.wait_for_everyone()
         return {}
     model.load_state_dict(state, strict=False)
-    if kind == "llama" and cfg.llama.finetune == "lora":
+    if hasattr(model, "merge_and_unload"):  # a LoRA fine-tune (peft): its adapters merged into the weights
         model = model.merge_and_unload()
     model = model.float().to(accelerator.device).eval()
 
@@ -316,17 +333,18 @@ def _run(cfg: TrainConfig, accelerator, info: TargetInfo, run_dir: Path, pool_di
             "target": info.name, "target_weights_sha256": info.weights_sha256,
             "draftpool_version": draftpool.__version__, "data_provenance": _strip(provenance),
             "train_config": to_dict(cfg), **({"eval": res} if res else {}), **extra}
-    if kind == "eagle3":
-        write_eagle3(model.cpu(), pool_dir / name, info, meta, cfg.export.speculators,
-                     cfg.export.speculative_tokens)
-    else:
-        write_llama(model.cpu(), tok, pool_dir / name, meta)
+    get_kind(kind).write(model.cpu(), pool_dir / name, info, meta, tokenizer=tok, speculators=cfg.export.speculators,
+                         speculative_tokens=cfg.export.speculative_tokens)
     update_pool_manifest(pool_dir, info, name, {
         "path": name, "kind": kind, "domain": cfg.domain, "drafter": cfg.drafter, **extra,
         **({"eval": {k: res[k] for k in EXPORTED}} if res else {})})
     print(f"exported {pool_dir / name} (manifest {pool_dir / 'pool.json'})")
     accelerator.wait_for_everyone()
     return res
+
+
+SETUPS = {"eagle3": setup_eagle3, "llama68m": setup_llama}  # --drafter -> how its model and loss are made
+WARM_START = {"eagle3": "eagle3.init_from"}  # --drafter -> the config key that starts it from another folder
 
 
 def _strip(prov: dict) -> dict:
@@ -392,7 +410,7 @@ def _fix_deepspeed_cpu_ranks(accelerator) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--domain", help=f"one of {', '.join(ALL_DOMAINS)}")
-    ap.add_argument("--drafter", default="eagle3", choices=sorted(KINDS))
+    ap.add_argument("--drafter", default="eagle3", choices=sorted(DRAFTERS))
     ap.add_argument("--target", default=None, help=f"hub id or local folder (default {DEFAULT_TARGET})")
     ap.add_argument("--recipe", default=None, help="default: recipes/<domain>/<drafter>.yaml")
     ap.add_argument("--help-config", action="store_true", help="list every config key and exit")

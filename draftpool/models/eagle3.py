@@ -8,14 +8,29 @@ Shapes: B batch, T positions, H target hidden, h head hidden (= H by default), V
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import torch
 import torch.nn.functional as F
+from safetensors import SafetensorError
+from safetensors.torch import load_file, save_file
 from torch import nn
 from transformers import LlamaConfig
 from transformers.models.llama.modeling_llama import LlamaRMSNorm, LlamaRotaryEmbedding, apply_rotary_pos_emb
+
+from draftpool.io import atomic_dir
+from draftpool.models.folder import DrafterLoadError, check_config, is_int, read_json, read_meta
+from draftpool.models.kind import DrafterKind, Steps, call, shift_left
+
+if TYPE_CHECKING:
+    from draftpool.target import TargetInfo
+
+
+OFFSET = 2  # row t of TTT step j reads (feature t, token x_{t+1+j}) and predicts x_{t+2+j}
 
 
 def default_aux_layers(num_layers: int) -> list[int]:
@@ -213,16 +228,159 @@ class Eagle3Head(nn.Module):
             if own_tokens and j > 0:
                 tokens = self.draft_ids[self.logits(hidden).argmax(-1)]  # [B,T] the previous step's greedy draft
             else:
-                tokens = F.pad(input_ids[:, 1 + j:], (0, min(1 + j, t)), value=0)  # [B,T] x_{t+1+j}, 0 past end
+                tokens = shift_left(input_ids, OFFSET - 1 + j)  # [B,T] x_{t+1+j}, 0 past the end
             hidden = self.step(hidden, tokens, pos + j, ttt_attend(keys, values, allowed0))
             outs.append(hidden)
         if loss_mask is None:
             return outs, [self.logits(o) for o in outs]
         # rule: shifts stay T wide when T < 2 + j (a short request: those steps give no loss)
-        masks = [F.pad(loss_mask[:, 2 + j:], (0, min(2 + j, t)), value=0).bool() for j in range(steps)]
+        masks = [shift_left(loss_mask, OFFSET + j).bool() for j in range(steps)]
         return outs, [self.logits(o[m]) for o, m in zip(outs, masks)]
 
     def export_state_dict(self) -> dict[str, torch.Tensor]:
         """The flat-layout tensors (no `model.` prefix, no embedding: the target's is shared)."""
         return {k: v.detach().contiguous() for k, v in self.state_dict().items()
                 if not k.startswith(("embed_tokens.", "rotary_emb."))}
+
+
+# --- the drafter folder: the flat layout vLLM and SGLang load, optionally the speculators one ---------------------
+EAGLE3_ARCH = "LlamaForCausalLMEagle3"
+
+
+def eagle3_config_dict(head: Eagle3Head) -> dict[str, Any]:
+    cfg = head.config.to_dict()
+    cfg["architectures"] = [EAGLE3_ARCH]
+    cfg["tie_word_embeddings"] = False
+    cfg["num_hidden_layers"] = 1
+    for k in ("_name_or_path", "transformers_version", "dtype", "torch_dtype"):
+        cfg.pop(k, None)
+    cfg["torch_dtype"] = "float32"
+    return cfg
+
+
+def speculators_config_dict(head: Eagle3Head, target: TargetInfo, k: int) -> dict[str, Any]:
+    layer = eagle3_config_dict(head)
+    for key in ("draft_vocab_size", "target_hidden_size", "eagle_aux_hidden_state_layer_ids",
+                "norm_before_residual", "target_num_hidden_layers", "architectures"):
+        layer.pop(key, None)
+    layer["architectures"] = ["LlamaForCausalLM"]
+    return {
+        "architectures": ["Eagle3Speculator"], "speculators_model_type": "eagle3",
+        "speculators_version": "0.9.0", "transformer_layer_config": layer,
+        "draft_vocab_size": head.config.draft_vocab_size, "norm_before_residual": False,
+        "norm_before_fc": False, "fc_norm": False, "norm_output": False,
+        "target_hidden_size": head.config.target_hidden_size,
+        "eagle_aux_hidden_state_layer_ids": list(head.config.eagle_aux_hidden_state_layer_ids),
+        "embed_requires_grad": False,
+        "speculators_config": {
+            "algorithm": "eagle3", "default_proposal_method": "greedy",
+            "proposal_methods": [{"proposal_type": "greedy", "speculative_tokens": k}],
+            "verifier": {"name_or_path": target.path, "architectures": ["LlamaForCausalLM"]},
+        },
+    }
+
+def write_eagle3(head: Eagle3Head, out: Path, target: TargetInfo, meta: dict[str, Any],
+                 speculators: bool = False, k: int = 5) -> None:
+    """Write one head folder atomically (replacing a previous one only once the new one is complete)."""
+    tensors = {k_: v.float().cpu() for k_, v in head.export_state_dict().items()}
+    with atomic_dir(out) as tmp:
+        (tmp / "config.json").write_text(json.dumps(eagle3_config_dict(head), indent=2) + "\n")
+        save_file(tensors, str(tmp / "model.safetensors"), metadata={"format": "pt"})
+        if speculators:
+            (tmp / "speculators").mkdir()
+            spec = {("layers.0." + k_[len("midlayer."):] if k_.startswith("midlayer.") else k_): v
+                    for k_, v in tensors.items()}
+            (tmp / "speculators" / "config.json").write_text(
+                json.dumps(speculators_config_dict(head, target, k), indent=2) + "\n")
+            save_file(spec, str(tmp / "speculators" / "model.safetensors"), metadata={"format": "pt"})
+        (tmp / "draftpool.json").write_text(json.dumps(meta, indent=2) + "\n")
+
+def load_eagle3(path: str | Path, target: TargetInfo, target_embedding: torch.Tensor) -> Eagle3Head:
+    """Load and check an exported head: architecture, sizes against the target, every tensor name and shape."""
+    path = Path(path)
+    read_meta(path, "eagle3", target, bound_to_weights=True)
+    raw = read_json(path / "config.json")
+    arch = raw.get("architectures")
+    if not isinstance(arch, list) or EAGLE3_ARCH not in arch:
+        raise DrafterLoadError(f"{path}: config architectures {arch} are not [{EAGLE3_ARCH!r}]")
+    check_config(raw, path, ("hidden_size", "vocab_size", "draft_vocab_size", "intermediate_size",
+                             "num_attention_heads"), ("num_key_value_heads", "target_hidden_size",
+                                                      "target_num_hidden_layers", "head_dim"))
+    layers = raw.get("eagle_aux_hidden_state_layer_ids")
+    if layers is not None and (not isinstance(layers, list) or not all(is_int(x) and x >= 0 for x in layers)):
+        raise DrafterLoadError(f"{path}/config.json: 'eagle_aux_hidden_state_layer_ids' must be a list of target "
+                               f"layer indices (integers >= 0), got {layers!r}")
+    t_hidden = raw.get("target_hidden_size", raw["hidden_size"])
+    if t_hidden != target.hidden_size or raw["vocab_size"] != target.vocab_size:
+        raise DrafterLoadError(
+            f"{path}: head made for a target with hidden {t_hidden} and vocab {raw['vocab_size']}, "
+            f"but {target.name} has hidden {target.hidden_size} and vocab {target.vocab_size}")
+    layers = raw.get("eagle_aux_hidden_state_layer_ids") or default_aux_layers(target.num_layers)
+    n_layers = raw.get("target_num_hidden_layers", target.num_layers)
+    if max(layers) >= target.num_layers or n_layers != target.num_layers:
+        raise DrafterLoadError(f"{path}: aux layers {layers} made for a {n_layers}-layer target, "
+                               f"{target.name} has {target.num_layers}")
+    try:  # what the checks above do not cover (e.g. heads that do not divide the width) fails here
+        cfg = LlamaConfig(**{k: v for k, v in raw.items() if k != "architectures"})
+        cfg.eagle_aux_hidden_state_layer_ids = layers
+        cfg.target_hidden_size = raw.get("target_hidden_size", raw["hidden_size"])
+        head = Eagle3Head(cfg)
+    except Exception as e:  # noqa: BLE001 - transformers' config validators raise their own classes
+        raise DrafterLoadError(f"{path}/config.json does not describe an EAGLE-3 head: {type(e).__name__}: {e}") \
+            from None
+    try:
+        tensors = load_file(str(path / "model.safetensors"))
+    except (SafetensorError, OSError, ValueError) as e:
+        raise DrafterLoadError(f"{path}/model.safetensors is missing or corrupt: {e}") from None
+    expected = {k: v.shape for k, v in head.export_state_dict().items()}
+    missing = sorted(set(expected) - set(tensors))
+    unexpected = sorted(set(tensors) - set(expected) - {"embed_tokens.weight"})
+    wrong = sorted(k for k in expected if k in tensors and tensors[k].shape != expected[k])
+    if missing or unexpected or wrong:
+        raise DrafterLoadError(f"{path}: tensors do not match an EAGLE-3 head (missing {missing}, unexpected "
+                               f"{unexpected}, wrong shape {wrong})")
+    tensors.setdefault("embed_tokens.weight", target_embedding.detach().float().cpu())
+    head.load_state_dict(tensors, strict=False)
+    return head
+
+
+class Eagle3Kind(DrafterKind):
+    """EAGLE-3 heads: read the target's aux features, draft on a reduced vocabulary (`d2t` / `t2d`, adaptable)."""
+
+    name = "eagle3"
+    architecture = EAGLE3_ARCH
+    offset = OFFSET
+    bound_to_weights = True
+
+    def load(self, path: str | Path, target: TargetInfo, target_model) -> Eagle3Head:
+        return load_eagle3(path, target, target_model.get_input_embeddings().weight).eval()
+
+    def write(self, model: Eagle3Head, out: Path, target: TargetInfo, meta: dict[str, Any], *,
+              source: Path | None = None, tokenizer=None, speculators: bool = False,
+              speculative_tokens: int = 5) -> None:
+        write_eagle3(model, out, target, meta, speculators, speculative_tokens)
+
+    def aux_layers(self, model: Eagle3Head) -> list[int]:
+        return list(model.config.eagle_aux_hidden_state_layer_ids)
+
+    def steps(self, model: Eagle3Head, feats: torch.Tensor, input_ids: torch.Tensor, attention_mask: torch.Tensor,
+              depth: int, loss_mask: torch.Tensor | None = None,
+              params: dict[str, torch.Tensor] | None = None) -> Steps:
+        _, logits = call(model, params, feats, input_ids, attention_mask, depth, loss_mask=loss_mask)
+        return Steps(logits, OFFSET, _columns(model, params))
+
+    def free_running(self, model: Eagle3Head, feats: torch.Tensor, input_ids: torch.Tensor, depth: int) -> Steps:
+        _, logits = model(feats, input_ids, torch.ones_like(input_ids), depth, own_tokens=True)
+        return Steps(logits, OFFSET, model.draft_ids)
+
+    def vocab_buffers(self, model: Eagle3Head) -> dict[str, torch.Tensor]:
+        return {"d2t": model.d2t.detach(), "t2d": model.t2d.detach()}
+
+
+def _columns(model: Eagle3Head, params: dict[str, torch.Tensor] | None) -> torch.Tensor:
+    """[Vd] target id of each draft id, under a version's own vocabulary when `params` carry one."""
+    d2t = model.d2t if params is None else params.get("d2t", model.d2t)
+    return torch.arange(d2t.numel(), device=d2t.device) + d2t
+
+
+EAGLE3 = Eagle3Kind()

@@ -8,9 +8,19 @@ for small targets (~14M parameters with a 49k vocab). `auto` picks llama-tiny fo
 from __future__ import annotations
 
 import copy
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import torch
-from transformers import LlamaConfig, LlamaForCausalLM
+from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+
+from draftpool.io import atomic_dir
+from draftpool.models.folder import DrafterLoadError, check_config, read_json, read_meta
+from draftpool.models.kind import DrafterKind, Steps, call, shift_left
+
+if TYPE_CHECKING:
+    from draftpool.target import TargetInfo
 
 PRESETS = {
     "llama-68m": dict(num_hidden_layers=2, hidden_size=768, num_attention_heads=12, num_key_value_heads=12,
@@ -66,3 +76,64 @@ def from_target_layers(target, n_layers: int) -> LlamaForCausalLM:
 def build_drafter(preset: str, target_config, seed: int = 0) -> LlamaForCausalLM:
     torch.manual_seed(seed)
     return LlamaForCausalLM(drafter_config(preset, target_config))
+
+
+# --- the drafter folder: a plain LlamaForCausalLM folder with the target's tokenizer ---------------------------------
+def write_llama(model, tokenizer, out: Path, meta: dict[str, Any]) -> None:
+    with atomic_dir(out) as tmp:
+        model.save_pretrained(tmp, safe_serialization=True)
+        tokenizer.save_pretrained(tmp)
+        (tmp / "draftpool.json").write_text(json.dumps(meta, indent=2) + "\n")
+
+def load_llama(path: str | Path, target: TargetInfo):
+    path = Path(path)
+    read_meta(path, "llama", target, bound_to_weights=False)
+    raw = read_json(path / "config.json")
+    arch = raw.get("architectures")
+    if not isinstance(arch, list) or "LlamaForCausalLM" not in arch:
+        raise DrafterLoadError(f"{path}: not a LlamaForCausalLM drafter (architectures {arch})")
+    if raw.get("vocab_size") != target.vocab_size:
+        raise DrafterLoadError(f"{path}: drafter vocab {raw.get('vocab_size')} != target vocab {target.vocab_size}")
+    check_config(raw, path, ("hidden_size", "intermediate_size", "num_attention_heads", "num_hidden_layers"),
+                 ("num_key_value_heads", "head_dim", "max_position_embeddings"))
+    try:
+        tok_d = AutoTokenizer.from_pretrained(path)
+    except Exception as e:  # noqa: BLE001 - a corrupt tokenizer file fails in many ways
+        raise DrafterLoadError(f"{path}: cannot load its tokenizer: {type(e).__name__}: {e}") from None
+    tok_t = AutoTokenizer.from_pretrained(target.path)
+    if tok_d.get_vocab() != tok_t.get_vocab():
+        raise DrafterLoadError(f"{path}: its tokenizer differs from the target's ({target.name})")
+    try:
+        return LlamaForCausalLM.from_pretrained(path)
+    except Exception as e:  # noqa: BLE001 - bad weights or a config transformers' validators refuse
+        raise DrafterLoadError(f"{path}: cannot load weights: {type(e).__name__}: {e}") from None
+
+
+class LlamaKind(DrafterKind):
+    """Independent causal LMs on the target's tokenizer: read tokens only; every draft depth is a next-token step."""
+
+    name = "llama"
+    architecture = "LlamaForCausalLM"
+    offset = 1  # row t predicts x_{t+1}
+    bound_to_weights = False
+
+    def load(self, path: str | Path, target: TargetInfo, target_model) -> LlamaForCausalLM:
+        return load_llama(path, target).eval()
+
+    def write(self, model: LlamaForCausalLM, out: Path, target: TargetInfo, meta: dict[str, Any], *,
+              source: Path | None = None, tokenizer=None, speculators: bool = False,
+              speculative_tokens: int = 5) -> None:
+        if tokenizer is None and source is None:
+            raise ValueError("writing an independent drafter needs its tokenizer (or the folder to take it from)")
+        write_llama(model, tokenizer or AutoTokenizer.from_pretrained(source), out, meta)
+
+    def steps(self, model: LlamaForCausalLM, feats: torch.Tensor | None, input_ids: torch.Tensor,
+              attention_mask: torch.Tensor, depth: int, loss_mask: torch.Tensor | None = None,
+              params: dict[str, torch.Tensor] | None = None) -> Steps:
+        logits = call(model, params, input_ids=input_ids, attention_mask=attention_mask).logits  # [B,T,V]
+        if loss_mask is not None:
+            logits = logits[shift_left(loss_mask, self.offset).bool()]  # [N,V] rows predicting response tokens
+        return Steps([logits], self.offset, shared=True)
+
+
+LLAMA = LlamaKind()

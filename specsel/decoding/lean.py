@@ -289,8 +289,8 @@ class LeanForward:
 
     @torch.inference_mode()
     def forward(self, tokens: list[int], positions: list[int] | None, allowed: torch.Tensor | None,
-                aux: list[int] | None) -> tuple[torch.Tensor, list[torch.Tensor]]:
-        """Append tokens at the cache's end -> (final-normed hidden [T,H], aux hidden states [T,H] each).
+                aux: list[int] | None) -> tuple[torch.Tensor, dict[int, torch.Tensor]]:
+        """Append tokens at the cache's end -> (final-normed hidden [T,H], {aux layer id: its hidden states [T,H]}).
 
         positions default to consecutive; allowed [T, n+T] bool (True = may attend), default causal. aux: hidden
         state ids as transformers counts them (0 = embeddings, i = after layer i, num_layers = final-normed).
@@ -338,7 +338,7 @@ class LeanForward:
         h = self.decoder.norm(h)
         feats[len(self.layers)] = h
         self.n = n + T
-        return h[:T], [feats[i][:T] for i in aux or []]
+        return h[:T], {i: feats[i][:T] for i in aux or []}  # HF hidden_states ids -> [T,H]
 
     def _attend(self, q: torch.Tensor, layer: int, keys: int, mask: torch.Tensor | None) -> torch.Tensor:
         """q [1,nh,r,d] over the first `keys` cached positions of `layer`, mask [r,keys] bool or None -> [1,nh,r,d]"""

@@ -19,6 +19,7 @@ import torch
 from transformers import DynamicCache
 from transformers.cache_utils import DynamicLayer
 
+from draftpool.models.kind import aux_features
 from draftpool.target import cache_kw
 from specsel.decoding import lean as lean_forward
 
@@ -200,7 +201,7 @@ class TargetRunner:
         """
         if self.lean is not None:
             hidden, feats = self.lean.forward(tokens, positions, allowed, self.aux_layers)
-            return TargetPass(self, hidden, None, torch.cat(feats, dim=-1) if feats else None)  # feats [T,3H]
+            return TargetPass(self, hidden, None, aux_features(feats, self.aux_layers) if feats else None)  # [T,3H]
         past = len(self)
         ids = torch.tensor([tokens], device=self.device)
         pos = torch.tensor([positions if positions is not None else range(past, past + len(tokens))],
@@ -222,7 +223,7 @@ class TargetRunner:
             self.cache.activate_past_recording()
         feats = None
         if self.aux_layers is not None:
-            feats = torch.cat([out.hidden_states[i][0] for i in self.aux_layers], dim=-1)  # [T,3H]
+            feats = aux_features(out.hidden_states, self.aux_layers)[0]  # [T,3H]
         return TargetPass(self, hidden, logits, feats)
 
     def truncate(self, length: int) -> None:

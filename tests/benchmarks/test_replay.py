@@ -9,6 +9,7 @@ from benchmarks.replay import ReplayRequest, acceptance_tables, chain_estimates
 from draftpool.models.llama import build_drafter
 from specsel.selection.delayed_feedback import DelayedFeedback
 from specsel.selection.estimators import length_loss
+from draftpool.models.eagle3 import EAGLE3
 from tests.stubs import make_head
 from training.ttt import ttt_loss
 
@@ -37,8 +38,7 @@ def trained_head(target, ids: torch.Tensor, seed: int, steps: int = 100):
     opt = torch.optim.Adam([p for p in head.parameters() if p.requires_grad], lr=3e-3)
     mask = torch.ones_like(ids)
     for _ in range(steps):
-        _, logits = head(aux, ids, mask, K, loss_mask=mask)
-        loss, _ = ttt_loss(logits, out.logits, mask, head.draft_ids, with_metrics=False)
+        loss, _ = ttt_loss(EAGLE3.steps(head, aux, ids, mask, K, loss_mask=mask), out.logits, mask, with_metrics=False)
         opt.zero_grad()
         loss.backward()
         opt.step()

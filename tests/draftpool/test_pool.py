@@ -11,6 +11,7 @@ import torch
 from safetensors.torch import load_file, save_file
 from transformers import LlamaConfig, LlamaForCausalLM
 
+import draftpool.models.eagle3 as eagle3_files
 import draftpool.pool as export
 from draftpool.models.eagle3 import Eagle3Head, default_aux_layers, head_config, select_draft_vocab
 from draftpool.pool import DrafterLoadError, load_eagle3, load_llama, update_pool_manifest, write_eagle3
@@ -155,7 +156,7 @@ def test_failed_write_keeps_previous_folder(written, head, info, monkeypatch):
             raise OSError("disk full")
         return save_file(tensors, filename, metadata=metadata)
 
-    monkeypatch.setattr(export, "save_file", boom)
+    monkeypatch.setattr(eagle3_files, "save_file", boom)
     with torch.no_grad():
         head.fc.weight.add_(1.0)
     with pytest.raises(OSError, match="disk full"):
@@ -166,7 +167,7 @@ def test_failed_write_keeps_previous_folder(written, head, info, monkeypatch):
 
 
 def test_failed_first_write_leaves_nothing(tmp_path, head, info, monkeypatch):
-    monkeypatch.setattr(export, "save_file", lambda *a, **k: (_ for _ in ()).throw(OSError("disk full")))
+    monkeypatch.setattr(eagle3_files, "save_file", lambda *a, **k: (_ for _ in ()).throw(OSError("disk full")))
     with pytest.raises(OSError):
         write_eagle3(head, tmp_path / "pool" / "new", info, meta(info))
     assert list((tmp_path / "pool").iterdir()) == []

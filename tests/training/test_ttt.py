@@ -8,6 +8,7 @@ import torch
 from transformers import LlamaConfig
 
 from draftpool.models.eagle3 import Eagle3Head, head_config
+from draftpool.models.kind import Steps
 from training.ttt import shift_left, ttt_loss
 
 
@@ -49,7 +50,7 @@ def test_ttt_loss_matches_reference_and_masked_logits_match_full():
     for j, (f, m) in enumerate(zip(full, masked)):
         sel = torch.nn.functional.pad(loss_mask[:, 2 + j:], (0, 2 + j)).bool()
         assert torch.equal(f[sel], m)
-    loss, metrics = ttt_loss(masked, target_logits, loss_mask, head.draft_ids, 0.8)
+    loss, metrics = ttt_loss(Steps(masked, 2, head.draft_ids), target_logits, loss_mask, 0.8)
     ref = reference_ttt([f.detach() for f in full], target_logits, loss_mask, head.draft_ids, 0.8)
     assert abs(loss.item() - ref) < 1e-5  # the loss computes in float32
     assert metrics["n_0"] == loss_mask[:, 2:].sum().item()
@@ -70,7 +71,7 @@ def test_sequences_shorter_than_the_steps():
         _, masked = head(torch.randn(1, T, 48, dtype=torch.float64), ids, torch.ones_like(ids), 4,
                          loss_mask=loss_mask)
         assert [m.shape[0] for m in masked] == [max(T - 2 - j, 0) for j in range(4)]
-        loss, _ = ttt_loss(masked, torch.randn(1, T, 40, dtype=torch.float64), loss_mask, head.draft_ids)
+        loss, _ = ttt_loss(Steps(masked, 2, head.draft_ids), torch.randn(1, T, 40, dtype=torch.float64), loss_mask)
         assert torch.isfinite(loss)
 
 
