@@ -156,7 +156,7 @@ def drafter_dirs(cfg: BenchConfig, info: TargetInfo) -> dict[str, Path]:
         users.setdefault("eagle3", []).append("--vllm")
     dirs = {}
     for kind, methods in users.items():
-        given = cfg.eagle3 if kind == "eagle3" else cfg.llama
+        given = getattr(cfg, kind)  # --eagle3 / --llama
         path = Path(given) if given else Path(cfg.pool) / info.slug / f"{cfg.domain}-{DRAFTER_SUFFIX[kind]}"
         if not path.is_dir():
             hint = f"pass --{kind} DIR" if given else (f"train it with `accelerate launch train_drafter.py --domain "
@@ -203,7 +203,7 @@ def held_out_prompts(cfg: BenchConfig, tok) -> list[dict[str, Any]]:
 
 def make_runners(cfg: BenchConfig, model, stop: list[int], head=None, llama=None,
                  head_eval: dict[str, Any] | None = None) -> dict[str, Runner]:
-    from specsel.decoding.auto import AutoSpec, acceptance_prior, rank_prior
+    from specsel.decoding.auto import auto_spec
     from specsel.decoding.eagle3 import Eagle3Drafter
     from specsel.decoding.llama import LlamaDrafter
 
@@ -212,10 +212,8 @@ def make_runners(cfg: BenchConfig, model, stop: list[int], head=None, llama=None
     def engine(drafter, mode: str, backend: str = cfg.backend, compile: bool = cfg.compile) -> Runner:
         auto = None
         if mode == "auto":  # prior: the head's exported evaluation; costs: cached per machine, measured once
-            prior, ranks = acceptance_prior(head_eval), rank_prior(head_eval)
             costs = cache_path(cfg.auto_costs, cache_root() / "auto_costs.json")
-            auto = AutoSpec(priors={"drafter": prior} if prior else {}, costs_cache=costs,
-                            rank_priors={"drafter": ranks} if ranks else {})
+            auto = auto_spec({"drafter": head_eval}, costs_cache=costs)
         dec = SpecDecoder(model, drafter, mode, k=cfg.k, tree=cfg.tree_spec(), stop_ids=stop, auto=auto,
                           backend=backend, compile=compile)
         return lambda p: dec.generate(p, n, greedy)

@@ -32,8 +32,7 @@ def live_part(model, tok, info, pool_dir: Path, pool_models, names: list[str], p
     from online.server import AdaptiveServer, Request
     from online.versions import ExportSpec
     from online.weights import assign
-    from specsel.decoding.eagle3 import Eagle3Drafter
-    from specsel.decoding.llama import LlamaDrafter
+    from specsel.decoding.drafter import make_drafter
     from specsel.decoding.loop import GREEDY, SpecDecoder
     from specsel.selection.selector import Selector
 
@@ -46,7 +45,7 @@ def live_part(model, tok, info, pool_dir: Path, pool_models, names: list[str], p
         if weights is not None:
             for dn, w in weights.items():
                 assign(mods[dn][1], w)  # weights and, for a vocabulary-adapted version, d2t / t2d
-        drafters = {dn: (Eagle3Drafter(m) if kd == "eagle3" else LlamaDrafter(m)) for dn, (kd, m) in mods.items()}
+        drafters = {dn: make_drafter(kd, m) for dn, (kd, m) in mods.items()}
         dec = SpecDecoder(model, drafters, selector=Selector(make_learner("normal_hedge", len(names)), len(names), k,
                                                     GameConfig()), k=k, stop_ids=stops)
         handle = None

@@ -47,7 +47,7 @@ from online.step_trainer import STEP_UPDATERS, StepEnv
 from online.trainer import TrainerConfig
 from online.versions import ExportSpec, check_out_dir, latest_version, load_trainer_state
 from online.vllm_engine import VllmServeOptions
-from specsel.decoding.auto import AutoSpec, acceptance_prior
+from specsel.decoding.auto import auto_spec
 from specsel.decoding.costs import cache_path
 from specsel.decoding.loop import SpecDecoder, SpecError
 from specsel.decoding.sampling import SamplingParams
@@ -259,17 +259,16 @@ def main_cfg(cfg: AdaptConfig) -> dict[str, Any]:
     models = {n: (k, m.to(s.device)) for n, (k, m) in models.items()}
 
     # 2. decoder, selection, trainer process
-    from specsel.decoding.eagle3 import Eagle3Drafter
-    from specsel.decoding.llama import LlamaDrafter
+    from specsel.decoding.drafter import make_drafter
 
-    drafters = {n: (Eagle3Drafter(m) if k == "eagle3" else LlamaDrafter(m)) for n, (k, m) in models.items()}
+    drafters = {n: make_drafter(k, m) for n, (k, m) in models.items()}
     stops = stop_token_ids(tok, target)
     auto = None
     if s.mode == "auto":  # priors: each drafter's offline eval in the pool manifest; costs cached per machine
         entries = read_manifest(serve_dir).get("drafters", {})
-        priors = {n: acceptance_prior(entries.get(n, {}).get("eval"), sampling=s.temperature > 0) for n in names}
+        evals = {n: entries.get(n, {}).get("eval") for n in names}
         costs = cache_path(s.auto_costs, cache_root() / "auto_costs.json")
-        auto = AutoSpec(priors={n: p for n, p in priors.items() if p}, costs_cache=costs)
+        auto = auto_spec(evals, sampling=s.temperature > 0, with_trees=False, costs_cache=costs)
     dec = SpecDecoder(target, drafters, selector=make_selector(s, names), mode=s.mode, k=s.k, stop_ids=stops,
                       auto=auto)
     handle = None

@@ -207,18 +207,16 @@ def step_train(args, out: Path, info) -> dict[str, Any]:
 
 
 def make_decoder(mode: str, model, heads: dict, entries: dict, stops: list[int], out: Path):
-    """A SpecDecoder over the pool's heads; `auto` built as online/adapt.py and benchmarks/decode.py build it:
+    """A SpecDecoder over the pool's heads; `auto` from `auto_spec`, as the server and benchmarks build it:
     per-depth acceptance priors (and rank priors, for trees) from each head's evaluation in the pool manifest."""
-    from specsel.decoding.auto import AutoSpec, acceptance_prior, rank_prior
+    from specsel.decoding.auto import auto_spec
     from specsel.decoding.eagle3 import Eagle3Drafter
     from specsel.decoding.loop import ReducedPrecisionWarning, SpecDecoder
 
     auto = None
     if mode == "auto":
-        priors = {n: acceptance_prior(entries.get(n, {}).get("eval")) for n in heads}
-        ranks = {n: rank_prior(entries.get(n, {}).get("eval")) for n in heads}
-        auto = AutoSpec(priors={n: p for n, p in priors.items() if p},
-                        rank_priors={n: r for n, r in ranks.items() if r}, costs_cache=str(out / "auto_costs.json"))
+        evals = {n: entries.get(n, {}).get("eval") for n in heads}
+        auto = auto_spec(evals, costs_cache=str(out / "auto_costs.json"))
     drafters = None if mode == "plain" else {n: Eagle3Drafter(h) for n, h in heads.items()}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ReducedPrecisionWarning)  # said in the table's notes

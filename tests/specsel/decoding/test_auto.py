@@ -7,10 +7,13 @@ import random
 import pytest
 
 from specsel.decoding.auto import (
+    TREE_GRID,
     AcceptanceEstimate,
     AutoChooser,
+    AutoSpec,
     Costs,
     acceptance_prior,
+    auto_spec,
     chain_expected,
     chain_rate,
     choose,
@@ -130,6 +133,33 @@ def test_acceptance_prior_from_an_offline_evaluation():
     assert acceptance_prior(ev) == [0.5, 0.4] and acceptance_prior(ev, sampling=True) == [0.3, 0.2]
     for bad in (None, {}, {"top1_per_step": []}, {"top1_per_step": [1.5]}, {"top1_per_step": ["x"]}):
         assert acceptance_prior(bad) is None
+
+
+EVAL = {"top1_per_step": [0.5, 0.4], "accept_per_step": [0.3, 0.2], "topk_per_step": [[0.5, 0.7], [0.4, 0.6]]}
+
+
+def test_auto_spec_priors_from_an_eval_dict():
+    a = auto_spec({"a": EVAL, "b": None, "c": {"top1_per_step": [1.5]}}, costs_cache="c.json", margin=0.1)
+    assert a.priors == {"a": [0.5, 0.4]} and a.rank_priors == {"a": rank_prior(EVAL)}
+    assert (a.costs_cache, a.margin, a.trees, a.costs) == ("c.json", 0.1, TREE_GRID, None)
+    sampled = auto_spec({"a": EVAL}, sampling=True)
+    assert sampled.priors == {"a": [0.3, 0.2]} and sampled.rank_priors == {}  # sampling never drafts trees
+    assert auto_spec({"a": EVAL}, with_trees=False).rank_priors == {}
+    assert auto_spec({"a": EVAL}, priors={"b": [0.7]}).priors == {"a": [0.5, 0.4], "b": [0.7]}
+    assert auto_spec({}) == AutoSpec()
+
+
+def test_auto_spec_builds_what_each_caller_built_before():
+    evals = {"h1": EVAL, "h2": None, "h3": {"top1_per_step": [0.2]}}
+    # scripts/gpu_check.py and benchmarks/decode.py: acceptance and rank priors where the evaluation has them
+    assert auto_spec(evals, costs_cache="c") == AutoSpec(priors={"h1": [0.5, 0.4], "h3": [0.2]},
+                                                         rank_priors={"h1": rank_prior(EVAL)}, costs_cache="c")
+    # online/adapt.py: the priors of the served sampling, no rank priors
+    for sampling, h1 in ((False, [0.5, 0.4]), (True, [0.3, 0.2])):
+        want = AutoSpec(priors={"h1": h1, **({} if sampling else {"h3": [0.2]})}, costs_cache="c")
+        assert auto_spec(evals, sampling=sampling, with_trees=False, costs_cache="c") == want
+    # benchmarks/select.py: greedy priors only, no costs cache
+    assert auto_spec(evals, with_trees=False).priors == {"h1": [0.5, 0.4], "h3": [0.2]}
 
 
 def test_observed_times_raise_the_overheads_and_flip_the_choice():

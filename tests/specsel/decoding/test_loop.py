@@ -3,10 +3,14 @@
 import pytest
 import torch
 
+from specsel.decoding.auto import AutoSpec, Costs
 from specsel.decoding.llama import LlamaDrafter
-from specsel.decoding.loop import SpecDecoder
+from specsel.decoding.loop import PhaseTimer, SpecDecoder
+from specsel.decoding.request import RequestMetrics
 from specsel.decoding.sampling import SamplingParams
 from specsel.decoding.tree import TreeSpec
+from specsel.selection.learners import make_learner
+from specsel.selection.selector import Selector
 from tests.stubs import BigramLM, OracleTreeDrafter, cached_tokens, successor_table
 
 V = 16
@@ -103,3 +107,49 @@ def test_a_cancelled_request_stops_at_the_next_cycle_with_the_tokens_so_far(mode
     assert m.target_forwards <= 4
     dec.cancelled = None
     assert dec.generate([3], 40)[0] == plain_output([3], 40)
+
+
+def test_phase_timer_laps_add_to_every_field_named():
+    m = RequestMetrics()
+    clock = PhaseTimer(m, torch.device("cpu"))
+    first = clock.lap("target_s", "verify_s")
+    clock.lap()  # untimed: left to other_s
+    second = clock.lap("verify_s")
+    assert m.target_s == first and m.verify_s == pytest.approx(first + second) and m.eval_s == 0.0
+    assert clock.total() >= first + second >= 0
+
+
+def pool_decoder(mode):
+    """Every phase exercised: chain, tree, auto with plain steps and k = 1 probes, a pool that switches."""
+    target = BigramLM(successor_table(V, TARGET_NEXT))
+    if mode == "tree":
+        return SpecDecoder(target, OracleTreeDrafter(plain_output([4], 24), V, depth=4, correct=2), mode="tree",
+                           tree=TreeSpec(4, 3, 12))
+    if mode == "auto":
+        return SpecDecoder(target, {"d": LlamaDrafter(BigramLM(successor_table(V, lambda t: (t + 2) % V)))},
+                           mode="auto", k=3, auto=AutoSpec(costs=Costs({1: 0.05, 4: 0.2}, 0.01), probe_every=4))
+    drafters = {n: LlamaDrafter(BigramLM(successor_table(V, f))) for n, f in
+                {"right": TARGET_NEXT, "wrong": lambda t: (t + 2) % V}.items()}
+    uniform = Selector(make_learner("uniform", 2, seed=3), 2, 3)
+    return SpecDecoder(target, drafters, mode="chain", k=3, selector=uniform)
+
+
+@pytest.mark.parametrize("mode", ["tree", "auto", "pool"])
+def test_phase_times_sum_within_the_total(mode):
+    dec = pool_decoder(mode)
+    out, m = dec.generate([4], 24)
+    assert out == plain_output([4], 24)
+    times = {f: getattr(m, f) for f in ("select_s", "draft_s", "verify_s", "target_s", "eval_s", "switch_s")}
+    assert all(t >= 0 for t in times.values()) and m.total_s > 0
+    assert m.select_s + m.draft_s + m.verify_s + m.eval_s <= m.total_s
+    assert m.target_s <= m.verify_s and m.switch_s <= m.draft_s and m.verify_s > 0 and m.select_s > 0
+    assert m.target_forwards == 1 + len(m.drafted) and len(m.accepted) == len(m.choices)
+    if mode == "auto":  # plain steps (k = 0) count as drafted 0, no accepted / choices entries
+        assert 0 in m.drafted and len(m.accepted) == m.drafted.count(1) and m.plans.count("plain") > 0
+    if mode == "pool":
+        assert m.switches > 0 and m.switch_s > 0 and m.draft_s > 0
+
+
+def test_plain_mode_times_only_the_total():
+    _, m = SpecDecoder(BigramLM(successor_table(V, TARGET_NEXT)), mode="plain").generate([4], 8)
+    assert m.total_s > 0 and m.select_s == m.draft_s == m.verify_s == m.eval_s == 0.0 and m.target_forwards == 8
