@@ -193,7 +193,8 @@ def run_method(name: str, models: dict[str, tuple[str, torch.nn.Module]], feedba
                 out["train_s"] += time.perf_counter() - t0
                 pending = []
         if (idx + 1) % 25 == 0:  # share of the stream's answer tokens each served head's vocabulary holds so far
-            out["coverage"].append({n: seen.coverage(m.t2d) for n, (kd, m) in models.items() if kd == "eagle3"})
+            out["coverage"].append({n: seen.coverage(m.t2d) for n, (kd, m) in models.items()
+                                    if get_kind(kd).vocab_buffers(m)})  # drafters with a draft vocabulary
         if idx == keep_at:
             vocab = tcfg is not None and tcfg.vocab_every > 0
             out["weights"] = {n: {key: v.clone() for key, v in versioned(kd, m, vocab).items()}

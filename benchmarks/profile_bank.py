@@ -43,13 +43,15 @@ def median_ms(fn, repeats: int) -> float:
 @torch.inference_mode()
 def profile(model, tok, models: dict[str, tuple[str, Any]], prompt: str, positions: list[int], repeats: int
             ) -> dict[str, Any]:
-    from specsel.decoding.eagle3 import Eagle3Drafter
+    from specsel.decoding.drafter import make_drafter
     from specsel.decoding.loop import SpecDecoder
+    from specsel.selection.head_bank import HeadBank
     from specsel.selection.learners import make_learner
     from specsel.selection.selector import Selector
 
-    names = [n for n, (kind, _) in models.items() if kind == "eagle3"]
-    drafters = {n: Eagle3Drafter(models[n][1]) for n in names}
+    drafters = {n: make_drafter(kind, m) for n, (kind, m) in models.items()}
+    drafters = {n: d for n, d in drafters.items() if HeadBank.accepts(d)}  # what a bank stacks
+    names = list(drafters)
     sel = Selector(make_learner("normal_hedge", len(names)), len(names), 4)
     dec = SpecDecoder(model, drafters, selector=sel, mode="chain", k=4)
     ids = render_prompt(tok, prompt)
