@@ -52,7 +52,7 @@ from draftpool.config import ConfigError
 from draftpool.io import atomic_write_json, atomic_write_text
 from draftpool.pool import load_pool
 from draftpool.target import DEFAULT_TARGET, TargetInfo, load_target, resolve_target
-from specsel.decoding.auto import acceptance_prior
+from specsel.decoding.auto import auto_spec
 from specsel.selection.delayed_feedback import GameConfig
 from specsel.selection.learners import make_learner
 
@@ -208,17 +208,14 @@ def live_runs(model, drafter_models: dict[str, tuple[str, Any]], requests: list[
               priors: dict[str, list[float]] | None = None) -> dict[str, Any]:
     """The real SpecDecoder (fresh learner per request, as in --state reset) vs plain decoding. mode chain: fixed k
     (what the replay models: live == replay is checked); auto: the serving default, the chosen drafter's chain length
-    per cycle from measured costs and its acceptance (`priors`: per-drafter offline evaluation), one AutoSpec per
-    method across its requests as in a server."""
-    from specsel.decoding.auto import AutoSpec
-    from specsel.decoding.eagle3 import Eagle3Drafter
-    from specsel.decoding.llama import LlamaDrafter
+    per cycle from measured costs and its acceptance (`priors`: per-drafter acceptance from the offline evaluation,
+    `auto_spec(evals).priors`), one AutoSpec per method across its requests as in a server."""
+    from specsel.decoding.drafter import make_drafter
     from specsel.decoding.loop import SpecDecoder
     from specsel.selection.selector import Selector
 
     names = list(drafter_models)
-    drafters = {n: (Eagle3Drafter(m) if kind == "eagle3" else LlamaDrafter(m)) for n, (kind, m) in
-                drafter_models.items()}
+    drafters = {n: make_drafter(kind, m) for n, (kind, m) in drafter_models.items()}
     plain = SpecDecoder(model, mode="plain", stop_ids=stops)
     runs: dict[str, dict[str, Any]] = {"plain": {"tokens": 0, "seconds": 0.0, "forwards": 0, "exact": 0}}
     for m in methods:
@@ -237,7 +234,7 @@ def live_runs(model, drafter_models: dict[str, tuple[str, Any]], requests: list[
         runs["plain"]["forwards"] += pm.target_forwards
         runs["plain"]["exact"] += 1
     for m in methods:
-        auto = AutoSpec(priors=dict(priors or {})) if mode == "auto" else None
+        auto = auto_spec({}, priors=dict(priors or {})) if mode == "auto" else None
         for j, r in enumerate(requests):
             idx = position[r.id]
             if m.arm_of is not None:
@@ -482,7 +479,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                                 "best-single": res_mixed["best-single"]}}
         reqs = [next(q for q in mixed_req if q.id == r.id) for r in mixed[:args.live]]
         entries = json.loads((pool_dir / "pool.json").read_text())["drafters"]
-        priors = {n: p for n in names if (p := acceptance_prior(entries[n].get("eval")))}
+        priors = auto_spec({n: entries[n].get("eval") for n in names}, with_trees=False).priors
         report["live"] = live_runs(model, models, reqs, methods, best_name, args.k, stops,
                                    {"stream": mixed, "results": reps}, args.live_mode, priors)
     report["seconds"] = time.time() - t_start
