@@ -1,6 +1,7 @@
 """Train a domain drafter for a target: self-distill (if needed) -> train -> evaluate -> export to the pool.
 
-    accelerate launch train_drafter.py --domain sql [--drafter eagle3|llama68m] [--target ID_OR_PATH] [key=value ...]
+    accelerate launch --config_file recipes/accelerate_configs/single.yaml train_drafter.py --domain sql \
+        [--drafter eagle3|llama68m] [--target ID_OR_PATH] [key=value ...]
 
 Multi-GPU / DeepSpeed: `accelerate launch --config_file recipes/accelerate_configs/zero2.yaml train_drafter.py ...`.
 The recipe is `recipes/<domain>/<drafter>.yaml`; `python train_drafter.py --help-config` lists every key.
