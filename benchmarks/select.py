@@ -59,7 +59,8 @@ from specsel.selection.learners import make_learner
 PRACTICAL = GameConfig(hybrid=3, token_stride=6, warmup_rounds=6, feedback_every=12)  # HedgeSpec App. B.5
 
 
-TABLES_FORMAT = 3  # bumped when acceptance_tables changes what it computes (2: BD along the drafted chain; 3: depth)
+TABLES_FORMAT = 4  # bumped when acceptance_tables changes what it computes (2: BD along the drafted chain; 3: depth;
+# 4: depth from the kind's teacher-forced steps at every position)
 
 
 def learner(name: str, **kw):
