@@ -7,6 +7,8 @@ Every cycle: the selector picks a drafter -> that drafter catches up on the toke
 accepted tree path) -> tokens and target features are committed -> the selector gets its feedback. Output is the
 target's own whichever drafter drafts (lossless at temperature 0, distribution-exact when sampling).
 
+Shaped as gpt-fast's: `generate` = `prefill`, then `plain_step` or `spec_cycle` until done; phase times are taken
+at the edges by one `PhaseTimer`. Drafters are read through the `Drafter` protocol only (`drafter.py`).
 The selector is the selection layer's business (`specsel/selection/selector.py`); this loop only calls its hooks.
 Batch size 1; the state keeps per-request lengths so a batched version can hold one per row.
 """
@@ -329,7 +331,8 @@ class SpecDecoder:
             return prev
         self.catch_up(state, i, prev, clock)
         d = self.drafters[i]
-        if self.mode == "tree" or plan is not None:
+        is_tree = self.mode == "tree" or plan is not None
+        if is_tree:
             tree = d.draft_tree(TreeSpec(*plan) if plan is not None else self.tree)
             clock.lap("draft_s")
             n_acc, out = self.verify_tree(state, tree, clock)
@@ -348,7 +351,7 @@ class SpecDecoder:
         m.target_forwards += 1
         m.accepted.append(n_acc)
         m.choices.append(i)
-        m.drafted.append(len(tree) if self.mode == "tree" or plan is not None else k)
+        m.drafted.append(len(tree) if is_tree else k)
         # feedback: counterfactual acceptance of every drafter, or the chosen drafter's reward
         sel.after_cycle(self, state, i, n_acc, out, params)
         clock.lap("eval_s")
