@@ -62,8 +62,9 @@ def test_lean_matches_transformers_logits_features_and_cache(name, prepack):
             want = model(input_ids=chunk[None], **cache_kw(model, cache), use_cache=True, output_hidden_states=True)
             hidden, feats = fwd.forward(chunk.tolist(), None, None, aux)
             torch.testing.assert_close(fwd.lm_head(hidden), want.logits[0], atol=1e-4, rtol=1e-4)
-            for got, i in zip(feats, aux):
-                torch.testing.assert_close(got, want.hidden_states[i][0], atol=1e-5, rtol=1e-4)
+            assert list(feats) == aux  # {HF hidden_states id: [T,H]}
+            for i in aux:
+                torch.testing.assert_close(feats[i], want.hidden_states[i][0], atol=1e-5, rtol=1e-4)
     assert fwd.n == 20
     for i, layer in enumerate(cache.layers):
         keys, values = fwd.kv(i)
