@@ -17,7 +17,6 @@ from draftpool.models import get_kind, kind_of_folder
 from draftpool.models.kind import Steps, aux_features, shift_left
 from draftpool.progress import progress
 from training.data import ResponseDataset, collate
-from training.losses import acceptance_on_draft_vocab
 
 TOP_RANKS = 8  # topk_per_step: the target's token within the drafter's top 1..8 (the rank rates `auto` weighs
 # trees with)
@@ -81,17 +80,15 @@ class _Sums:
         depth, sums = self.depth, self.sums
         ttop1 = tlogits.argmax(-1)  # [B,T]
         lse = tlogits.float().logsumexp(-1)  # [B,T]
-        on_cols = steps.on_columns(tlogits)  # [B,T,Vs]
 
         def match(lg: torch.Tensor, j: int) -> torch.Tensor:  # [B,T] the drafter's top-1 is the target's
-            return steps.target_ids(lg.argmax(-1)) == steps.teacher(ttop1, j)
+            return steps.top_ids(lg, 1)[..., 0] == steps.teacher(ttop1, j)
 
         def in_top(lg: torch.Tensor, j: int) -> torch.Tensor:  # [B,T,R] the target's token within its top r+1
-            ranked = steps.target_ids(lg.topk(min(TOP_RANKS, lg.shape[-1]), -1).indices)
-            return (ranked == steps.teacher(ttop1, j)[..., None]).cumsum(-1) > 0
+            return (steps.top_ids(lg, TOP_RANKS) == steps.teacher(ttop1, j)[..., None]).cumsum(-1) > 0
 
         def accept(lg: torch.Tensor, j: int) -> torch.Tensor:  # [B,T] 1 - TV on the drafter's columns
-            return acceptance_on_draft_vocab(lg, steps.teacher(on_cols, j), steps.teacher(lse, j))
+            return steps.acceptance(lg, steps.teacher(tlogits, j), steps.teacher(lse, j))
 
         matches = steps.per_step(match, depth, fill=False)
         in_tops = steps.per_step(in_top, depth, fill=False)

@@ -6,8 +6,9 @@ from draftpool.models.eagle3 import EAGLE3
 from draftpool.models.folder import DrafterLoadError, read_json
 from draftpool.models.kind import DrafterKind
 from draftpool.models.llama import LLAMA
+from draftpool.models.suffix import NGRAM, SUFFIX
 
-KINDS: dict[str, DrafterKind] = {k.name: k for k in (EAGLE3, LLAMA)}
+KINDS: dict[str, DrafterKind] = {k.name: k for k in (EAGLE3, LLAMA, NGRAM, SUFFIX)}
 
 
 def get_kind(name: str) -> DrafterKind:

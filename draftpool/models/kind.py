@@ -45,9 +45,11 @@ class Steps:
     """A drafter's predictions over whole sequences, per draft step.
 
     logits[f]: [B,T,Vs] rows of forward f (or, made with a loss mask, only the rows whose predicted token is a
-    response token, [N_f,Vs] row-major). A kind whose drafts at every depth come from one next-token forward
-    (`shared`) has one entry: step j's row t is that forward's row t+j (its depth-j draft, teacher-forced, is its
-    next-token prediction there). columns [Vs]: the target id of each logit column (None: the target vocabulary)."""
+    response token, [N_f,Vs] row-major); a deterministic (model-free) drafter gives int64 [B,T] drafted target ids
+    instead (-1: no draft), its one-hot distributions. A kind whose drafts at every depth come from one next-token
+    forward (`shared`) has one entry: step j's row t is that forward's row t+j (its depth-j draft, teacher-forced, is
+    its next-token prediction there). columns [Vs]: the target id of each logit column (None: the target
+    vocabulary)."""
 
     logits: list[torch.Tensor]
     offset: int
@@ -77,6 +79,22 @@ class Steps:
     def target_ids(self, index: torch.Tensor) -> torch.Tensor:
         """Logit columns -> target token ids."""
         return index if self.columns is None else self.columns[index]
+
+    def top_ids(self, pred: torch.Tensor, r: int) -> torch.Tensor:
+        """One entry of `logits` -> [B,T,r'] target ids of its r best columns (r' <= r; a deterministic drafter's
+        int64 [B,T] drafts: [B,T,1], -1 where it drafts nothing)."""
+        if not pred.is_floating_point():
+            return pred[..., None]
+        return self.target_ids(pred.topk(min(r, pred.shape[-1]), -1).indices)
+
+    def acceptance(self, pred: torch.Tensor, target_logits: torch.Tensor, target_lse: torch.Tensor) -> torch.Tensor:
+        """1 - TV(p, q) = sum_v min(p_v, q_v) per row -> [B,T]. pred: an entry of `logits`; target_logits [B,T,V] and
+        target_lse [B,T] aligned with it (`teacher`). A deterministic draft's q is one-hot: p(draft), 0 for none."""
+        if not pred.is_floating_point():
+            p = (target_logits.float().gather(-1, pred.clamp_min(0)[..., None])[..., 0] - target_lse.float()).exp()
+            return torch.where(pred >= 0, p, torch.zeros_like(p))
+        p_on_cols = (self.on_columns(target_logits).float() - target_lse.float().unsqueeze(-1)).exp()  # [B,T,Vs]
+        return torch.minimum(p_on_cols, F.softmax(pred.float(), dim=-1)).sum(-1)
 
     def on_columns(self, target_rows: torch.Tensor) -> torch.Tensor:
         """[..., V] target logits -> [..., Vs] at this drafter's columns."""

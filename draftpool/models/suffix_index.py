@@ -72,9 +72,19 @@ class Segment:
         for s in seqs:
             flat.extend(s)
             flat.append(SEP)
-        self.tokens = np.asarray(flat, dtype=np.int64)  # [N]
+        self._set(np.asarray(flat, dtype=np.int64), depth)
+
+    @classmethod
+    def from_flat(cls, tokens: np.ndarray, depth: int) -> Segment:
+        """From SEP-separated tokens [N] (each sequence followed by a SEP)."""
+        seg = cls.__new__(cls)
+        seg._set(tokens, depth)
+        return seg
+
+    def _set(self, tokens: np.ndarray, depth: int) -> None:
+        self.tokens = tokens  # [N]
         self.sa = suffix_array(self.tokens, depth)  # [M]
-        self.n_seqs = len(seqs)
+        self.n_seqs = int((tokens == SEP).sum())
         self.depth = depth
 
     def __len__(self) -> int:
@@ -171,7 +181,10 @@ class SuffixIndex:
         m = self.longest_match(context)
         if m < self.min_match or k < 1:
             return NO_PROPOSAL
-        pattern = list(context[len(context) - m:])
+        # rule: the walk needs room for k more tokens within the sorted depth: it continues the match's last
+        # depth - 1 - k tokens (a suffix of a match occurs wherever the match does)
+        walk = min(m, max(1, self.depth - 1 - k))
+        pattern = list(context[len(context) - walk:])
         ranges = {id(s): (s, *s.range_of(pattern)) for s in self.all_segments()}
         ranges = {key: r for key, r in ranges.items() if r[1] < r[2]}
         tokens, probs = [], []

@@ -34,9 +34,10 @@ def tiny():
 
 
 def test_registry_names_every_kind_once():
-    assert set(KINDS) == {"eagle3", "llama"} and get_kind("eagle3") is EAGLE3 and get_kind("llama") is LLAMA
-    with pytest.raises(ValueError, match="unknown drafter kind 'suffix'; known: eagle3, llama"):
-        get_kind("suffix")
+    assert list(KINDS) == ["eagle3", "llama", "ngram", "suffix"]
+    assert get_kind("eagle3") is EAGLE3 and get_kind("llama") is LLAMA
+    with pytest.raises(ValueError, match="unknown drafter kind 'medusa'; known: eagle3, llama, ngram, suffix"):
+        get_kind("medusa")
 
 
 def test_aux_features_concatenate_in_the_head_layer_order():

@@ -28,7 +28,7 @@ def brute_propose(seqs, context, k, depth, min_prob, factor):
     m = brute_longest(seqs, context, depth)
     if m == 0:
         return [], []
-    pattern = context[len(context) - m:]
+    pattern = context[len(context) - min(m, max(1, depth - 1 - k)):]
     tokens, probs, run = [], [], 1.0
     while len(tokens) < min(k, max(1, int(factor * m))) and len(pattern) < depth:
         follow = [seqs[i][s + len(pattern)] if s + len(pattern) < len(seqs[i]) else SEP

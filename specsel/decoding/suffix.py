@@ -1,0 +1,110 @@
+"""Model-free drafters at decode time: proposals from token indexes, no weights (draftpool/models/suffix_index.py).
+
+`NgramDrafter` is prompt lookup: the longest n-gram ending the request that occurred earlier in it (prompt or answer)
+is continued with what followed its latest occurrence. `SuffixDrafter` adds a global suffix index (seeded from
+self-distilled answers, grown by served answers) and takes whichever proposal scores higher (SuffixDecoding's rule).
+
+A proposal is deterministic: its draft distribution is one-hot, so sampled verification stays exact (accept with
+probability p(token), else resample from p without it). A drafter proposes at most k tokens and fewer where its
+estimate of the path's probability falls below the index's `min_prob` (its own speculation length); a position it
+cannot continue is a "no draft" column (`draft_vocab_size` = V + 1, target id -1, zero probability).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from draftpool.models.suffix import NgramModel, SuffixModel
+from draftpool.models.suffix_index import RequestIndex
+from specsel.decoding.drafter import take_rows
+from specsel.decoding.sampling import SamplingParams
+
+
+class NgramDrafter:
+    kind = "ngram"
+    aux_layers = None
+    can_tree = False
+    module = None  # nothing to run: the cost model measures it as a drafter with no network
+    track = False  # keep its next-token prediction at every committed position (counterfactual evaluation)
+
+    def __init__(self, model: NgramModel):
+        self.model = model
+        self.vocab_size = model.vocab_size
+        self.draft_vocab_size = model.vocab_size + 1  # the last column: no draft
+        self.request = RequestIndex(model.n_min, model.n_max)
+        self.reset()
+
+    def reset(self) -> None:
+        self.request.reset()
+        self.pred_rows: dict[int, torch.Tensor] = {}
+        self.chain_logits: list[torch.Tensor] = []
+        self.last_score = 0.0
+
+    def check_target(self, config) -> None:
+        if config.vocab_size != self.vocab_size:
+            raise ValueError(f"{self.kind} drafter made for a vocabulary of {self.vocab_size} tokens, the target has "
+                             f"{config.vocab_size}")
+
+    def propose(self, k: int):
+        """The chain it would draft now (a Proposal: tokens, probabilities, match length)."""
+        return self.request.propose(k)
+
+    def sync(self, state) -> None:
+        """Index the committed tokens; when tracking, record its next-token prediction after each new one."""
+        done = len(self.request.tokens)
+        if not self.track or state.tokens[:done] != self.request.tokens:
+            self.request.sync(state.tokens)
+            return
+        for p in range(done, len(state.tokens)):  # the prediction for position p + 1 reads tokens[:p + 1]
+            self.request.extend([state.tokens[p]])
+            if p >= state.prompt_len:  # rule: selectors evaluate generated positions only (prompt + 1 on)
+                prop = self.propose(1)
+                self.pred_rows[p + 1] = self._row(prop.tokens[0] if prop.tokens else None)
+
+    def _row(self, token: int | None) -> torch.Tensor:
+        """[V+1] logits of a deterministic draft: 0 at its token (or at the no-draft column), -inf elsewhere."""
+        row = torch.full((self.draft_vocab_size,), float("-inf"))
+        row[self.vocab_size if token is None else token] = 0.0
+        return row
+
+    def draft_chain(self, k: int, params: SamplingParams, generator: torch.Generator | None
+                    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """-> at most k drafts [K'] and, when sampling, their one-hot distributions [K',V]."""
+        prop = self.propose(k)
+        self.last_score = prop.score
+        drafted = prop.tokens[:k]
+        # rule: the chain's rows stay k long (the BD reward reads k rows); past the drafts, no draft
+        self.chain_logits = [self._row(t) for t in drafted] + [self._row(None)] * (k - len(drafted))
+        q = None
+        if not params.greedy:  # [K',V] one-hot ([0,V] with no draft: the cycle is a plain step)
+            q = torch.nn.functional.one_hot(torch.tensor(drafted, dtype=torch.long), self.vocab_size).float()
+        return torch.tensor(drafted, dtype=torch.long), q
+
+    def draft_tree(self, spec):
+        raise NotImplementedError(f"{self.kind} drafters draft chains only (use mode chain or auto)")
+
+    def take_predictions(self, start: int, end: int) -> torch.Tensor:
+        rows, self.pred_rows = take_rows(self.pred_rows, start, end)
+        return rows
+
+    def to_target_ids(self, ids: torch.Tensor) -> torch.Tensor:
+        """Columns -> target ids; the no-draft column -> -1 (never a token)."""
+        return torch.where(ids == self.vocab_size, torch.full_like(ids, -1), ids)
+
+    def full_logits(self, logits: torch.Tensor) -> torch.Tensor:
+        """[..., V+1] -> [..., V]; a no-draft row is all -inf (the zero distribution)."""
+        return logits[..., :self.vocab_size].float()
+
+
+class SuffixDrafter(NgramDrafter):
+    kind = "suffix"
+
+    def __init__(self, model: SuffixModel):
+        self.index = model.index  # shared with the model: answers added to it are matched from then on
+        super().__init__(model)
+
+    def propose(self, k: int):
+        """The better-scored of the global index's and this request's proposals (frequency walk for both)."""
+        mine = self.request.propose(k, most_frequent=True)
+        corpus = self.index.propose(self.request.tokens, k)
+        return corpus if corpus.score >= mine.score else mine
