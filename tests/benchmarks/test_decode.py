@@ -15,7 +15,8 @@ import torch
 
 from benchmarks.decode import DEFAULT_METHODS, METHODS, main
 
-TINY = ["--max-prompts", "2", "--max-new-tokens", "10", "--repeats", "1"]
+NEW = 6  # tokens per request: the prefill's token, then two draft cycles of the self-drafting Llama drafter
+TINY = ["--max-prompts", "2", "--max-new-tokens", str(NEW), "--repeats", "1"]
 
 
 def _meta(info, kind: str) -> dict:
@@ -126,7 +127,7 @@ def test_tiny_run_every_method_lossless(random_drafters, tmp_path, capsys):
     assert all(r["target_forwards"] == r["new_tokens"] for r in runs["plain"])  # one forward per token
     # the self-drafting Llama drafter: every draft accepted, so a cycle commits k + 1 = 4 tokens after the prefill's 1
     for r in runs["chain-llama"]:
-        assert r["accepted"] == [3] * (r["target_forwards"] - 1) and r["target_forwards"] == 1 + -(-9 // 4), r
+        assert r["accepted"] == [3] * (r["target_forwards"] - 1) and r["target_forwards"] == 1 + -(-(NEW - 1) // 4), r
     assert res["summary"]["chain-llama"]["accepted_per_cycle"] == 3.0
     assert res["summary"]["assisted"]["mat"] > 2  # transformers with the same drafter accepts runs of drafts too
     # the random head: its drafts are almost never the target's (a draft vocabulary of 1024 random tokens)
@@ -152,7 +153,7 @@ def test_tiny_run_every_method_lossless(random_drafters, tmp_path, capsys):
         assert 0 < res["summary"][name]["target_forward_share"] <= split["verify"]
         assert res["summary"][name]["accepted_per_cycle"] is not None
     for r in res["runs"]:
-        assert r["new_tokens"] <= 10 and r["target_forwards"] >= 1
+        assert r["new_tokens"] <= NEW and r["target_forwards"] >= 1
     assert res["machine"]["torch_version"] == torch.__version__
     assert res["target"]["slug"] == "smollm2-135m-instruct"
     png = out / "speed.png"
