@@ -18,7 +18,7 @@ def step_pool(tmp_path_factory, target, target_info):
 def test_bench_rows_summary_and_plot(tmp_path, step_pool):
     out, png = tmp_path / "out", tmp_path / "la.png"
     assert main(["--drafter", str(step_pool / "math-llama68m"), "--methods", "target,lr,online-lr:1e-4",
-                 "--stream", "3", "--other", "", "--max-new-tokens", "24", "--gamma", "2", "--judge", "exact",
+                 "--stream", "2", "--other", "", "--max-new-tokens", "24", "--gamma", "2", "--judge", "exact",
                  "--max-step-tokens", "12", "--round-every", "1", "--holdout-every", "0", "--out", str(out),
                  "--plot", str(png)]) == 0
     res = json.loads((out / "summary.json").read_text())["domains"]["math-problems"]
@@ -26,13 +26,13 @@ def test_bench_rows_summary_and_plot(tmp_path, step_pool):
     assert res["target"]["speedup"] == 1.0 and 0 <= res["target"]["accuracy"] <= 1
     for m in ("lr", "online-lr:1e-4"):
         s = res[m]
-        assert s["rounds"] >= 3 and 0 <= s["accept_ratio"] <= 1 and s["tok_s"] > 0
+        assert s["rounds"] >= 2 and 0 <= s["accept_ratio"] <= 1 and s["tok_s"] > 0
         assert s["speedup"] == pytest.approx(s["tok_s"] / res["target"]["tok_s"])
         assert 0 <= s["agreement"] <= 1 and s["agreement_ci95"][0] <= s["agreement"] <= s["agreement_ci95"][1]
     s = res["online-lr:1e-4"]  # the trainer ran DPO rounds on the stream's pairs (at the latest when stopped)
     assert s["pairs"] >= 1 and s["trainer_rounds"] >= 1 and s["trainer_faults"] == 0
     rows = [json.loads(line) for line in (out / "requests.jsonl").read_text().splitlines()]
-    assert len(rows) == 9 and {r["method"] for r in rows} == set(res)
+    assert len(rows) == 6 and {r["method"] for r in rows} == set(res)
     assert png.is_file() and png.stat().st_size > 1000
 
 
