@@ -58,8 +58,9 @@ def drafter_classes() -> dict[str, type]:
     """kind -> decode-time drafter class (imported here: the drafter modules import this one)."""
     from specsel.decoding.eagle3 import Eagle3Drafter
     from specsel.decoding.llama import LlamaDrafter
+    from specsel.decoding.suffix import NgramDrafter, SuffixDrafter
 
-    return {"eagle3": Eagle3Drafter, "llama": LlamaDrafter}
+    return {"eagle3": Eagle3Drafter, "llama": LlamaDrafter, "ngram": NgramDrafter, "suffix": SuffixDrafter}
 
 
 def make_drafter(kind: str, model) -> Drafter:

@@ -337,7 +337,8 @@ class SpecDecoder:
             clock.lap("draft_s")
             n_acc, out = self.verify_tree(state, tree, clock)
         else:
-            draft, q = d.draft_chain(k, params, gen)
+            draft, q = d.draft_chain(k, params, gen)  # rule: at most k; a drafter may stop early (even at 0)
+            k = len(draft)
             clock.lap("draft_s")
             n_acc, out = self.verify_chain(state, draft, q, params, gen, clock)
         clock.lap("verify_s")

@@ -4,7 +4,8 @@ import pytest
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 
-from specsel.decoding.drafter import make_drafter
+from draftpool.models import KINDS
+from specsel.decoding.drafter import drafter_classes, make_drafter
 from specsel.decoding.eagle3 import Eagle3Drafter
 from specsel.decoding.llama import LlamaDrafter
 from specsel.decoding.loop import SpecDecoder, SpecError
@@ -73,5 +74,6 @@ def test_make_drafter_kinds():
     lm = BigramLM(successor_table(V, lambda t: t))
     assert isinstance(make_drafter("eagle3", head), Eagle3Drafter) and make_drafter("eagle3", head).head is head
     assert isinstance(make_drafter("llama", lm), LlamaDrafter) and make_drafter("llama", lm).model is lm
-    with pytest.raises(ValueError, match="unknown drafter kind 'medusa'; known kinds: eagle3, llama"):
+    with pytest.raises(ValueError, match="unknown drafter kind 'medusa'; known kinds: eagle3, llama, ngram, suffix"):
         make_drafter("medusa", lm)
+    assert set(drafter_classes()) == set(KINDS)  # every pool kind has its decode-time drafter
