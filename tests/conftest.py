@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 import pytest
 
@@ -10,6 +11,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 if os.environ.get("PYTEST_XDIST_WORKER"):  # one process per core (pytest -n 2): one torch thread each, not 2 x 2
     os.environ.setdefault("OMP_NUM_THREADS", "1")
+    # train_drafter.py sets every core on a single-process CPU run (despite OMP_NUM_THREADS=1): its subprocess runs
+    # and its in-process runs (train_drafter.main) in a worker take one core too
+    os.environ.setdefault("DRAFTPOOL_CPU_THREADS", "1")
 
 
 FIRST = ("tests/training/", "tests/specsel/decoding/test_lean.py", "tests/online/test_lookahead_adapt.py")
@@ -44,3 +48,13 @@ def target(target_info):
 
     return load_target(target_info, "cpu")
 
+
+@pytest.fixture(autouse=True)
+def _keep_torch_threads():
+    """An entry point run in-process may set torch's thread count (train_drafter.main: every core): the tests after it
+    in the same process keep the count they started with (with workers, one core each, not 2 x 2 threads)."""
+    torch = sys.modules.get("torch")
+    before = torch.get_num_threads() if torch is not None else None
+    yield
+    if before is not None and torch.get_num_threads() != before:
+        torch.set_num_threads(before)
