@@ -38,6 +38,7 @@ from draftpool.models.eagle3 import (
 )
 from draftpool.models.kind import Steps
 from draftpool.models.llama import build_drafter, from_target_layers, pick_preset
+from draftpool.models.suffix import build_suffix
 from draftpool.pool import check_manifest, load_eagle3, load_llama, update_pool_manifest
 from draftpool.target import DEFAULT_TARGET, TargetInfo, load_target, resolve_target
 from training.data import ResponseDataset, response_token_counts
@@ -47,7 +48,8 @@ from training.losses import drafter_loss
 from training.target_cache import build_cache, cached_features
 from training.ttt import ttt_loss
 
-DRAFTERS = {"eagle3": "eagle3", "llama68m": "llama"}  # --drafter (a recipe's drafter) -> the pool kind it exports
+# --drafter (a recipe's drafter) -> the pool kind it exports
+DRAFTERS = {"eagle3": "eagle3", "llama68m": "llama", "suffix": "suffix"}
 
 
 @dataclass
@@ -86,6 +88,17 @@ class LlamaOptions:
 
 
 @dataclass
+class SuffixOptions:
+    depth: int = field(32, help="suffix index: tokens of every suffix it sorts on (longest match < depth)")
+    max_tokens: int = field(4_000_000, help="indexed tokens kept; past it the oldest segments go (served answers)")
+    segment_tokens: int = field(32768, help="tokens of a segment before it is frozen (served answers)")
+    min_prob: float = field(0.1, help="a chain stops where its estimated path probability falls below this")
+    max_spec_factor: float = field(2.0, help="a chain drafts at most this many tokens per matched token")
+    n_min: int = field(2, help="smallest n-gram matched in the request itself")
+    n_max: int = field(8, help="largest n-gram matched in the request itself")
+
+
+@dataclass
 class EvalConfig:
     depth: int = field(7, help="chain depth for the expected accepted length")
     max_sequences: int = field(0, help="held-out sequences to evaluate (0 = all)")
@@ -104,12 +117,14 @@ class ExportConfig:
 @dataclass
 class TrainConfig:
     domain: str = field(help=f"one of {', '.join(ALL_DOMAINS)}")
-    drafter: Literal["eagle3", "llama68m"] = field("eagle3", help="EAGLE-3 head or independent Llama drafter")
+    drafter: Literal["eagle3", "llama68m", "suffix"] = field("eagle3", help="EAGLE-3 head, independent Llama "
+                                                                           "drafter, or suffix index (no training)")
     target: str = field(DEFAULT_TARGET, help="hub id, local folder, or the embedded default")
     run_dir: str = field("runs/train/{target_slug}/{domain}-{drafter}", help="checkpoints, logs, eval")
     data: DataConfig = field(default_factory=DataConfig, help="training data")
     eagle3: Eagle3Options = field(default_factory=Eagle3Options, help="EAGLE-3 head options")
     llama: LlamaOptions = field(default_factory=LlamaOptions, help="independent drafter options")
+    suffix: SuffixOptions = field(default_factory=SuffixOptions, help="suffix index options (seeded from the data)")
     train: OptimConfig = field(default_factory=OptimConfig, help="optimisation")
     eval: EvalConfig = field(default_factory=EvalConfig, help="held-out evaluation")
     export: ExportConfig = field(default_factory=ExportConfig, help="pool export")
@@ -127,6 +142,12 @@ class TrainConfig:
                 raise ConfigError(f"{key} must be >= {low}, got {value}")
         if not self.eagle3.step_weight > 0:
             raise ConfigError(f"eagle3.step_weight must be > 0, got {self.eagle3.step_weight}")
+        sx = self.suffix
+        if sx.depth < 2 or sx.max_tokens < 1 or sx.segment_tokens < 1 or not 1 <= sx.n_min <= sx.n_max:
+            raise ConfigError("suffix: depth >= 2, max_tokens and segment_tokens >= 1, 1 <= n_min <= n_max")
+        if not (0 <= sx.min_prob < 1 and sx.max_spec_factor > 0):
+            raise ConfigError(f"suffix: min_prob in [0, 1) and max_spec_factor > 0, got {sx.min_prob}, "
+                              f"{sx.max_spec_factor}")
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -306,18 +327,20 @@ def _run(cfg: TrainConfig, accelerator, info: TargetInfo, run_dir: Path, pool_di
         run_dir.mkdir(parents=True, exist_ok=True)
         atomic_write_json(run_dir / "config.json", to_dict(cfg))
 
-    # 3. train
-    model = train(accelerator, cfg.train, model, dataset, tok.pad_token_id, loss_fn, run_dir,
-                  desc=f"train {cfg.domain}-{cfg.drafter}")
-    state = accelerator.get_state_dict(model)  # gathered on every rank (ZeRO-3 partitions it)
-    model = accelerator.unwrap_model(model)
+    # 3. train (a drafter without weights, e.g. a suffix index, has none: it was built from the data)
+    if loss_fn is not None:
+        model = train(accelerator, cfg.train, model, dataset, tok.pad_token_id, loss_fn, run_dir,
+                      desc=f"train {cfg.domain}-{cfg.drafter}")
+        state = accelerator.get_state_dict(model)  # gathered on every rank (ZeRO-3 partitions it)
+        model = accelerator.unwrap_model(model)
     if not accelerator.is_main_process:
         accelerator.wait_for_everyone()
         return {}
-    model.load_state_dict(state, strict=False)
-    if hasattr(model, "merge_and_unload"):  # a LoRA fine-tune (peft): its adapters merged into the weights
-        model = model.merge_and_unload()
-    model = model.float().to(accelerator.device).eval()
+    if loss_fn is not None:
+        model.load_state_dict(state, strict=False)
+        if hasattr(model, "merge_and_unload"):  # a LoRA fine-tune (peft): its adapters merged into the weights
+            model = model.merge_and_unload()
+        model = model.float().to(accelerator.device).eval()
 
     # 4. evaluate on the held-out split
     res = {} if cfg.eval.skip else evaluate(kind, model, target, held_rows, cfg.eval.depth, cfg.train.max_len,
@@ -334,7 +357,8 @@ def _run(cfg: TrainConfig, accelerator, info: TargetInfo, run_dir: Path, pool_di
             "target": info.name, "target_weights_sha256": info.weights_sha256,
             "draftpool_version": draftpool.__version__, "data_provenance": _strip(provenance),
             "train_config": to_dict(cfg), **({"eval": res} if res else {}), **extra}
-    get_kind(kind).write(model.cpu(), pool_dir / name, info, meta, tokenizer=tok, speculators=cfg.export.speculators,
+    model = model.cpu() if isinstance(model, torch.nn.Module) else model
+    get_kind(kind).write(model, pool_dir / name, info, meta, tokenizer=tok, speculators=cfg.export.speculators,
                          speculative_tokens=cfg.export.speculative_tokens)
     update_pool_manifest(pool_dir, info, name, {
         "path": name, "kind": kind, "domain": cfg.domain, "drafter": cfg.drafter, **extra,
@@ -344,7 +368,17 @@ def _run(cfg: TrainConfig, accelerator, info: TargetInfo, run_dir: Path, pool_di
     return res
 
 
-SETUPS = {"eagle3": setup_eagle3, "llama68m": setup_llama}  # --drafter -> how its model and loss are made
+def setup_suffix(cfg: TrainConfig, accelerator, target, info: TargetInfo, train_rows: list[dict],
+                 dataset: ResponseDataset, run_dir: Path):
+    """-> (the suffix index seeded with the training sequences, no loss: nothing to train, its settings)."""
+    opts = to_dict(cfg.suffix)
+    seqs = [list(r["prompt_ids"]) + list(r["response_ids"]) for r in train_rows]
+    model = build_suffix(seqs, info.vocab_size, **opts)
+    accelerator.print(f"suffix index: {model.index.n_tokens} tokens from {len(seqs)} sequences")
+    return model, None, {"suffix": opts, "indexed_tokens": model.index.n_tokens}
+
+
+SETUPS = {"eagle3": setup_eagle3, "llama68m": setup_llama, "suffix": setup_suffix}  # --drafter -> model and loss
 WARM_START = {"eagle3": "eagle3.init_from"}  # --drafter -> the config key that starts it from another folder
 
 

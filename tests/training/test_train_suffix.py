@@ -1,0 +1,30 @@
+"""train_drafter.py --drafter suffix: the index is seeded from the self-distilled training split (no gradient step),
+evaluated on the held-out split like a head, and exported as a pool member that loads back."""
+
+from __future__ import annotations
+
+import json
+
+import training.train_drafter as train_drafter
+from data_gen.generate import load_distilled
+from draftpool.pool import load_pool
+from tests.training.test_train_drafter import data_root, tiny_args  # noqa: F401 - the shared tiny data fixture
+
+
+def test_suffix_member_is_built_evaluated_and_exported(data_root, tmp_path, target, target_info):  # noqa: F811
+    assert train_drafter.main(tiny_args(data_root, tmp_path, drafter="suffix")) == 0
+    pool = tmp_path / "pools" / target_info.slug
+    manifest = json.loads((pool / "pool.json").read_text())
+    entry = manifest["drafters"]["sql-suffix"]
+    assert entry["kind"] == "suffix" and entry["eval"]["empirical_greedy_chain_length"] >= 1.0
+    train = list(load_distilled(data_root / "sql", "train"))
+    want = sum(len(r["prompt_ids"]) + len(r["response_ids"]) for r in train)
+    assert entry["indexed_tokens"] == want
+    assert not (tmp_path / "run-sql-suffix" / "checkpoints").exists()  # nothing was trained
+    names, models = load_pool(pool, target_info, target[0])
+    kind, model = models["sql-suffix"]
+    assert kind == "suffix" and model.index.n_tokens == want
+    # every training sequence is in it: its whole tail matches, up to the index's depth
+    for r in train:
+        seq = list(r["prompt_ids"]) + list(r["response_ids"])
+        assert model.index.longest_match(seq) == min(len(seq), model.index.depth - 1)
