@@ -36,7 +36,8 @@ import torch
 from data_gen.generate import render_prompt, stop_token_ids
 from draftpool.config import ConfigError, field, help_text, load_config
 from draftpool.io import LockedError, cache_root, run_lock
-from draftpool.pool import load_pool, read_manifest
+from draftpool.models import KINDS, get_kind
+from draftpool.pool import DrafterLoadError, load_pool, read_manifest
 from draftpool.target import DEFAULT_TARGET, TargetError, load_target, resolve_device, resolve_target
 from online.http_api import HttpFrontend, Job, error_body, openai_reply, parse_address
 from online.lookahead_server import LOOKAHEAD_SWAPS, LookaheadServer
@@ -65,7 +66,10 @@ class ServeConfig:
     RENAMED: ClassVar[dict[str, str]] = {"top_k": "feedback_top_k"}  # old key -> new key
     target: str = field(DEFAULT_TARGET, help="hub id or local folder of the target")
     pool: str = field("pools/{target_slug}", help="the offline drafter pool (build_pool.py)")
-    kinds: list[str] = field(default_factory=lambda: ["eagle3", "llama"], help="drafter kinds of the pool to serve")
+    kinds: list[str] = field(default_factory=lambda: list(KINDS), help="drafter kinds of the pool to serve")
+    index_save_every: int = field(25, help="model-free members (suffix): save the served index to "
+                                           "<out_dir>/indexes/<name> every n indexed answers and at the end (a "
+                                           "restart resumes from it)")
     out_dir: str = field("runs/online/{target_slug}", help="exported pool versions, answers, trainer state")
     requests: str = field("-", help="JSONL file of requests, or - for stdin")
     http: str = field("", help="host:port: serve an OpenAI-compatible /v1/completions and /v1/chat/completions "
@@ -112,6 +116,10 @@ class AdaptConfig:
         s = self.serve
         if s.mode not in MODES:
             raise ConfigError(f"serve.mode must be one of {', '.join(MODES)}, got {s.mode!r}")
+        if not s.kinds or set(s.kinds) - set(KINDS):
+            raise ConfigError(f"serve.kinds must list some of {', '.join(KINDS)}, got {s.kinds}")
+        if s.index_save_every < 1:
+            raise ConfigError(f"serve.index_save_every must be >= 1, got {s.index_save_every}")
         steps = self.trainer.updater in STEP_UPDATERS
         if (s.mode == "lookahead") != steps:
             raise ConfigError(f"serve.mode {s.mode} needs trainer.updater "
@@ -255,8 +263,8 @@ def main_cfg(cfg: AdaptConfig) -> dict[str, Any]:
             return serve_vllm(cfg, info, target, pool_dir, out_dir, serve_dir, start_version, state)
     if s.mode == "lookahead":
         return _main_lookahead(cfg, info, target, tok, pool_dir, serve_dir, out_dir, start_version, state)
-    names, models = load_pool(serve_dir, info, target, s.kinds)
-    models = {n: (k, m.to(s.device)) for n, (k, m) in models.items()}
+    models = load_members(s, info, target, pool_dir, serve_dir, out_dir)
+    names = list(models)
 
     # 2. decoder, selection, trainer process
     from specsel.decoding.drafter import make_drafter
@@ -275,7 +283,8 @@ def main_cfg(cfg: AdaptConfig) -> dict[str, Any]:
     if s.adapt:
         export = ExportSpec(str(out_dir), str(pool_dir), info)
         out_embed = target.get_output_embeddings().weight.detach().float().cpu() if cfg.trainer.vocab_every else None
-        handle = TrainerHandle(models, cfg.trainer, cfg.process, export, state, start_version, out_embed=out_embed)
+        trained = {n: (k, m) for n, (k, m) in models.items() if get_kind(k).trained}  # the others index answers
+        handle = TrainerHandle(trained, cfg.trainer, cfg.process, export, state, start_version, out_embed=out_embed)
     server = AdaptiveServer(dec, {n: m for n, (_, m) in models.items()}, handle,
                             SamplingParams(temperature=s.temperature), s.feedback_top_k, s.swap)
 
@@ -285,7 +294,8 @@ def main_cfg(cfg: AdaptConfig) -> dict[str, Any]:
                              s.max_queue)
     try:
         with run_lock(out_dir):  # one run per out_dir: two would interleave answers and race on versions
-            return _serve(s, server, handle, front, tok, names, out_dir, stops)
+            return _serve(s, server, handle, front, tok, names, out_dir, stops,
+                          saver=IndexSaver(models, out_dir, info, s.index_save_every))
     finally:
         if front is not None:
             front.close()
@@ -338,8 +348,51 @@ def _log_events(events: list[dict], metrics, log=None) -> None:
     metrics.flush()
 
 
+def load_members(s: ServeConfig, info, target, pool_dir: Path, serve_dir: Path, out_dir: Path
+                 ) -> dict[str, tuple[str, Any]]:
+    """The pool members to serve, in name order: trained ones from serve_dir (the pool, or the last exported
+    version after a restart), model-free ones from the pool, or from <out_dir>/indexes/<name> where a previous run
+    saved what it indexed."""
+    trained = [k for k in s.kinds if get_kind(k).trained]
+    free = [k for k in s.kinds if not get_kind(k).trained]
+    models = load_pool(serve_dir, info, target, trained, at_least=0)[1] if trained else {}
+    if free:
+        for n, (k, m) in load_pool(pool_dir, info, target, free, at_least=0)[1].items():
+            saved = out_dir / "indexes" / n
+            models[n] = (k, get_kind(k).load(saved, info, target) if saved.is_dir() else m)
+    if not models:
+        raise DrafterLoadError(f"{serve_dir} has no drafter of kind {s.kinds}")
+    return {n: (k, m.to(s.device)) for n, (k, m) in sorted(models.items())}
+
+
+class IndexSaver:
+    """Saves the members that learn by indexing answers (model-free) to <out_dir>/indexes/<name> (atomic) every
+    `every` indexed answers and at the end."""
+
+    def __init__(self, models: dict[str, tuple[str, Any]], out_dir: Path, info, every: int):
+        self.models = {n: km for n, km in models.items() if not get_kind(km[0]).trained}
+        self.out_dir, self.info, self.every = out_dir, info, every
+        self.pending = 0
+        self.saves = 0
+
+    def answered(self, rec: dict) -> None:
+        self.pending += int(bool(rec.get("learned")))
+        if self.pending >= self.every:
+            self.save()
+
+    def save(self) -> None:
+        if not self.pending:
+            return
+        for n, (k, m) in self.models.items():
+            meta = {"kind": k, "online": {"saves": self.saves + 1}}
+            get_kind(k).write(m, self.out_dir / "indexes" / n, self.info, meta)
+        self.pending = 0
+        self.saves += 1
+
+
 def _serve(s: ServeConfig, server, handle: TrainerHandle | None, front: HttpFrontend | None, tok,
-           names: list[str], out_dir: Path, stops: list[int], wrap=None) -> dict[str, Any]:
+           names: list[str], out_dir: Path, stops: list[int], wrap=None, saver: IndexSaver | None = None
+           ) -> dict[str, Any]:
     # 3. serve: answers appended as they finish (JSONL / stdin, or the HTTP front end)
     source = None
     answers = Path(s.answers) if s.answers else out_dir / "answers.jsonl"
@@ -382,6 +435,8 @@ def _serve(s: ServeConfig, server, handle: TrainerHandle | None, front: HttpFron
                     rec = server.serve(Request(row["id"], ids, row["max_new_tokens"],
                                                job.cancelled.is_set if job is not None else None))
                     served += 1
+                    if saver is not None:
+                        saver.answered(rec)
                 errors += int("error" in rec)
                 answer = answer_record(rec, tok)
                 out.write(json.dumps(answer) + "\n")
@@ -401,11 +456,14 @@ def _serve(s: ServeConfig, server, handle: TrainerHandle | None, front: HttpFron
             source.close()
         if front is not None:
             front.close()
-        # 4. stop: the trainer finishes its round and exports the adapted pool
+        # 4. stop: the trainer finishes its round and exports the adapted pool; the served indexes are saved
         events = handle.stop() if handle is not None else []
+        if saver is not None:
+            saver.save()
         with open(out_dir / "metrics.jsonl", "a") as metrics:
             _log_events(server.events + events, metrics)
     summary = {"served": served, "errors": errors, "failed": server.failed, "skipped_answered": len(done),
+               "indexed_answers": server.learned,
                "stopped_by": stopped_by, "seconds": time.time() - t0, "answers": str(answers)}
     if handle is not None:
         summary.update(trainer_faults=handle.faults, trainer_restarts=handle.restarts, feedback_dropped=handle.dropped,

@@ -49,6 +49,7 @@ class AdaptiveServer:
         if self.swap is not None and swap == "cycle":
             decoder.on_cycle = self.swap.poll
         self.served = self.failed = 0
+        self.learned = 0  # answers indexed by model-free drafters
         self.events: list[dict] = []  # trainer events drained since the caller last took them
 
     def check_request(self, ids: list[int], max_new_tokens: int) -> None:
@@ -84,6 +85,11 @@ class AdaptiveServer:
                   "seconds": time.perf_counter() - t0}
         if req.cancelled is not None and req.cancelled():
             record["cancelled"] = True  # stopped early: its tokens are the target's, but not a whole answer
+        else:  # rule: a whole answer is indexed at once by the drafters that learn by indexing (model-free)
+            learned = [n for n, d in zip(self.dec.names, self.dec.drafters) if d.learn(list(req.prompt_ids) + tokens)]
+            if learned:
+                record["learned"] = learned
+                self.learned += 1
         if self.handle is not None:
             record["versions_at_end"] = self.swap.versions()
             drafter = Counter(m.choices).most_common(1)[0][0] if m.choices else -1

@@ -108,6 +108,8 @@ class DrafterKind:
     architecture: ClassVar[str]  # what its config.json "architectures" names
     offset: ClassVar[int]  # Steps.offset of its predictions
     bound_to_weights: ClassVar[bool]  # reads the target's hidden states: a folder must name the target's weights
+    trained: ClassVar[bool] = True  # learns by gradient steps (offline, and online in the trainer process); else it
+    # learns by indexing answers, in the serving process (a model-free drafter)
 
     def load(self, path: str | Path, target, target_model) -> torch.nn.Module:
         """A drafter folder, checked against the target (DrafterLoadError naming what is wrong)."""

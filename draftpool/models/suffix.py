@@ -49,6 +49,9 @@ class NgramModel:
     def eval(self) -> NgramModel:  # what loaders call on every pool member
         return self
 
+    def to(self, device) -> NgramModel:  # nothing on a device: token indexes live in host memory
+        return self
+
     def config(self) -> dict[str, Any]:
         return {"architectures": ["DraftpoolNgram"], "vocab_size": self.vocab_size, "n_min": self.n_min,
                 "n_max": self.n_max}
@@ -104,6 +107,7 @@ class NgramKind(DrafterKind):
     architecture = "DraftpoolNgram"
     offset = 1
     bound_to_weights = False
+    trained = False
     model_class = NgramModel
 
     def load(self, path: str | Path, target: TargetInfo, target_model) -> NgramModel:

@@ -53,6 +53,11 @@ class Drafter(Protocol):
 
     def full_logits(self, logits: torch.Tensor) -> torch.Tensor: ...
 
+    def learn(self, tokens: list[int]) -> bool:
+        """A finished answer (prompt + generated tokens): a drafter that learns by indexing answers adds it (used from
+        the next request on) and returns True; a model drafter learns in the trainer process instead: False."""
+        ...
+
 
 def drafter_classes() -> dict[str, type]:
     """kind -> decode-time drafter class (imported here: the drafter modules import this one)."""

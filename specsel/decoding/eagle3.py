@@ -190,3 +190,6 @@ class Eagle3Drafter:
         tree = reindex(chosen, tokens, parents, depths)
         tree.tokens = self.draft_ids[torch.tensor(tree.tokens)].tolist()  # draft ids -> target ids
         return tree
+
+    def learn(self, tokens: list[int]) -> bool:
+        return False  # its weights learn in the trainer process (online/trainer.py)

@@ -98,3 +98,6 @@ class LlamaDrafter:
     def draft_tree(self, spec: TreeSpec) -> DraftTree:
         raise NotImplementedError("an independent causal-LM drafter drafts chains only (can_tree is False): "
                                   "use mode 'chain' or 'auto'")
+
+    def learn(self, tokens: list[int]) -> bool:
+        return False  # its weights learn in the trainer process (online/trainer.py)

@@ -80,6 +80,9 @@ class NgramDrafter:
             q = torch.nn.functional.one_hot(torch.tensor(drafted, dtype=torch.long), self.vocab_size).float()
         return torch.tensor(drafted, dtype=torch.long), q
 
+    def learn(self, tokens: list[int]) -> bool:
+        return False  # prompt lookup keeps nothing across requests
+
     def draft_tree(self, spec):
         raise NotImplementedError(f"{self.kind} drafters draft chains only (use mode chain or auto)")
 
@@ -102,6 +105,10 @@ class SuffixDrafter(NgramDrafter):
     def __init__(self, model: SuffixModel):
         self.index = model.index  # shared with the model: answers added to it are matched from then on
         super().__init__(model)
+
+    def learn(self, tokens: list[int]) -> bool:
+        self.index.add([tokens])
+        return True
 
     def propose(self, k: int):
         """The better-scored of the global index's and this request's proposals (frequency walk for both)."""

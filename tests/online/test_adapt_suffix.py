@@ -1,0 +1,62 @@
+"""online_adapt.py with model-free members beside a head: answers stay plain greedy decoding, every finished answer
+is indexed by the suffix member in the serving process, the served index is saved under out_dir/indexes and a
+restart resumes from it (the trainer process never sees model-free members)."""
+
+import json
+
+import pytest
+
+import online.adapt as online_adapt
+from data_gen.domains import domain_prompts
+from data_gen.generate import render_prompt, stop_token_ids
+from draftpool.models.suffix import NGRAM, SUFFIX, NgramModel, build_suffix
+from draftpool.pool import update_pool_manifest, write_eagle3
+from specsel.decoding.loop import SpecDecoder
+from tests.stubs import random_head
+
+NEW = 12
+
+
+@pytest.fixture(scope="module")
+def pool(tmp_path_factory, target, target_info):
+    model, _ = target
+    root = tmp_path_factory.mktemp("adapt-suffix") / "pool"
+    meta = {"kind": "eagle3", "target_weights_sha256": target_info.weights_sha256}
+    write_eagle3(random_head(model, target_info, 0, 1024), root / "sql-eagle3", target_info, meta)
+    SUFFIX.write(build_suffix([[1, 2, 3, 4]], target_info.vocab_size), root / "sql-suffix", target_info,
+                 {**meta, "kind": "suffix"})
+    NGRAM.write(NgramModel(target_info.vocab_size), root / "any-ngram", target_info, {**meta, "kind": "ngram"})
+    for name, kind in (("sql-eagle3", "eagle3"), ("sql-suffix", "suffix"), ("any-ngram", "ngram")):
+        update_pool_manifest(root, target_info, name, {"kind": kind, "path": name})
+    return root
+
+
+def test_suffix_member_indexes_served_answers_and_resumes(tmp_path, pool, target, target_info, capsys):
+    model, tok = target
+    prompts = [p["prompt"] for p in domain_prompts("sql")["held_out"][:2]]
+    plain = SpecDecoder(model, mode="plain", stop_ids=stop_token_ids(tok, model))
+    want = [plain.generate(render_prompt(tok, p), NEW)[0] for p in prompts]
+    reqs = tmp_path / "r.jsonl"
+    base = [f"serve.pool={pool}", f"serve.out_dir={tmp_path}/online", f"serve.requests={reqs}",
+            f"serve.max_new_tokens={NEW}", "serve.adapt=false", "serve.index_save_every=1",
+            f"serve.auto_costs={tmp_path}/auto_costs.json"]
+    reqs.write_text(json.dumps({"id": "a", "prompt": prompts[0]}) + "\n")
+    assert online_adapt.main(base) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["served"] == 1 and summary["indexed_answers"] == 1
+    answers = [json.loads(x) for x in (tmp_path / "online" / "answers.jsonl").read_text().splitlines()]
+    assert answers[0]["text"] == tok.decode(want[0], skip_special_tokens=True)  # lossless with three members
+    saved = SUFFIX.load(tmp_path / "online" / "indexes" / "sql-suffix", target_info, None)
+    seq = render_prompt(tok, prompts[0]) + want[0]
+    assert saved.index.n_tokens == 4 + len(seq)  # the seed and the served answer
+    assert saved.index.longest_match(seq) == min(len(seq), saved.index.depth - 1)
+    assert not (tmp_path / "online" / "indexes" / "any-ngram" / "index.npz").exists()  # keeps nothing across
+    # a restart serves from the saved index, and indexes the next answer on top of it
+    reqs.write_text(json.dumps({"id": "b", "prompt": prompts[1]}) + "\n")
+    assert online_adapt.main(base) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["served"] == 1 and summary["skipped_answered"] == 1
+    again = SUFFIX.load(tmp_path / "online" / "indexes" / "sql-suffix", target_info, None)
+    assert again.index.n_tokens == saved.index.n_tokens + len(render_prompt(tok, prompts[1]) + want[1])
+    answers = [json.loads(x) for x in (tmp_path / "online" / "answers.jsonl").read_text().splitlines()]
+    assert answers[-1]["text"] == tok.decode(want[1], skip_special_tokens=True)
