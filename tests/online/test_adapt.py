@@ -160,13 +160,15 @@ def test_stdin_bad_lines_and_a_stop_mid_decode_then_a_rerun(tmp_path, pool, targ
     assert "context" in by_id["huge"]["error"] and by_id["huge"]["line"] == 12
     assert summary["served"] == 3 and summary["errors"] == 9
 
-    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data)))
+    # the rerun reads the same lines, "long" asking for fewer tokens (120 only kept it decoding until the SIGTERM)
+    rerun = lines[:-2] + [json.dumps({"id": "long", "prompt": long_prompt, "max_new_tokens": 32}).encode(), lines[-1]]
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"\n".join(rerun) + b"\n")))
     assert online_adapt.main(run) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["stopped_by"] == "end of requests" and summary["served"] == 2 and summary["errors"] == 0
     assert [r["id"] for r in _records(answers)] == ids + ["long", "after"]  # nothing recorded twice
     plain = SpecDecoder(model, mode="plain", stop_ids=stop_token_ids(tok, model))
-    want = tok.decode(plain.generate(render_prompt(tok, long_prompt), 120)[0], skip_special_tokens=True)
+    want = tok.decode(plain.generate(render_prompt(tok, long_prompt), 32)[0], skip_special_tokens=True)
     assert _records(answers)[-2]["text"] == want
 
 
