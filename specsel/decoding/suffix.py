@@ -36,6 +36,7 @@ class NgramDrafter:
 
     def reset(self) -> None:
         self.request.reset()
+        self._memo = None
         self.pred_rows: dict[int, torch.Tensor] = {}
         self.chain_logits: list[torch.Tensor] = []
         self.last_score = 0.0
@@ -46,7 +47,17 @@ class NgramDrafter:
                              f"{config.vocab_size}")
 
     def propose(self, k: int):
-        """The chain it would draft now (a Proposal: tokens, probabilities, match length)."""
+        """The chain it would draft now (a Proposal: tokens, probabilities, match length); asked twice in one cycle
+        (a hybrid selector scores it, then it drafts) it is computed once."""
+        key = (len(self.request.tokens), k, self._corpus_size())
+        if self._memo is None or self._memo[0] != key:
+            self._memo = (key, self._propose(k))
+        return self._memo[1]
+
+    def _corpus_size(self) -> int:
+        return 0
+
+    def _propose(self, k: int):
         return self.request.propose(k)
 
     def sync(self, state) -> None:
@@ -110,7 +121,10 @@ class SuffixDrafter(NgramDrafter):
         self.index.add([tokens])
         return True
 
-    def propose(self, k: int):
+    def _corpus_size(self) -> int:
+        return self.index.n_tokens + self.index.evicted
+
+    def _propose(self, k: int):
         """The better-scored of the global index's and this request's proposals (frequency walk for both)."""
         mine = self.request.propose(k, most_frequent=True)
         corpus = self.index.propose(self.request.tokens, k)

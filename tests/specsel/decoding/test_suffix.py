@@ -93,3 +93,19 @@ def test_a_proposal_never_exceeds_k(k):
     d.sync(DecodeState(tokens=list(range(V)) * 3, prompt_len=V))
     draft, q = d.draft_chain(k, SamplingParams(temperature=1.0), None)
     assert len(draft) == k and q.shape == (k, V) and len(d.chain_logits) == k
+
+
+def test_the_hybrid_rule_takes_the_suffix_draft_only_when_its_score_reaches_k():
+    from specsel.selection.hybrid import HybridSelector
+
+    seeded = SuffixDrafter(build_suffix([[(s + i) % V for i in range(40)] for s in range(V)], V, depth=8))
+    wrong = LlamaDrafter(BigramLM(successor_table(V, lambda t: (t + 3) % V)))
+    sel = HybridSelector(suffix=0, model=1, threshold=3)
+    out, m = SpecDecoder(target(), {"suffix": seeded, "model": wrong}, mode="chain", k=4, selector=sel).generate(
+        [5, 6], 13)
+    assert out == plain([5, 6], 13) and set(m.choices) == {0}  # a near-certain chain of 4 scores > 3: suffix
+    cold = SuffixDrafter(build_suffix([[0, 9]], V, depth=8))  # knows nothing of this target
+    sel = HybridSelector(suffix=0, model=1, threshold=3)
+    out, m = SpecDecoder(target(), {"suffix": cold, "model": wrong}, mode="chain", k=4, selector=sel).generate(
+        [5, 6], 8)
+    assert out == plain([5, 6], 8) and set(m.choices) == {1} and sel.picks[0] == 0

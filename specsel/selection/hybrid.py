@@ -1,0 +1,48 @@
+"""Arctic's hybrid rule as a fixed selector (Snowflake's SuffixDecoding + model drafter serving): every cycle the
+suffix drafter's proposal (at most the decoder's k tokens) is scored first, and it drafts when its score (expected
+accepted tokens) is at least the model drafter's token count (`threshold`); the model drafter drafts otherwise. With
+mode auto and a k above the threshold, the model drafter's own chain length is auto's choice, and a long confident
+match speculates past it, as in Arctic's serving. No learning, no counterfactual evaluation: the
+field's simple baseline that HedgeSpec over heads + model-free drafters is measured against."""
+
+from __future__ import annotations
+
+
+class HybridSelector:
+    full_information = False
+
+    def __init__(self, suffix: int, model: int, threshold: float):
+        """suffix / model: indices of the model-free and the model drafter in the pool; threshold: the model
+        drafter's token count."""
+        self.suffix, self.model, self.threshold = suffix, model, threshold
+        self.state = None
+        self.picks = [0, 0]  # cycles drafted by the suffix drafter, by the model drafter
+
+    def bind(self, dec) -> None:
+        from specsel.decoding.loop import SpecError
+
+        n = len(dec.drafters)
+        if not (0 <= self.suffix < n and 0 <= self.model < n) or self.suffix == self.model:
+            raise SpecError(f"hybrid: drafters {self.suffix} and {self.model} must be two members of a pool of {n}")
+        if not hasattr(dec.drafters[self.suffix], "propose"):
+            raise SpecError(f"hybrid: drafter {dec.names[self.suffix]!r} does not score proposals (not model-free)")
+        self.drafter, self.k = dec.drafters[self.suffix], dec.k
+
+    def start_request(self, dec, state) -> None:
+        self.state = state
+
+    def select(self) -> int:
+        # rule: the suffix draft when its score >= the model drafter's k (Arctic's rule), else the model's
+        self.drafter.sync(self.state)
+        use = self.drafter.propose(self.k).score >= self.threshold
+        self.picks[0 if use else 1] += 1
+        return self.suffix if use else self.model
+
+    def after_cycle(self, dec, state, i, n_acc, out, params) -> None:
+        pass
+
+    def finish_request(self, dec, state, params) -> None:
+        pass
+
+    def weights_changed(self, changed: list[int]) -> None:
+        pass
