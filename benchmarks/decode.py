@@ -67,12 +67,15 @@ from specsel.decoding.target import BACKENDS, TargetRunner
 from specsel.decoding.tree import TreeSpec
 
 DEFAULT_METHODS = ("plain", "auto", "chain", "tree", "chain-llama", "assisted", "lookup", "plain-hf")
-METHODS = DEFAULT_METHODS + ("plain-compile", "auto-compile")  # compiling costs minutes: asked for by name
-ENGINE_METHODS = ("plain", "auto", "chain", "tree", "chain-llama", "plain-hf", "plain-compile", "auto-compile")
-NEEDS = {"auto": "eagle3", "chain": "eagle3", "tree": "eagle3", "chain-llama": "llama", "assisted": "llama",
-         "auto-compile": "eagle3"}
-DRAFTER_SUFFIX = {"eagle3": "eagle3", "llama": "llama68m"}  # pool folder <domain>-<suffix>
-DRAFTER_LABEL = {"eagle3": "EAGLE-3 head", "llama": "independent Llama drafter"}
+FREE_METHODS = ("ngram", "suffix", "hybrid", "hedgespec")  # with model-free drafters (python -m ... --methods ...)
+METHODS = DEFAULT_METHODS + ("plain-compile", "auto-compile") + FREE_METHODS  # compiling costs minutes
+ENGINE_METHODS = ("plain", "auto", "chain", "tree", "chain-llama", "plain-hf", "plain-compile", "auto-compile",
+                  *FREE_METHODS)
+NEEDS = {"auto": ("eagle3",), "chain": ("eagle3",), "tree": ("eagle3",), "chain-llama": ("llama",),
+         "assisted": ("llama",), "auto-compile": ("eagle3",), "suffix": ("suffix",), "hybrid": ("eagle3", "suffix"),
+         "hedgespec": ("eagle3", "suffix")}
+DRAFTER_SUFFIX = {"eagle3": "eagle3", "llama": "llama68m", "suffix": "suffix"}  # pool folder <domain>-<suffix>
+DRAFTER_LABEL = {"eagle3": "EAGLE-3 head", "llama": "independent Llama drafter", "suffix": "suffix index"}
 VLLM_METHODS = ("vllm-plain", "vllm-eagle3")
 PEER = Path(__file__).resolve().parent / "vllm_peer.py"
 
@@ -100,6 +103,10 @@ class BenchConfig:
     lookup_tokens: int = field(10, help="lookup method: prompt_lookup_num_tokens")
     llama: str = field("", help="independent Llama drafter folder ('' = <pool>/<target slug>/<domain>-llama68m)")
     eagle3: str = field("", help="EAGLE-3 head folder ('' = <pool>/<target slug>/<domain>-eagle3)")
+    suffix: str = field("", help="suffix index folder ('' = <pool>/<target slug>/<domain>-suffix; "
+                                 "train_drafter.py --drafter suffix)")
+    free_k: int = field(8, help="the most drafts per cycle of the model-free methods (ngram, suffix, hybrid, "
+                                "hedgespec); they stop earlier where their estimated path probability is low")
     out: str = field("runs/bench/specsel-{domain}", help="output folder ({domain} filled in)")
     auto_costs: str = field("", help="auto: JSON file of measured costs per machine/target/drafter ('' = "
                                      "<draftpool cache>/auto_costs.json, 'none' = measure at every start)")
@@ -123,7 +130,7 @@ class BenchConfig:
         if unknown:
             raise ConfigError(f"unknown method{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}; "
                               f"choose from {', '.join(METHODS)}")
-        for key in ("max_prompts", "max_new_tokens", "repeats", "k", "lookup_tokens", "vllm_timeout"):
+        for key in ("max_prompts", "max_new_tokens", "repeats", "k", "free_k", "lookup_tokens", "vllm_timeout"):
             if getattr(self, key) < 1:
                 raise ConfigError(f"--{key.replace('_', '-')} must be >= 1, got {getattr(self, key)}")
         if self.dtype != "auto" and self.dtype not in DTYPES:
@@ -150,8 +157,8 @@ def drafter_dirs(cfg: BenchConfig, info: TargetInfo) -> dict[str, Path]:
     """kind -> folder of every drafter the requested methods (and --vllm) need; one error for a missing folder."""
     users: dict[str, list[str]] = {}
     for m in cfg.method_list():
-        if m in NEEDS:
-            users.setdefault(NEEDS[m], []).append(m)
+        for kind in NEEDS.get(m, ()):
+            users.setdefault(kind, []).append(m)
     if cfg.vllm:
         users.setdefault("eagle3", []).append("--vllm")
     dirs = {}
@@ -202,21 +209,37 @@ def held_out_prompts(cfg: BenchConfig, tok) -> list[dict[str, Any]]:
 
 
 def make_runners(cfg: BenchConfig, model, stop: list[int], head=None, llama=None,
-                 head_eval: dict[str, Any] | None = None) -> dict[str, Runner]:
+                 head_eval: dict[str, Any] | None = None, suffix=None,
+                 suffix_eval: dict[str, Any] | None = None) -> dict[str, Runner]:
+    """One runner per method. The suffix index stays at its offline seed here: nothing indexes the benchmark's own
+    answers (online learning is measured by benchmarks.online_suffix)."""
+    from draftpool.models.suffix import NgramModel
     from specsel.decoding.auto import auto_spec
     from specsel.decoding.eagle3 import Eagle3Drafter
     from specsel.decoding.llama import LlamaDrafter
+    from specsel.decoding.suffix import NgramDrafter, SuffixDrafter
+    from specsel.selection.hybrid import HybridSelector
+    from specsel.selection.learners import make_learner
+    from specsel.selection.selector import Selector
 
     greedy, n = SamplingParams(), cfg.max_new_tokens
+    evals = {"drafter": head_eval, "head": head_eval, "suffix": suffix_eval}
 
-    def engine(drafter, mode: str, backend: str = cfg.backend, compile: bool = cfg.compile) -> Runner:
+    def engine(drafter, mode: str, backend: str = cfg.backend, compile: bool = cfg.compile, k: int = cfg.k,
+               selector=None) -> Runner:
         auto = None
-        if mode == "auto":  # prior: the head's exported evaluation; costs: cached per machine, measured once
+        if mode == "auto":  # prior: each drafter's exported evaluation; costs: cached per machine, measured once
             costs = cache_path(cfg.auto_costs, cache_root() / "auto_costs.json")
-            auto = auto_spec({"drafter": head_eval}, costs_cache=costs)
-        dec = SpecDecoder(model, drafter, mode, k=cfg.k, tree=cfg.tree_spec(), stop_ids=stop, auto=auto,
-                          backend=backend, compile=compile)
+            names = list(drafter) if isinstance(drafter, dict) else ["drafter"]
+            auto = auto_spec({m: evals.get(m) for m in names}, costs_cache=costs, with_trees=selector is None)
+        dec = SpecDecoder(model, drafter, mode, k=k, tree=cfg.tree_spec(), stop_ids=stop, auto=auto,
+                          backend=backend, compile=compile, selector=selector)
         return lambda p: dec.generate(p, n, greedy)
+
+    vocab = model.config.vocab_size
+
+    def pool() -> dict[str, Any]:  # head + suffix + n-gram, in this order
+        return {"head": Eagle3Drafter(head), "suffix": SuffixDrafter(suffix), "ngram": NgramDrafter(NgramModel(vocab))}
 
     makers: dict[str, Callable[[], Runner]] = {
         "plain": lambda: engine(None, "plain"),
@@ -229,6 +252,14 @@ def make_runners(cfg: BenchConfig, model, stop: list[int], head=None, llama=None
         "chain-llama": lambda: engine(LlamaDrafter(llama), "chain"),
         "assisted": lambda: lambda p: hf_assisted(model, llama, p, n, stop),
         "lookup": lambda: lambda p: hf_prompt_lookup(model, p, n, stop, cfg.lookup_tokens),
+        "ngram": lambda: engine(NgramDrafter(NgramModel(vocab)), "chain", k=cfg.free_k),
+        "suffix": lambda: engine(SuffixDrafter(suffix), "chain", k=cfg.free_k),
+        # Arctic's rule: the suffix draft when its score reaches the head's k, else the head (its length: auto's)
+        "hybrid": lambda: engine({k: v for k, v in pool().items() if k != "ngram"}, "auto", k=cfg.free_k,
+                                 selector=HybridSelector(suffix=1, model=0, threshold=cfg.k)),
+        # HedgeSpec: full-information selection over the head and both model-free drafters
+        "hedgespec": lambda: engine(pool(), "auto", k=cfg.free_k,
+                                    selector=Selector(make_learner("normal_hedge", 3), 3, cfg.free_k)),
     }
     return {m: makers[m]() for m in cfg.method_list()}
 
@@ -292,6 +323,7 @@ def summarize(methods: list[str], runs: list[dict[str, Any]], n_prompts: int, re
             cycles = [a for m in ms for a in m.accepted]
             row["accepted_per_cycle"] = statistics.fmean(cycles) if cycles else None
             row["cycles"] = len(cycles)
+            row["draft_ms_per_cycle"] = 1000 * draft / len(cycles) if cycles else None  # sync + proposal
             if method == "auto":  # what it chose: share of cycles per chain length (0 = a plain step) or tree
                 plans = [p.removeprefix("k=") if p != "plain" else "0" for m in ms for p in m.plans]
                 order = sorted(set(plans), key=lambda p: (not p.isdigit(), int(p) if p.isdigit() else p))
@@ -445,6 +477,7 @@ def run(cfg: BenchConfig, command: str | None = None) -> dict[str, Any]:
     out = Path(cfg.out.format(domain=cfg.domain))
 
     # 2. target, drafters, prompts
+    from draftpool.models.suffix import SUFFIX
     from draftpool.pool import drafter_eval, load_eagle3, load_llama
 
     dev = resolve_device(cfg.device)
@@ -454,8 +487,10 @@ def run(cfg: BenchConfig, command: str | None = None) -> dict[str, Any]:
     head = load_eagle3(dirs["eagle3"], info, model.get_input_embeddings().weight).to(dev, dtype).eval() \
         if "eagle3" in dirs else None
     llama = load_llama(dirs["llama"], info).to(dev, dtype).eval() if "llama" in dirs else None
+    suffix = SUFFIX.load(dirs["suffix"], info, model) if "suffix" in dirs else None
     prompts = held_out_prompts(cfg, tok)
-    runners = make_runners(cfg, model, stop, head, llama, drafter_eval(dirs["eagle3"]) if head is not None else None)
+    runners = make_runners(cfg, model, stop, head, llama, drafter_eval(dirs["eagle3"]) if head is not None else None,
+                           suffix, drafter_eval(dirs["suffix"]) if suffix is not None else None)
 
     # 3. warm-up (untimed), then repeats x prompts x methods, methods interleaved per prompt
     for m in tqdm(methods, desc="warm-up", disable=None):
