@@ -32,6 +32,7 @@ class LookaheadServer:
         if self.swap is not None and swap == "step":
             reasoner.on_round = self.swap.poll
         self.served = self.failed = 0
+        self.learned = 0  # answers indexed by model-free drafters: none here (one step drafter)
         self.events: list[dict] = []  # trainer events drained since the caller last took them
 
     def check_request(self, ids: list[int], max_new_tokens: int) -> None:
