@@ -12,6 +12,7 @@ Both depend on the target's tokenizer only (token ids), which load checks by its
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -34,6 +35,12 @@ INDEX_SETTINGS = ("depth", "max_tokens", "segment_tokens", "min_prob", "max_spec
 
 def tokenizer_sha256(path: str | Path) -> str:
     """Hash of a tokenizer's vocabulary (token -> id): what a model-free drafter's ids mean."""
+    files = sorted(Path(path).glob("*token*"))  # rule: recomputed when a tokenizer file of the folder changes
+    return _tokenizer_sha256(str(path), tuple((f.name, f.stat().st_mtime_ns, f.stat().st_size) for f in files))
+
+
+@functools.lru_cache(maxsize=8)
+def _tokenizer_sha256(path: str, stamp: tuple) -> str:
     from transformers import AutoTokenizer
 
     vocab = sorted(AutoTokenizer.from_pretrained(path).get_vocab().items())

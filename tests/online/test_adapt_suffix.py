@@ -38,7 +38,7 @@ def test_suffix_member_indexes_served_answers_and_resumes(tmp_path, pool, target
     want = [plain.generate(render_prompt(tok, p), NEW)[0] for p in prompts]
     reqs = tmp_path / "r.jsonl"
     base = [f"serve.pool={pool}", f"serve.out_dir={tmp_path}/online", f"serve.requests={reqs}",
-            f"serve.max_new_tokens={NEW}", "serve.adapt=false", "serve.index_save_every=1",
+            f"serve.max_new_tokens={NEW}", "serve.adapt=false", "serve.index_save_every=1", "serve.mode=chain",
             f"serve.auto_costs={tmp_path}/auto_costs.json"]
     reqs.write_text(json.dumps({"id": "a", "prompt": prompts[0]}) + "\n")
     assert online_adapt.main(base) == 0
