@@ -58,6 +58,7 @@ class OracleTreeDrafter:
     kind = "oracle"
     aux_layers = None
     can_tree = True
+    self_limiting = False
     module = None
     chain_logits: list[torch.Tensor] = []
 
@@ -100,6 +101,7 @@ class OracleChainDrafter:
     aux_layers = None
     track = False
     can_tree = False
+    self_limiting = False
     module = None
 
     def __init__(self, reference: list[int], vocab_size: int, correct: int):

@@ -276,6 +276,8 @@ class RequestIndex:
                 counts[self.tokens[p]] = counts.get(self.tokens[p], 0) + 1
             tok = max(counts, key=lambda t: (counts[t], -t))
             tokens.append(tok)
-            probs.append(counts[tok] / len(pos))
+            # rule: within one request, evidence is thin: one more "other" outcome is counted (a continuation seen
+            # once is a coin flip, not a certainty), so a short repeat does not outscore the corpus
+            probs.append(counts[tok] / (len(pos) + 1))
             ctx.append(tok)
         return Proposal(tokens, probs, n)

@@ -24,6 +24,7 @@ class Drafter(Protocol):
     draft_vocab_size: int  # the vocabulary its logits cover (= vocab_size without a reduced draft vocabulary)
     aux_layers: list[int] | None  # target features it reads (HF hidden_states ids), None for none
     can_tree: bool  # draft_tree works (mode 'tree', auto's trees)
+    self_limiting: bool  # drafts its own length (<= k) from its confidence: auto gives it the whole k
     track: bool
     # [draft_vocab_size] logits per step of the last draft_chain: the distributions behind its drafts (MetaSD's
     # block-divergence reward reads them); [] before the first chain

@@ -19,6 +19,7 @@ from specsel.decoding.tree import DraftTree, TreeSpec, reindex, select_nodes
 class Eagle3Drafter:
     kind = "eagle3"
     can_tree = True
+    self_limiting = False
 
     def __init__(self, head):
         self.head = head.eval()

@@ -15,6 +15,7 @@ class LlamaDrafter:
     kind = "llama"
     aux_layers = None
     can_tree = False
+    self_limiting = False
     track = False  # keep the logits it predicts for every committed position (counterfactual evaluation)
 
     def __init__(self, model):

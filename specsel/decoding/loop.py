@@ -314,7 +314,10 @@ class SpecDecoder:
                 self.weights_changed(changed, state)
                 m.weight_swaps += len(changed)
         i = sel.select()
-        chooser = self.chooser(i, state) if self.auto is not None else None  # first use: costs measured
+        # rule: auto chooses the chain length of model drafters; a self-limiting drafter (model-free: its proposal
+        # stops where its confidence does, and costs microseconds) gets the whole k
+        auto = self.auto is not None and not self.drafters[i].self_limiting
+        chooser = self.chooser(i, state) if auto else None  # first use: costs measured
         clock.lap("select_s")
         mark = clock.last  # the chooser learns from the time of draft + verify
         # rule: trees verify greedily, and selectors read a cycle's rows as a chain's: auto weighs trees only for

@@ -24,6 +24,7 @@ class NgramDrafter:
     kind = "ngram"
     aux_layers = None
     can_tree = False
+    self_limiting = True  # auto gives it the whole k: its proposal stops at min_prob
     module = None  # nothing to run: the cost model measures it as a drafter with no network
     track = False  # keep its next-token prediction at every committed position (counterfactual evaluation)
 

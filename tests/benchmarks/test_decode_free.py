@@ -58,8 +58,8 @@ def test_model_free_methods_are_lossless_and_draft_a_seeded_answer(members, tmp_
     assert all(max(r["drafted"]) <= 6 for r in runs["suffix"])
     # the cold n-gram drafter finds little to copy in a short SQL answer; it never drafts past free_k either
     assert res["summary"]["ngram"]["mat"] < res["summary"]["suffix"]["mat"]
-    # the hybrid rule: a seeded chain scores above the head's k = 3, so the suffix index drafts (pool index 1)
-    assert all(set(r["choices"]) == {1} for r in runs["hybrid"])
-    assert res["summary"]["hybrid"]["mat"] > 2.5
+    # the hybrid rule: a seeded chain scores above the head's k = 3, so the suffix index drafts first (pool index 1)
+    assert all(r["choices"][0] == 1 for r in runs["hybrid"])
+    assert res["summary"]["hybrid"]["mat"] > 2.0  # then the end of the answer scores < 3: the head (plain steps)
     assert all(isinstance(row["draft_ms_per_cycle"], float) for n, row in res["summary"].items() if n != "plain")
     assert torch.tensor([r["new_tokens"] for r in runs["hedgespec"]]).sum() > 0

@@ -109,3 +109,10 @@ def test_the_hybrid_rule_takes_the_suffix_draft_only_when_its_score_reaches_k():
     out, m = SpecDecoder(target(), {"suffix": cold, "model": wrong}, mode="chain", k=4, selector=sel).generate(
         [5, 6], 8)
     assert out == plain([5, 6], 8) and set(m.choices) == {1} and sel.picks[0] == 0
+
+
+def test_auto_gives_a_self_limiting_drafter_the_whole_k():
+    d = SuffixDrafter(build_suffix([[(s + i) % V for i in range(40)] for s in range(V)], V, depth=12))
+    out, m = SpecDecoder(target(), d, mode="auto", k=6).generate([5, 6, 7], 15)
+    assert out == plain([5, 6, 7], 15)
+    assert max(m.drafted) == 6 and m.plans == []  # no chooser: the proposal's own length, up to k
