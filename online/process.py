@@ -1,6 +1,6 @@
 """The trainer process: pulls served feedback, updates the drafters, publishes versions, exports pool versions.
 
-It runs apart from the server (torch.multiprocessing, spawn) with its own thread count and device
+It runs apart from the server (torch.multiprocessing, forkserver: see `context`) with its own thread count and device
 (`ProcessConfig.device`, e.g. cuda:1), so an update round never waits for the server and the server never waits for a
 round: feedback crosses over a small queue fed by the server's drop-oldest buffer, weights come back through
 shared-memory boards (`online/weights.py`), never through disk.
@@ -31,6 +31,7 @@ import sys
 import time
 import weakref
 from dataclasses import dataclass, field
+from multiprocessing import forkserver
 
 import torch
 import torch.multiprocessing as mp
@@ -66,6 +67,42 @@ class ProcessConfig:
             raise ValueError(f"fault must be crash_after:N or hang_after:N, got {self.fault!r}")
 
 
+PRELOAD = ["online.process"]  # what the fork server imports once (torch, transformers through the drafter modules,
+# trl through the step trainer: ~4-5 s), so that a trainer process starts in a fraction of a second, not after them
+
+
+def context():
+    """The trainer's multiprocessing context: "forkserver", with this module preloaded in the fork server.
+
+    A trainer is forked from the fork server (a fresh interpreter exec'd by the server on the first start, which
+    imports `PRELOAD` once), never from the server itself: like a spawned process it shares no CUDA state, threads or
+    locks with the server (the fork server initialises no CUDA and runs no torch op), and it gets the server's
+    current working folder, sys.path and (`_trainer_entry`) environment at each start. The fork server is launched by
+    the first `TrainerHandle.start` inside `spawn_signals`, so it and every trainer forked from it ignore SIGINT /
+    SIGTERM from their first instruction (the fork server's own SIGINT handler is SIG_IGN, which its children get);
+    it exits when the server does (its alive pipe closes), and the trainer, whose parent it is, then sees its parent
+    gone and stops (the rule "do not outlive the server")."""
+    ctx = mp.get_context("forkserver")
+    ctx.set_forkserver_preload(PRELOAD)
+    return ctx
+
+
+def _trainer_entry(env: dict[str, str], *args) -> None:
+    """The trainer process's entry: the server's environment at this start (a forked trainer inherits the fork
+    server's, taken at its launch), then `trainer_main`. It lets go of the fork server's alive pipe (multiprocessing
+    hands every forked child a copy, so that it could fork in turn; a trainer never does): the fork server then exits
+    when the server dies however it dies, and the trainer, its child, sees that and stops."""
+    ignore_stop_signals()
+    fs = forkserver._forkserver
+    if fs._forkserver_alive_fd is not None:
+        os.close(fs._forkserver_alive_fd)
+        fs._forkserver_alive_fd = None
+    if dict(os.environ) != env:
+        os.environ.clear()
+        os.environ.update(env)
+    trainer_main(*args)
+
+
 def _fault_at(fault: str, kind: str) -> int:
     return int(fault.split(":")[1]) if fault.startswith(kind + ":") else -1
 
@@ -97,7 +134,7 @@ def trainer_main(models: dict[str, tuple[str, torch.nn.Module]], tcfg: TrainerCo
                  boards: dict[str, WeightBoard], transport, status, stop, heartbeat: torch.Tensor,
                  export: ExportSpec | None, start_version: int, state: dict | None,
                  steps: StepEnv | None = None, out_embed: torch.Tensor | None = None) -> None:
-    """The trainer process's body (spawned by TrainerHandle)."""
+    """The trainer process's body (started by TrainerHandle, through `_trainer_entry`)."""
     ignore_stop_signals()
     torch.set_num_threads(pcfg.threads)
     cleaned = clean_stale_exports(export.out_dir) if export is not None else []
@@ -223,7 +260,7 @@ class TrainerHandle:
         adaptation starts new draft tokens' rows from it)."""
         tcfg.validate()
         pcfg.validate()
-        self.ctx = mp.get_context("spawn")
+        self.ctx = context()
         if tcfg.updater in STEP_UPDATERS and steps is None:
             raise ValueError(f"updater {tcfg.updater} adapts a lookahead step drafter: serve in lookahead mode")
         self.models, self.tcfg, self.pcfg, self.export, self.state = models, tcfg, pcfg, export, state
@@ -263,11 +300,12 @@ class TrainerHandle:
         start_version = max([self.start_version] + [b.latest() for b in self.boards.values()])
         models = {n: (k, copy.deepcopy(m).cpu()) for n, (k, m) in self.models.items()}
         self.proc = self.ctx.Process(
-            target=trainer_main, name="draftpool-trainer", daemon=True,
-            args=(models, self.tcfg, self.pcfg, self.boards, self.feedback.q, self.status, self.stop_event,
-                  self.heartbeat, self.export, start_version, self.state, self.steps, self.out_embed))
+            target=_trainer_entry, name="draftpool-trainer", daemon=True,
+            args=(dict(os.environ), models, self.tcfg, self.pcfg, self.boards, self.feedback.q, self.status,
+                  self.stop_event, self.heartbeat, self.export, start_version, self.state, self.steps, self.out_embed))
         self.sent_at_start = self.feedback.sent
-        with spawn_signals():  # a Ctrl-C to the process group during the trainer's start-up does not kill it
+        with spawn_signals():  # a Ctrl-C to the process group during the trainer's start-up does not kill it (nor
+            # the fork server, launched by the first start)
             self.proc.start()
         self.state = None  # a restart takes the last exported state (`restart_state`), not the first start's
 

@@ -383,3 +383,44 @@ def test_stale_export_folders_are_removed_at_trainer_start(tmp_path, target):
         handle.stop()
     assert sorted(p.name for p in versions.iterdir() if p.name in stale + kept) == sorted(kept)
     assert handle.starts[0]["cleaned"] == sorted(stale)
+
+
+def test_trainers_are_new_processes_forked_from_the_fork_server_without_its_alive_pipe(tmp_path, target):
+    """Each trainer, first start and restart, is a new process forked from the fork server (which preloads the
+    trainer's imports; never this process: no state of the server is shared), and none keeps a copy of the fork
+    server's alive pipe, so the fork server ends when the server dies and the trainer with it (the orphan test)."""
+    from multiprocessing import forkserver
+
+    import psutil
+
+    def wait_started(n):
+        t0 = time.time()
+        while len(handle.starts) < n:
+            assert time.time() - t0 < 120, "the trainer did not start"
+            handle.poll()
+            time.sleep(0.05)
+
+    _, handle, _, _ = start(tmp_path, target, max_restarts=1)
+    pids = []
+    try:
+        for n in (1, 2):
+            wait_started(n)
+            fs = forkserver._forkserver
+            assert handle.ctx.get_start_method() == "forkserver" and fs._forkserver_pid not in (None, os.getpid())
+            alive = os.readlink(f"/proc/self/fd/{fs._forkserver_alive_fd}")
+            pid = handle.proc.pid
+            assert psutil.Process(pid).ppid() == fs._forkserver_pid and pid not in pids
+            held = set()
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                try:
+                    held.add(os.readlink(f"/proc/{pid}/fd/{fd}"))
+                except FileNotFoundError:  # closed meanwhile
+                    pass
+            assert alive.startswith("pipe:") and alive not in held
+            pids.append(pid)
+            if n == 1:
+                handle.proc.kill()  # a restart: a fresh process again
+                handle.proc.join(10)
+    finally:
+        handle.stop()
+    assert [f["kind"] for f in handle.faults] == ["crash"] and handle.restarts == 1
