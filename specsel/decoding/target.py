@@ -123,8 +123,7 @@ class TargetRunner:
         if backend != "hf":
             probed = self._lean_ok.setdefault(model, {})
             if compile not in probed:
-                lean, why = lean_forward.build(model, compile=compile)
-                probed[compile] = (why, *((lean.batch_invariant, lean.pad_rows) if lean is not None else (False, 0)))
+                probed[compile] = lean_forward.probe(model, compile=compile)  # memoised by the model's fingerprint
             self.lean_declined, invariant, pad_rows = probed[compile]
             if self.lean_declined is None:
                 self.lean = lean_forward.LeanForward(model, compile=compile)

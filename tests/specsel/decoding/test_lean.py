@@ -242,3 +242,60 @@ def test_compiled_decoding_equals_plain_decoding_in_the_same_settings(backend):
             assert out == ref, (backend, mode)
             accepted.add(max(m.accepted) == 4)
     assert accepted == {True, False}  # the self-drafter's chains are all taken, the other's are not
+
+
+def test_the_probe_is_memoised_by_everything_it_depends_on(monkeypatch):
+    """TargetRunner probes the lean forward once per fingerprint: a reloaded copy of a model (a new object, the same
+    weights, classes, configuration and settings) gets the first probe's decision and pad rows without a probe, and
+    that decision is a fresh probe's; one changed weight, a changed norm epsilon, another thread count or a CPU that
+    cannot pack the dtype are other keys; a model with a hook or an instance-level forward is never memoised."""
+    from collections import OrderedDict
+
+    monkeypatch.setattr(lean, "_PROBES", OrderedDict())
+    real, probed = lean.build, []
+
+    def counted(model, **kw):
+        probed.append(model)
+        return real(model, **kw)
+
+    monkeypatch.setattr(lean, "build", counted)
+    first = TargetRunner(MODELS["llama"]())
+    again = TargetRunner(MODELS["llama"]())
+    assert len(probed) == 1 and again.backend == first.backend == "lean"
+    assert (again.lean.pad_rows, again.lean.batch_invariant) == (first.lean.pad_rows, first.lean.batch_invariant)
+    fresh, why = real(MODELS["llama"]())
+    assert why is None and fresh.batch_invariant == again.lean.batch_invariant and fresh.pad_rows in lean.PAD_ROWS
+    for decline in (lambda: seeded(GraniteForCausalLM, GraniteConfig(**SMALL, logits_scaling=4.0)),) * 2:
+        assert TargetRunner(decline()).backend == "hf"
+    assert len(probed) == 2  # the declined model: probed once too
+
+    base = lean.fingerprint(MODELS["llama"]())
+    assert base is not None and base == lean.fingerprint(MODELS["llama"]())
+    weight = MODELS["llama"]()
+    with torch.no_grad():
+        weight.model.layers[1].mlp.down_proj.weight[3, 5] += 1e-6
+    eps = MODELS["llama"]()
+    eps.model.layers[2].input_layernorm.variance_epsilon = 1e-3
+    assert lean.fingerprint(weight) != base and lean.fingerprint(eps) != base
+    TargetRunner(weight)
+    assert len(probed) == 3
+    threads = torch.get_num_threads()
+    try:
+        torch.set_num_threads(threads + 1)
+        assert lean.fingerprint(MODELS["llama"]()) != base
+    finally:
+        torch.set_num_threads(threads)
+    monkeypatch.setitem(lean._CAN_PACK, torch.float32, not lean._packable(torch.device("cpu"), torch.float32))
+    assert lean.fingerprint(MODELS["llama"]()) != base
+    monkeypatch.delitem(lean._CAN_PACK, torch.float32)
+    def hooked():
+        model = MODELS["llama"]()
+        model.model.norm.register_forward_hook(lambda m, i, o: o * 2)
+        return model
+
+    patched = MODELS["llama"]()
+    patched.forward = lambda *a, **k: None
+    assert lean.fingerprint(hooked()) is None and lean.fingerprint(patched) is None
+    TargetRunner(hooked())
+    TargetRunner(hooked())
+    assert len(probed) == 5  # never memoised (two new objects: two probes)
