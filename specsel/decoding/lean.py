@@ -508,7 +508,10 @@ def probe(model, prepack: bool = True, pad_single: bool = True,
     decision and the measured pad row count of the first probe (as the same model object always did) without
     running the probe again (~2-5 s on a 135M target). Not kept across processes: the pad row count is a timing
     and the checks depend on the kernels at hand."""
-    key = fingerprint(model, prepack, pad_single, compile)
+    try:
+        key = fingerprint(model, prepack, pad_single, compile)
+    except Exception:  # noqa: BLE001 - e.g. a configuration that does not serialise: probed, not memoised
+        key = None
     if key is not None and key in _PROBES:
         _PROBES.move_to_end(key)
         return _PROBES[key]
