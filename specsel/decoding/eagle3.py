@@ -10,6 +10,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
+from draftpool.models.eagle3 import OFFSET
 from specsel.decoding.drafter import take_rows
 from specsel.decoding.lean import packed_view
 from specsel.decoding.sampling import SamplingParams, probs_from_logits, sample
@@ -107,8 +108,8 @@ class Eagle3Drafter:
         self.n_real = end
         self.last_hidden = out[:, -1:]
         self.last_logits = logits[-1]
-        if self.track:  # the pair at entry j predicts token j + 2
-            self.pred_rows.update(zip(range(start + 2, end + 2), logits))
+        if self.track:  # the pair at entry j predicts token j + OFFSET (the kind's alignment)
+            self.pred_rows.update(zip(range(start + OFFSET, end + OFFSET), logits))
 
     def take_predictions(self, start: int, end: int) -> torch.Tensor:
         """[end-start, Vd] logits this head gave (prefilled with the verified prefix) for positions start..end-1;
