@@ -37,10 +37,11 @@ from data_gen.generate import render_prompt, stop_token_ids
 from draftpool.config import ConfigError, field, help_text, load_config
 from draftpool.io import LockedError, cache_root, run_lock
 from draftpool.models import KINDS, get_kind
-from draftpool.pool import DrafterLoadError, load_pool, read_manifest
+from draftpool.pool import load_pool, read_manifest
 from draftpool.target import DEFAULT_TARGET, TargetError, load_target, resolve_device, resolve_target
 from online.http_api import HttpFrontend, Job, error_body, openai_reply, parse_address
 from online.lookahead_server import LOOKAHEAD_SWAPS, LookaheadServer
+from online.members import IndexSaver, load_members
 from online.process import ProcessConfig, TrainerHandle
 from online.requests import answered_ids, read_requests
 from online.server import SWAPS, AdaptiveServer, Request
@@ -346,48 +347,6 @@ def _log_events(events: list[dict], metrics, log=None) -> None:
                   f"published {ev['published'] or 'nothing'}; guard rejected {len(ev['rejected'])} "
                   f"(v{ev['version']})", file=log, flush=True)
     metrics.flush()
-
-
-def load_members(s: ServeConfig, info, target, pool_dir: Path, serve_dir: Path, out_dir: Path
-                 ) -> dict[str, tuple[str, Any]]:
-    """The pool members to serve, in name order: trained ones from serve_dir (the pool, or the last exported
-    version after a restart), model-free ones from the pool, or from <out_dir>/indexes/<name> where a previous run
-    saved what it indexed."""
-    trained = [k for k in s.kinds if get_kind(k).trained]
-    free = [k for k in s.kinds if not get_kind(k).trained]
-    models = load_pool(serve_dir, info, target, trained, at_least=0)[1] if trained else {}
-    if free:
-        for n, (k, m) in load_pool(pool_dir, info, target, free, at_least=0)[1].items():
-            saved = out_dir / "indexes" / n
-            models[n] = (k, get_kind(k).load(saved, info, target) if saved.is_dir() else m)
-    if not models:
-        raise DrafterLoadError(f"{serve_dir} has no drafter of kind {s.kinds}")
-    return {n: (k, m.to(s.device)) for n, (k, m) in sorted(models.items())}
-
-
-class IndexSaver:
-    """Saves the members that learn by indexing answers (model-free) to <out_dir>/indexes/<name> (atomic) every
-    `every` indexed answers and at the end."""
-
-    def __init__(self, models: dict[str, tuple[str, Any]], out_dir: Path, info, every: int):
-        self.models = {n: km for n, km in models.items() if not get_kind(km[0]).trained}
-        self.out_dir, self.info, self.every = out_dir, info, every
-        self.pending = 0
-        self.saves = 0
-
-    def answered(self, rec: dict) -> None:
-        self.pending += int(bool(rec.get("learned")))
-        if self.pending >= self.every:
-            self.save()
-
-    def save(self) -> None:
-        if not self.pending:
-            return
-        for n, (k, m) in self.models.items():
-            meta = {"kind": k, "online": {"saves": self.saves + 1}}
-            get_kind(k).write(m, self.out_dir / "indexes" / n, self.info, meta)
-        self.pending = 0
-        self.saves += 1
 
 
 def _serve(s: ServeConfig, server, handle: TrainerHandle | None, front: HttpFrontend | None, tok,
