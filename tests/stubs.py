@@ -100,6 +100,7 @@ class OracleChainDrafter:
     kind = "oracle"
     aux_layers = None
     track = False
+    deterministic = False
     can_tree = False
     self_limiting = False
     module = None

@@ -26,6 +26,10 @@ class Drafter(Protocol):
     can_tree: bool  # draft_tree works (mode 'tree', auto's trees)
     self_limiting: bool  # drafts its own length (<= k) from its confidence: auto gives it the whole k
     track: bool
+    # its chain is a function of the committed tokens (model-free drafters): with `track` on it keeps the chain it
+    # would propose after every committed position (`track_k` long) and the selector scores the chains themselves
+    # (`take_chain_hits`); otherwise the selector scores its next-token predictions (`take_predictions`)
+    deterministic: bool
     # [draft_vocab_size] logits per step of the last draft_chain: the distributions behind its drafts (MetaSD's
     # block-divergence reward reads them); [] before the first chain
     chain_logits: list[torch.Tensor]
@@ -49,6 +53,11 @@ class Drafter(Protocol):
     def draft_tree(self, spec: TreeSpec) -> DraftTree: ...
 
     def take_predictions(self, start: int, end: int) -> torch.Tensor: ...
+
+    def take_chain_hits(self, start: int, end: int, tokens: list[int]) -> torch.Tensor:
+        """Deterministic drafters only: [track_k, end-start], 1 where the chain kept at p - j drafts tokens[p] at
+        depth j."""
+        ...
 
     def to_target_ids(self, ids: torch.Tensor) -> torch.Tensor: ...
 

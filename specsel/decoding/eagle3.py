@@ -31,6 +31,7 @@ class Eagle3Drafter:
         self.reset()
 
     track = False  # keep the logits it predicts for every committed position (counterfactual evaluation)
+    deterministic = False  # selectors score its next-token predictions (a chain would need its forward passes)
 
     def reset(self) -> None:
         """Forget the cache; re-read the draft vocabulary (an online version may have swapped it with the weights)."""

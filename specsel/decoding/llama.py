@@ -17,6 +17,7 @@ class LlamaDrafter:
     can_tree = False
     self_limiting = False
     track = False  # keep the logits it predicts for every committed position (counterfactual evaluation)
+    deterministic = False  # selectors score its next-token predictions (a chain would need its forward passes)
 
     def __init__(self, model):
         self.model = model.eval()

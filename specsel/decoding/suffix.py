@@ -8,6 +8,13 @@ A proposal is deterministic: its draft distribution is one-hot, so sampled verif
 probability p(token), else resample from p without it). A drafter proposes at most k tokens and fewer where its
 estimate of the path's probability falls below the index's `min_prob` (its own speculation length); a position it
 cannot continue is a "no draft" column (`draft_vocab_size` = V + 1, target id -1, zero probability).
+
+For full-information selection (`deterministic`) a tracking drafter keeps the chain it would have proposed after every
+committed position (one lookup each, no network), and the selector scores those chains exactly (`take_chain_hits`):
+its acceptance at depth j of a chain is whether the chain's j-th token is the verified one, not whether its
+next-token guess one position on would be. Under sampling that indicator along the realised tokens is also the
+unbiased estimate: a one-hot chain accepts its first j drafts with probability prod p(c_i | c_<i), which is the
+probability that the target's own samples are c_0..c_{j-1}.
 """
 
 from __future__ import annotations
@@ -26,7 +33,9 @@ class NgramDrafter:
     can_tree = False
     self_limiting = True  # auto gives it the whole k: its proposal stops at min_prob
     module = None  # nothing to run: the cost model measures it as a drafter with no network
-    track = False  # keep its next-token prediction at every committed position (counterfactual evaluation)
+    track = False  # keep the chain it would propose after every committed position (counterfactual evaluation)
+    deterministic = True  # its chain is a function of the committed tokens: selectors score the chain itself
+    track_k = 1  # the chain length kept per position when tracking (the selector sets its k)
 
     def __init__(self, model: NgramModel):
         self.model = model
@@ -38,7 +47,7 @@ class NgramDrafter:
     def reset(self) -> None:
         self.request.reset()
         self._memo = None
-        self.pred_rows: dict[int, torch.Tensor] = {}
+        self.chains: dict[int, list[int]] = {}  # position s -> the chain it would draft for tokens s, s+1, ...
         self.chain_logits: list[torch.Tensor] = []
         self.last_score = 0.0
 
@@ -62,16 +71,15 @@ class NgramDrafter:
         return self.request.propose(k)
 
     def sync(self, state) -> None:
-        """Index the committed tokens; when tracking, record its next-token prediction after each new one."""
+        """Index the committed tokens; when tracking, record the chain it would propose after each new one."""
         done = len(self.request.tokens)
         if not self.track or state.tokens[:done] != self.request.tokens:
             self.request.sync(state.tokens)
             return
-        for p in range(done, len(state.tokens)):  # the prediction for position p + 1 reads tokens[:p + 1]
+        for p in range(done, len(state.tokens)):  # the chain for positions p + 1, p + 2, ... reads tokens[:p + 1]
             self.request.extend([state.tokens[p]])
             if p >= state.prompt_len:  # rule: selectors evaluate generated positions only (prompt + 1 on)
-                prop = self.propose(1)
-                self.pred_rows[p + 1] = self._row(prop.tokens[0] if prop.tokens else None)
+                self.chains[p + 1] = self.propose(self.track_k).tokens
 
     def _row(self, token: int | None) -> torch.Tensor:
         """[V+1] logits of a deterministic draft: 0 at its token (or at the no-draft column), -inf elsewhere."""
@@ -99,8 +107,25 @@ class NgramDrafter:
         raise NotImplementedError(f"{self.kind} drafters draft chains only (use mode chain or auto)")
 
     def take_predictions(self, start: int, end: int) -> torch.Tensor:
-        rows, self.pred_rows = take_rows(self.pred_rows, start, end)
+        """[end-start, V+1] its next-token guesses (each kept chain's first token) at positions start..end-1."""
+        firsts = {p: self._row(c[0] if c else None) for p, c in self.chains.items() if start <= p < end}
+        rows, _ = take_rows(firsts, start, end)
         return rows
+
+    def take_chain_hits(self, start: int, end: int, tokens: list[int]) -> torch.Tensor:
+        """-> [track_k, end-start]: 1 at (j, p) where the chain kept at position p - j drafts tokens[p] at depth j (its
+        per-depth acceptance under greedy decoding), 0 where it drafts another token, stops earlier or is unknown
+        (before the first evaluated position). Chains that can still reach past `end` are kept."""
+        k = self.track_k
+        if any(p not in self.chains for p in range(start, end)):
+            raise RuntimeError(f"no chain kept for positions {start}..{end - 1} (tracking was off or not synced)")
+        hits = torch.zeros(k, end - start)
+        for p in range(start, end):
+            for j in range(k):  # rule: depth j of the chain started at p - j is position p
+                chain = self.chains.get(p - j)
+                hits[j, p - start] = float(chain is not None and j < len(chain) and chain[j] == tokens[p])
+        self.chains = {s: c for s, c in self.chains.items() if s > end - k}
+        return hits
 
     def to_target_ids(self, ids: torch.Tensor) -> torch.Tensor:
         """Columns -> target ids; the no-draft column -> -1 (never a token)."""

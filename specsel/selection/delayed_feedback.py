@@ -56,7 +56,7 @@ class DelayedFeedback:
     def reset_request(self) -> None:
         """Forget the per-request token window (the learner itself is kept: persistent state across requests)."""
         self.window: torch.Tensor | None = None  # [N, D, m] gammas of positions whose token loss is not yet formed
-        self.betas: torch.Tensor | None = None  # [N, m] (sampling) realised-token acceptance of the same positions
+        self.betas: torch.Tensor | None = None  # [N, D, m] (sampling) realised-token acceptance, same positions
         self.token = 0  # index of the window's first position in the request
 
     def select(self) -> int:
@@ -79,17 +79,19 @@ class DelayedFeedback:
         """gammas [N, m]: every drafter's acceptance probability at m consecutive verified positions, which make up
         whole chunks with `accepted` draft tokens each (sum(a + 1) == m); or [N, K, m] per-depth gammas, row j =
         the acceptance of a depth-j draft at each position (the chain's own draft, for heads that draft deeper
-        steps from their own state). betas [N, m] (sampling, 2-D gammas only): min(1, q/p) of the realised tokens,
-        for the unbiased length estimate."""
+        steps from their own state, or model-free drafters' chains). betas [N, m] or, with per-depth gammas,
+        [N, K, m] (sampling): min(1, q/p) of the realised tokens, for the unbiased length estimate."""
         gammas = gammas.float().cpu()
         gammas = gammas[:, None] if gammas.dim() == 2 else gammas
         if gammas.shape[0] != self.n or gammas.shape[1] not in (1, self.k) or \
                 gammas.shape[2] != sum(a + 1 for a in accepted):
             raise ValueError(f"gammas {tuple(gammas.shape)} do not cover {self.n} drafters (x 1 or {self.k} depths) "
                              f"x chunks {accepted}")
-        if betas is not None and (gammas.shape[1] != 1 or betas.shape != (self.n, gammas.shape[2])):
-            raise ValueError(f"betas {tuple(betas.shape)} must match 2-D gammas {tuple(gammas.shape)}")
-        betas = None if betas is None else betas.float().cpu()[:, None]
+        if betas is not None:
+            betas = betas.float().cpu()
+            betas = betas[:, None] if betas.dim() == 2 else betas
+            if betas.shape != gammas.shape:
+                raise ValueError(f"betas {tuple(betas.shape)} must match gammas {tuple(gammas.shape)}")
         if self.cfg.level == "chunk":
             start = 0
             for a in accepted:
@@ -108,11 +110,14 @@ class DelayedFeedback:
         self._form_token_losses(final=False)
 
     def _length_loss(self, g: torch.Tensor, b: torch.Tensor | None, k: int) -> torch.Tensor:
-        """g [N, D, m], b [N, 1, m] or None -> the length loss of a depth-k chain starting at the first position:
+        """g, b [N, D, m] (b None when greedy) -> the length loss of a depth-k chain starting at the first position:
         depth j reads row 0 at position j (depth-0 gammas) or row j at position j (per-depth gammas)."""
         n = min(k, g.shape[2])
-        chain = g[:, 0, :n] if g.shape[1] == 1 else torch.stack([g[:, j, j] for j in range(n)], -1)  # [N, n]
-        return length_loss(chain, k, None if b is None else b[:, 0, :n])
+
+        def chain(x: torch.Tensor) -> torch.Tensor:  # [N, D, m] -> [N, n]
+            return x[:, 0, :n] if x.shape[1] == 1 else torch.stack([x[:, j, j] for j in range(n)], -1)
+
+        return length_loss(chain(g), k, None if b is None else chain(b))
 
     def finish_request(self) -> None:
         """End of a request: positions whose K-window runs past the end get the truncated estimate (no more tokens

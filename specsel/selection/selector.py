@@ -59,6 +59,8 @@ class Selector:
             raise SpecError(f"the selector is made for k={self.k}, the decoder drafts k={dec.k}")
         for d in dec.drafters:
             d.track = self.full_information
+            if d.deterministic:
+                d.track_k = self.k  # the chains it keeps are the ones it would draft
         self.drafters, self.mode, self.tree_top_k = dec.drafters, dec.mode, dec.tree.top_k
         heads = [i for i, d in enumerate(dec.drafters) if HeadBank.accepts(d)]
         if self.batched_eval and self.full_information and len(heads) > 1 and \
@@ -116,7 +118,10 @@ class Selector:
     def _gammas(self, state: DecodeState, start: int, params: SamplingParams
                 ) -> tuple[torch.Tensor, torch.Tensor | None]:
         """-> ([N, end-start] acceptance probability of every drafter at the verified positions start..end-1, and
-        under sampling [N, end-start] beta = min(1, q/p) of the committed token, for the unbiased length estimate)."""
+        under sampling [N, end-start] beta = min(1, q/p) of the committed token, for the unbiased length estimate).
+        With a deterministic (model-free) member in a chain pool both are [N, K, end-start] per-depth rows: its own
+        chains' hits (`take_chain_hits`), the other members' depth-0 rows repeated at every depth (the same
+        estimate as before for them)."""
         end = len(state.tokens)
         tokens = torch.tensor(state.tokens[start:end])
         p = None if params.greedy else torch.stack([self.p_rows.pop(s) for s in range(start, end)])  # [m, V]
@@ -124,10 +129,18 @@ class Selector:
         if self.bank is not None:
             self.bank.sync(state)
         gammas, betas = [], []
+        per_depth = self.mode != "tree" and any(d.deterministic for d in self.drafters)
         for j, d in enumerate(self.drafters):
             if j not in self.in_bank:
                 d.sync(state)
             state.synced[j] = end
+            if per_depth and d.deterministic:
+                # rule: its chain's depth-j acceptance is a hit of the chain itself; the indicator is also the
+                # realised-token beta (a one-hot draft), so Theorem 3's product is exact greedy, unbiased sampling
+                hits = d.take_chain_hits(start, end, state.tokens)  # [K, m]
+                gammas.append(hits)
+                betas.extend([] if params.greedy else [hits])
+                continue
             logits = d.take_predictions(start, end)  # [m, Vd or V]
             if self.mode == "tree":
                 # rule (Theorem 2): greedy tree verification accepts iff the token is among the node's top-L children
@@ -139,6 +152,8 @@ class Selector:
                 q = probs_from_logits(d.full_logits(logits), params).to(p.device)  # [m, V]
                 gammas.append(chain_gamma(p, q).cpu())
                 betas.append(realised_beta(p, q, tokens.to(p.device)).cpu())
+        if per_depth:  # [m] depth-0 rows -> [K, m]
+            gammas, betas = ([r.expand(self.k, -1) if r.dim() == 1 else r for r in rows] for rows in (gammas, betas))
         return torch.stack(gammas), (torch.stack(betas) if betas else None)
 
     def _reward(self, d, out: TargetPass, n_acc: int, params: SamplingParams) -> float:

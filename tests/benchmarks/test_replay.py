@@ -6,10 +6,10 @@ import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 
 from benchmarks.replay import ReplayRequest, acceptance_tables, chain_estimates
+from draftpool.models.eagle3 import EAGLE3
 from draftpool.models.llama import build_drafter
 from specsel.selection.delayed_feedback import DelayedFeedback
 from specsel.selection.estimators import length_loss
-from draftpool.models.eagle3 import EAGLE3
 from tests.stubs import make_head
 from training.ttt import ttt_loss
 

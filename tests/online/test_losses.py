@@ -6,9 +6,9 @@ import torch.nn.functional as F
 from transformers import LlamaConfig, LlamaForCausalLM
 
 from draftpool.models.eagle3 import EAGLE3
-from online.feedback import FeedbackCollector
 from draftpool.models.kind import Steps
 from draftpool.models.llama import LLAMA
+from online.feedback import FeedbackCollector
 from online.losses import columns_index, distill_loss
 from online.ogd import OGD
 from specsel.decoding.eagle3 import Eagle3Drafter
@@ -64,7 +64,7 @@ def test_an_ogd_step_lowers_the_loss_on_that_feedback(tiny):
     before = u.step(lambda p: distill_loss(EAGLE3, head, p, fb))
     after = float(distill_loss(EAGLE3, head, u.served(), fb))
     assert after < before
-    assert float(distill_loss(EAGLE3, head, trainable(head), fb)) == pytest.approx(before)  # the served head is untouched
+    assert float(distill_loss(EAGLE3, head, trainable(head), fb)) == pytest.approx(before)  # served: untouched
 
 
 def test_mismatch_mode_trains_where_a_random_head_disagrees(tiny):

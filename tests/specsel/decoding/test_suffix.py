@@ -116,3 +116,84 @@ def test_auto_gives_a_self_limiting_drafter_the_whole_k():
     out, m = SpecDecoder(target(), d, mode="auto", k=6).generate([5, 6, 7], 15)
     assert out == plain([5, 6, 7], 15)
     assert max(m.drafted) == 6 and m.plans == []  # no chooser: the proposal's own length, up to k
+
+
+def _tracked(drafter, tokens, prompt_len, k):
+    from specsel.decoding.request import DecodeState
+    drafter.track, drafter.track_k = True, k
+    drafter.sync(DecodeState(tokens=tokens, prompt_len=prompt_len))
+    return drafter
+
+
+def test_chain_hits_are_the_chains_it_would_draft_checked_position_by_position():
+    k, prompt_len = 4, 10
+    tokens = [1, 2, 3, 4, 1, 2, 5, 6, 1, 2, 3, 4, 1, 2, 5, 9, 1, 2, 3, 7, 1, 2, 3, 4, 5]
+    d = _tracked(NgramDrafter(NgramModel(V, n_min=1)), tokens, prompt_len, k)
+    hits = d.take_chain_hits(prompt_len + 1, len(tokens), tokens)  # [k, m]
+    for p in range(prompt_len + 1, len(tokens)):
+        for j in range(k):
+            s = p - j
+            if s < prompt_len + 1:
+                assert hits[j, p - prompt_len - 1] == 0  # no chain kept before the first evaluated position
+                continue
+            fresh = NgramDrafter(NgramModel(V, n_min=1))  # brute force: a new drafter on tokens[:s] proposes
+            fresh.request.sync(tokens[:s])
+            chain = fresh.propose(k).tokens
+            assert hits[j, p - prompt_len - 1] == float(j < len(chain) and chain[j] == tokens[p]), (p, j)
+    assert hits.sum() > 0 and (hits == 0).any()  # the stream has both hits and misses
+
+
+def test_the_selectors_estimate_of_a_model_free_chain_is_its_accepted_length():
+    # greedy: the per-depth estimate of the chosen model-free member is exactly what each cycle accepted
+    seen = []
+    sel = Selector(make_learner("hedge", 1), 1, 4)
+    dec = SpecDecoder(target(), {"ngram": NgramDrafter(NgramModel(V, n_min=1))}, mode="chain", k=4, selector=sel)
+    prompt = [0, 1, 2, 9, 4, 5, 6, 7, 0, 1, 2, 3]  # a broken cycle: the early chains go wrong, later ones right
+    dec.generate(prompt, 1)  # bind, so the game exists
+    observe = sel.game.observe
+    sel.game.observe = lambda g, acc, b=None: (seen.append((g.clone(), list(acc))), observe(g, acc, b))[1]
+    out, m = dec.generate(prompt, 30)
+    assert out == plain(prompt, 30)
+    gammas = torch.cat([g for g, _ in seen], dim=2)[0]  # [K, m]
+    assert gammas.shape[0] == 4
+    pos = 0
+    for a in m.accepted[:-1]:  # the last cycle may be cut by max_new_tokens
+        chain = torch.stack([gammas[j, pos + j] for j in range(min(4, gammas.shape[1] - pos))])
+        assert int(torch.cumprod(chain, 0).sum()) == a
+        pos += a + 1
+    assert 0 in m.accepted and 4 in m.accepted
+
+
+def test_full_information_selection_prefers_the_longer_chains_not_the_better_next_token():
+    # both members know the target's continuation, so their next-token guesses are equally right, but one stops every
+    # chain after 1 token (max_spec_factor): scored by the chains they would draft, the learner settles on the other
+    corpus = [[(s + i) % V for i in range(40)] for s in range(V)]
+    one = SuffixDrafter(build_suffix(corpus, V, depth=8, max_spec_factor=0.01))
+    full = SuffixDrafter(build_suffix(corpus, V, depth=8))
+    sel = Selector(make_learner("hedge", 2), 2, 4)
+    dec = SpecDecoder(target(), {"one": one, "full": full}, mode="chain", k=4, selector=sel)
+    later = []
+    for start in range(6):
+        out, m = dec.generate([start, start + 1], 13)  # too short to repeat itself: the corpus drafts
+        assert out == plain([start, start + 1], 13)
+        later += m.choices if start else []
+    assert set(later) == {1} and set(m.accepted) == {4}  # next-token scores tie; the chains do not
+
+
+def test_sampling_selection_scores_model_free_chains_with_per_depth_betas():
+    seen = []
+    wrong = LlamaDrafter(BigramLM(successor_table(V, lambda t: (t + 3) % V)))
+    sel = Selector(make_learner("hedge", 2), 2, 4)
+    dec = SpecDecoder(target(), {"ngram": NgramDrafter(NgramModel(V)), "wrong": wrong}, mode="chain", k=4,
+                      selector=sel)
+    prompt = list(range(V)) + [0, 1]
+    dec.generate(prompt, 1)
+    observe = sel.game.observe
+    sel.game.observe = lambda g, acc, b=None: (seen.append((g, b)), observe(g, acc, b))[1]
+    params = SamplingParams(temperature=0.7)
+    out, m = dec.generate(prompt, 20, params, 3)
+    assert out == plain(prompt, 20)  # a near-deterministic target: sampling follows its cycle
+    g, b = seen[0]
+    assert g.shape[:2] == (2, 4) and b.shape == g.shape
+    assert torch.equal(b[0], g[0])  # a one-hot chain's realised-token beta is its hit
+    assert torch.equal(g[1, 0], g[1, 3])  # the model member's depth-0 rows repeated at every depth
