@@ -9,11 +9,13 @@ Methods: plain (specsel engine, no drafter: the reference), plain-hf (the same t
 of the lean one: what the lean forward saves), plain-compile / auto-compile (plain / auto with the target forward
 through torch.compile, whatever --compile says for the others), auto (engine with the domain's EAGLE-3 head, the chain
 length chosen every cycle from measured costs and the head's acceptance, 0 = a plain step; its choices are reported),
-chain / tree (engine with the domain's EAGLE-3 head, fixed k / tree),
-chain-llama (engine with the domain's independent Llama drafter), assisted (transformers `assistant_model=` with that
-Llama drafter), lookup (transformers prompt lookup decoding). plain always runs: it is the reference for speedup and
-exact match. Every method gets one untimed warm-up request; then each repeat runs every prompt through every method in
-turn (methods interleaved per prompt, so drift hits them equally).
+chain / tree (engine with the domain's EAGLE-3 head, fixed k / tree), chain-llama (engine with the domain's independent
+Llama drafter), assisted (transformers `assistant_model=` with that Llama drafter), lookup (transformers prompt lookup
+decoding); with model-free members (docs/model_free.md): ngram (prompt lookup in the engine), suffix (the domain's
+suffix index, chain), suffix-tree (its SuffixDecoding tree), hybrid (Arctic's rule over head and suffix), hedgespec
+(NormalHedge over head, suffix and ngram). plain always runs: it is the reference for speedup and exact match. Every
+method gets one untimed warm-up request; then each repeat runs every prompt through every method in turn (methods
+interleaved per prompt, so drift hits them equally).
 
 Per method: MAT (sum of new tokens / sum of target forwards, the prefill counted as one forward), tok/s (sum of new
 tokens / sum of wall time, mean and std over repeats), speedup (tok/s / plain tok/s, per repeat), exact match (share of
@@ -68,12 +70,13 @@ from specsel.decoding.target import BACKENDS, TargetRunner
 from specsel.decoding.tree import TreeSpec
 
 DEFAULT_METHODS = ("plain", "auto", "chain", "tree", "chain-llama", "assisted", "lookup", "plain-hf")
-FREE_METHODS = ("ngram", "suffix", "hybrid", "hedgespec")  # with model-free drafters (python -m ... --methods ...)
+FREE_METHODS = ("ngram", "suffix", "suffix-tree", "hybrid", "hedgespec")  # model-free members (opt-in: --methods)
 METHODS = DEFAULT_METHODS + ("plain-compile", "auto-compile") + FREE_METHODS  # compiling costs minutes
 ENGINE_METHODS = ("plain", "auto", "chain", "tree", "chain-llama", "plain-hf", "plain-compile", "auto-compile",
                   *FREE_METHODS)
 NEEDS = {"auto": ("eagle3",), "chain": ("eagle3",), "tree": ("eagle3",), "chain-llama": ("llama",),
-         "assisted": ("llama",), "auto-compile": ("eagle3",), "suffix": ("suffix",), "hybrid": ("eagle3", "suffix"),
+         "assisted": ("llama",), "auto-compile": ("eagle3",), "suffix": ("suffix",), "suffix-tree": ("suffix",),
+         "hybrid": ("eagle3", "suffix"),
          "hedgespec": ("eagle3", "suffix")}
 DRAFTER_SUFFIX = {"eagle3": "eagle3", "llama": "llama68m", "suffix": "suffix"}  # pool folder <domain>-<suffix>
 DRAFTER_LABEL = {"eagle3": "EAGLE-3 head", "llama": "independent Llama drafter", "suffix": "suffix index"}
@@ -106,6 +109,9 @@ class BenchConfig:
     eagle3: str = field("", help="EAGLE-3 head folder ('' = <pool>/<target slug>/<domain>-eagle3)")
     suffix: str = field("", help="suffix index folder ('' = <pool>/<target slug>/<domain>-suffix; "
                                  "train_drafter.py --drafter suffix)")
+    free_tree_top_k: int = field(4, help="suffix-tree method: children per node (nodes also need path probability "
+                                         ">= the index's min_prob)")
+    free_tree_tokens: int = field(24, help="suffix-tree method: the most draft nodes verified per cycle")
     free_k: int = field(8, help="the most drafts per cycle of the model-free methods (ngram, suffix, hybrid, "
                                 "hedgespec); they stop earlier where their estimated path probability is low")
     out: str = field("runs/bench/specsel-{domain}", help="output folder ({domain} filled in)")
@@ -132,7 +138,8 @@ class BenchConfig:
         if unknown:
             raise ConfigError(f"unknown method{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}; "
                               f"choose from {', '.join(METHODS)}")
-        for key in ("max_prompts", "max_new_tokens", "repeats", "k", "free_k", "lookup_tokens", "vllm_timeout"):
+        for key in ("max_prompts", "max_new_tokens", "repeats", "k", "free_k", "lookup_tokens", "vllm_timeout",
+                    "free_tree_top_k", "free_tree_tokens"):
             if getattr(self, key) < 1:
                 raise ConfigError(f"--{key.replace('_', '-')} must be >= 1, got {getattr(self, key)}")
         if self.dtype != "auto" and self.dtype not in DTYPES:
@@ -228,13 +235,13 @@ def make_runners(cfg: BenchConfig, model, stop: list[int], head=None, llama=None
     evals = {"drafter": head_eval, "head": head_eval, "suffix": suffix_eval}
 
     def engine(drafter, mode: str, backend: str = cfg.backend, compile: bool = cfg.compile, k: int = cfg.k,
-               selector=None) -> Runner:
+               selector=None, tree: TreeSpec | None = None) -> Runner:
         auto = None
         if mode == "auto":  # prior: each drafter's exported evaluation; costs: cached per machine, measured once
             costs = cache_path(cfg.auto_costs, cache_root() / "auto_costs.json")
             names = list(drafter) if isinstance(drafter, dict) else ["drafter"]
             auto = auto_spec({m: evals.get(m) for m in names}, costs_cache=costs, with_trees=selector is None)
-        dec = SpecDecoder(model, drafter, mode, k=k, tree=cfg.tree_spec(), stop_ids=stop, auto=auto,
+        dec = SpecDecoder(model, drafter, mode, k=k, tree=tree or cfg.tree_spec(), stop_ids=stop, auto=auto,
                           backend=backend, compile=compile, selector=selector)
         return lambda p: dec.generate(p, n, greedy)
 
@@ -256,6 +263,9 @@ def make_runners(cfg: BenchConfig, model, stop: list[int], head=None, llama=None
         "lookup": lambda: lambda p: hf_prompt_lookup(model, p, n, stop, cfg.lookup_tokens),
         "ngram": lambda: engine(NgramDrafter(NgramModel(vocab)), "chain", k=cfg.free_k),
         "suffix": lambda: engine(SuffixDrafter(suffix), "chain", k=cfg.free_k),
+        # SuffixDecoding's tree: free_k deep, the nodes with path probability >= min_prob, best first
+        "suffix-tree": lambda: engine(SuffixDrafter(suffix), "tree", tree=TreeSpec(
+            depth=cfg.free_k, top_k=cfg.free_tree_top_k, tokens=cfg.free_tree_tokens)),
         # Arctic's rule: the suffix draft when its score reaches the head's k, else the head (its length: auto's)
         "hybrid": lambda: engine({k: v for k, v in pool().items() if k != "ngram"}, "auto", k=cfg.free_k,
                                  selector=HybridSelector(suffix=1, model=0, threshold=cfg.k)),
@@ -396,7 +406,10 @@ def run_vllm(cfg: BenchConfig, info: TargetInfo, head_dir: Path | None, prompts:
         acc = spec["vllm:spec_decode_num_accepted_tokens"] / spec["vllm:spec_decode_num_drafts"] \
             if mode != "plain" and spec["vllm:spec_decode_num_drafts"] else None
         speed = new / max(secs, 1e-12)
-        rows[name] = {"kind": "vllm", "mat": 1.0 + (acc or 0.0), "tok_s": _mean_std([speed]),
+        # tokens per target forward, as draftpool's MAT: every forward emits one token beyond its accepted drafts
+        # (1 + accepted/drafts would skip the forwards where a lookup proposed nothing: vLLM counts no draft there)
+        mat = new / max(new - spec["vllm:spec_decode_num_accepted_tokens"], 1) if mode != "plain" else 1.0
+        rows[name] = {"kind": "vllm", "mat": mat, "tok_s": _mean_std([speed]),
                       "speedup": _mean_std([speed / plain_tok_s]), "exact_match": sum(same) / len(same),
                       "repeats": 1, "new_tokens": new, "target_forwards": None, "seconds": secs,
                       "time_split": None, "accepted_per_cycle": acc, "spec_decode": spec,
@@ -445,8 +458,8 @@ def format_table(report: dict[str, Any]) -> str:
             ratios = ", ".join(f"{n} / vllm-plain = {r['tok_s']['mean'] / base:.2f}" for n, r in v["rows"].items()
                                if n != "vllm-plain")
             lines.append(f"* vLLM-CPU {v['raw'].get('vllm_version', '')}: ONE repeat, its own engine; MAT of "
-                         f"vllm-plain is 1 by definition, of the speculative rows 1 + accepted/drafts; speedup vs "
-                         f"specsel plain ({ratios})")
+                         f"vllm-plain is 1 by definition, of the speculative rows tokens / (tokens - accepted); "
+                         f"speedup vs specsel plain ({ratios})")
     return "\n".join(lines)
 
 

@@ -1,12 +1,14 @@
 """Build a target's default drafter pool, then fill pool.json with the domain x drafter held-out acceptance matrix.
 
-    python build_pool.py [--target ID_OR_PATH] [--profile quick|full] [--drafters eagle3[,llama68m]]
+    python build_pool.py [--target ID_OR_PATH] [--profile quick|full] [--drafters eagle3,suffix[,llama68m]]
                          [--domains sql,python,...] [key=value ...]
 
-One EAGLE-3 specialist per shipped domain plus the general-mix head (and the independent Llama drafters with
-`--drafters eagle3,llama68m`), each trained by `train_drafter.run` from its recipe (self-distillation first where the
-domain's data is missing). Resumable per drafter: a drafter whose pool entry records the same build signature is
-skipped, and a killed drafter resumes from its own checkpoints. Extra `key=value` overrides go to every drafter.
+One EAGLE-3 specialist per shipped domain plus the general-mix head, and beside each a suffix index seeded from the
+same self-distilled answers (model-free: no gradient step, about a minute; docs/model_free.md), and the independent
+Llama drafters with `--drafters eagle3,suffix,llama68m`, each made by `train_drafter.run` from its recipe
+(self-distillation first where the domain's data is missing). Resumable per drafter: a drafter whose pool entry
+records the same build signature is skipped, and a killed drafter resumes from its own checkpoints. Extra
+`key=value` overrides go to every drafter.
 
 Profiles (the recipes stay the reference for a single drafter):
 - quick: sized for 2 CPU cores and the embedded target (<= 60 min for 8 heads from no data): the first 64 train and
@@ -31,7 +33,8 @@ from data_gen.domains import ALL_DOMAINS, GENERAL, check_domain
 from data_gen.generate import DataGenConfig, data_dir_for, load_distilled
 from draftpool.config import ConfigError, build, deep_merge, load_config, read_yaml
 from draftpool.io import atomic_write_json
-from draftpool.pool import DrafterLoadError, load_eagle3, load_llama, read_manifest
+from draftpool.models import get_kind
+from draftpool.pool import DrafterLoadError, read_manifest
 from draftpool.target import DEFAULT_TARGET, load_target, resolve_target
 from training.evaluate import EXPORTED, evaluate_many, write_eval
 from training.train_drafter import DRAFTERS, WARM_START, NaNLossError, TrainConfig, make_accelerator, run
@@ -116,11 +119,7 @@ def fill_matrix(pool_dir: Path, target: str, data_dirs: dict[str, Path], max_seq
     for name, entry in manifest["drafters"].items():
         if names is not None and name not in names:
             continue
-        path = pool_dir / entry["path"]
-        if entry["kind"] == "eagle3":
-            models[name] = ("eagle3", load_eagle3(path, info, target_model.get_input_embeddings().weight))
-        else:
-            models[name] = ("llama", load_llama(path, info))
+        models[name] = (entry["kind"], get_kind(entry["kind"]).load(pool_dir / entry["path"], info, target_model))
     matrix = manifest.get("matrix", {})
     for domain, ddir in data_dirs.items():
         rows = [r for r in load_distilled(ddir, "held_out") if r["temperature"] == 0.0]
@@ -179,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--target", default=DEFAULT_TARGET)
     ap.add_argument("--profile", default="quick", choices=sorted(PROFILES))
-    ap.add_argument("--drafters", default="eagle3", help=f"comma list of {', '.join(DRAFTERS)}")
+    ap.add_argument("--drafters", default="eagle3,suffix", help=f"comma list of {', '.join(DRAFTERS)}")
     ap.add_argument("--domains", default=",".join(ALL_DOMAINS), help="comma list (default: all shipped + general)")
     ap.add_argument("--matrix-only", action="store_true", help="skip training, recompute the matrix")
     args, overrides = ap.parse_known_args(argv)

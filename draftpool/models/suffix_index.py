@@ -18,6 +18,8 @@ is the expected number of accepted drafts (SuffixDecoding's score).
 
 from __future__ import annotations
 
+import heapq
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,6 +44,20 @@ class Proposal:
 
 
 NO_PROPOSAL = Proposal([], [], 0)
+
+
+@dataclass
+class TreeProposal:
+    tokens: list[int]  # [N] parents before children
+    parents: list[int]  # [N] -1: a child of the root (the last context token)
+    depths: list[int]  # [N] 1 for the root's children
+    probs: list[float]  # [N] path probability: P(every draft from the root to this node is right)
+    match: int
+
+    @property
+    def score(self) -> float:
+        """Expected accepted drafts: the sum of the path probabilities."""
+        return sum(self.probs)
 
 
 def suffix_array(tokens: np.ndarray, depth: int) -> np.ndarray:
@@ -176,31 +192,53 @@ class SuffixIndex:
                     hi = m - 1
         return best
 
-    def propose(self, context: list[int], k: int) -> Proposal:
-        """A chain of at most k drafts continuing `context` (and at most max_spec_factor x the match length)."""
+    def _start(self, context: list[int], k: int) -> tuple[int, list[int], dict]:
+        """-> (match length, the pattern a walk of up to k tokens continues, {segment id: (segment, lo, hi)})."""
         m = self.longest_match(context)
         if m < self.min_match or k < 1:
-            return NO_PROPOSAL
+            return m, [], {}
         # rule: the walk needs room for k more tokens within the sorted depth: it continues the match's last
         # depth - 1 - k tokens (a suffix of a match occurs wherever the match does)
         walk = min(m, max(1, self.depth - 1 - k))
         pattern = list(context[len(context) - walk:])
         ranges = {id(s): (s, *s.range_of(pattern)) for s in self.all_segments()}
-        ranges = {key: r for key, r in ranges.items() if r[1] < r[2]}
+        return m, pattern, {key: r for key, r in ranges.items() if r[1] < r[2]}
+
+    @staticmethod
+    def _children(ranges: dict, m: int) -> tuple[dict[int, int], int, dict]:
+        """The tokens after the first m tokens of the ranges' suffixes -> ({token: count} without SEP, the total
+        count with SEP, {segment id: those tokens in sorted order})."""
+        counts: dict[int, int] = {}
+        nexts = {}
+        for key, (seg, lo, hi) in ranges.items():
+            nx = nexts[key] = seg.following(lo, hi, m)
+            vals, cnt = np.unique(nx, return_counts=True)
+            for v, c in zip(vals.tolist(), cnt.tolist()):
+                counts[v] = counts.get(v, 0) + c
+        total = sum(counts.values())
+        counts.pop(SEP, None)  # a sequence ending here proposes nothing
+        return counts, total, nexts
+
+    @staticmethod
+    def _narrow(ranges: dict, nexts: dict, tok: int) -> dict:
+        """The ranges' suffixes whose next token is `tok`."""
+        out = {}
+        for key, (seg, lo, _) in ranges.items():
+            a, b = np.searchsorted(nexts[key], tok, "left"), np.searchsorted(nexts[key], tok, "right")
+            if a < b:
+                out[key] = (seg, lo + int(a), lo + int(b))
+        return out
+
+    def propose(self, context: list[int], k: int) -> Proposal:
+        """A chain of at most k drafts continuing `context` (and at most max_spec_factor x the match length)."""
+        m, pattern, ranges = self._start(context, k)
+        if not ranges:
+            return NO_PROPOSAL
         tokens, probs = [], []
         run = 1.0
         limit = min(k, max(1, int(self.max_spec_factor * m)))
         while len(tokens) < limit and len(pattern) < self.depth:
-            counts: dict[int, int] = {}
-            nexts = {}
-            for key, (seg, lo, hi) in ranges.items():
-                nx = seg.following(lo, hi, len(pattern))
-                nexts[key] = nx
-                vals, cnt = np.unique(nx, return_counts=True)
-                for v, c in zip(vals.tolist(), cnt.tolist()):
-                    counts[v] = counts.get(v, 0) + c
-            total = sum(counts.values())
-            counts.pop(SEP, None)  # a sequence ending here proposes nothing
+            counts, total, nexts = self._children(ranges, len(pattern))
             if not counts:
                 break
             tok = max(counts, key=lambda t: (counts[t], -t))  # the most frequent; ties to the lower id
@@ -210,15 +248,41 @@ class SuffixIndex:
             run *= p
             tokens.append(tok)
             probs.append(p)
-            narrowed = {}
-            for key, (seg, lo, _) in ranges.items():
-                nx = nexts[key]
-                a, b = np.searchsorted(nx, tok, "left"), np.searchsorted(nx, tok, "right")
-                if a < b:
-                    narrowed[key] = (seg, lo + int(a), lo + int(b))
-            ranges = narrowed
+            ranges = self._narrow(ranges, nexts, tok)
             pattern.append(tok)
         return Proposal(tokens, probs, m)
+
+    def propose_tree(self, context: list[int], budget: int, depth: int, top_k: int) -> TreeProposal:
+        """SuffixDecoding's speculation tree: best-first over the continuations by path probability (counts / range
+        size, multiplied down the path), at most `budget` nodes, `depth` levels (and max_spec_factor x the match
+        length), `top_k` children per node, every node's path probability >= min_prob. Nodes come parents first
+        (a child's path probability never exceeds its parent's, so best-first order is a tree order)."""
+        m, pattern, ranges = self._start(context, depth)
+        tree = TreeProposal([], [], [], [], m)
+        limit = min(depth, max(1, int(self.max_spec_factor * m)))
+        heap: list = []  # candidates: (-path prob, push order, parent node, depth, token, pattern, ranges, nexts)
+        order = itertools.count()  # equal probabilities: the earlier pushed (higher count, lower id) first
+
+        def expand(node: int, d: int, pat: list[int], rng: dict, run: float) -> None:
+            if d >= limit or len(pat) >= self.depth:
+                return
+            counts, total, nexts = self._children(rng, len(pat))
+            for tok in sorted(counts, key=lambda t: (-counts[t], t))[:top_k]:
+                p = run * (counts[tok] / total)  # the chain's rounding: a top_k=1 tree is its chain
+                if p < self.min_prob:  # rule: a node whose path probability falls below min_prob is not drafted
+                    break
+                heapq.heappush(heap, (-p, next(order), node, d + 1, tok, pat + [tok], rng, nexts))
+
+        if ranges:
+            expand(-1, 0, pattern, ranges, 1.0)
+        while heap and len(tree.tokens) < budget:
+            neg, _, parent, d, tok, pat, rng, nexts = heapq.heappop(heap)
+            tree.tokens.append(tok)
+            tree.parents.append(parent)
+            tree.depths.append(d)
+            tree.probs.append(-neg)
+            expand(len(tree.tokens) - 1, d, pat, self._narrow(rng, nexts, tok), -neg)
+        return tree
 
 
 class RequestIndex:

@@ -3,6 +3,8 @@
 `NgramDrafter` is prompt lookup: the longest n-gram ending the request that occurred earlier in it (prompt or answer)
 is continued with what followed its latest occurrence. `SuffixDrafter` adds a global suffix index (seeded from
 self-distilled answers, grown by served answers) and takes whichever proposal scores higher (SuffixDecoding's rule).
+In tree cycles (greedy) the suffix drafter drafts SuffixDecoding's tree: the index's continuations best-first by path
+probability; prompt lookup drafts its chain as a one-path tree.
 
 A proposal is deterministic: its draft distribution is one-hot, so sampled verification stays exact (accept with
 probability p(token), else resample from p without it). A drafter proposes at most k tokens and fewer where its
@@ -25,12 +27,13 @@ from draftpool.models.suffix import NgramModel, SuffixModel
 from draftpool.models.suffix_index import RequestIndex
 from specsel.decoding.drafter import take_rows
 from specsel.decoding.sampling import SamplingParams
+from specsel.decoding.tree import DraftTree, TreeSpec
 
 
 class NgramDrafter:
     kind = "ngram"
     aux_layers = None
-    can_tree = False
+    can_tree = True  # its chain as a one-path tree; the suffix drafter's corpus proposals branch
     self_limiting = True  # auto gives it the whole k: its proposal stops at min_prob
     module = None  # nothing to run: the cost model measures it as a drafter with no network
     track = False  # keep the chain it would propose after every committed position (counterfactual evaluation)
@@ -103,8 +106,12 @@ class NgramDrafter:
     def learn(self, tokens: list[int]) -> bool:
         return False  # prompt lookup keeps nothing across requests
 
-    def draft_tree(self, spec):
-        raise NotImplementedError(f"{self.kind} drafters draft chains only (use mode chain or auto)")
+    def draft_tree(self, spec: TreeSpec) -> DraftTree:
+        """Its chain of at most spec.depth drafts as a one-path tree (prompt lookup has one continuation)."""
+        prop = self.propose(min(spec.depth, spec.tokens))
+        self.last_score = prop.score
+        n = len(prop.tokens)
+        return DraftTree(tokens=list(prop.tokens), parents=list(range(-1, n - 1)), depths=list(range(1, n + 1)))
 
     def take_predictions(self, start: int, end: int) -> torch.Tensor:
         """[end-start, V+1] its next-token guesses (each kept chain's first token) at positions start..end-1."""
@@ -149,6 +156,18 @@ class SuffixDrafter(NgramDrafter):
 
     def _corpus_size(self) -> int:
         return self.index.n_tokens + self.index.evicted
+
+    def draft_tree(self, spec: TreeSpec) -> DraftTree:
+        """SuffixDecoding's tree from the global index (best-first by path probability, spec.tokens nodes, spec.depth
+        levels, spec.top_k children per node), or this request's chain where that scores higher."""
+        tree = self.index.propose_tree(self.request.tokens, spec.tokens, spec.depth, spec.top_k)
+        mine = self.request.propose(min(spec.depth, spec.tokens), most_frequent=True)
+        if mine.score > tree.score:
+            self.last_score = mine.score
+            n = len(mine.tokens)
+            return DraftTree(tokens=list(mine.tokens), parents=list(range(-1, n - 1)), depths=list(range(1, n + 1)))
+        self.last_score = tree.score
+        return DraftTree(tokens=tree.tokens, parents=tree.parents, depths=tree.depths)
 
     def _propose(self, k: int):
         """The better-scored of the global index's and this request's proposals (frequency walk for both)."""

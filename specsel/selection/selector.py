@@ -119,7 +119,7 @@ class Selector:
                 ) -> tuple[torch.Tensor, torch.Tensor | None]:
         """-> ([N, end-start] acceptance probability of every drafter at the verified positions start..end-1, and
         under sampling [N, end-start] beta = min(1, q/p) of the committed token, for the unbiased length estimate).
-        With a deterministic (model-free) member in a chain pool both are [N, K, end-start] per-depth rows: its own
+        With a deterministic (model-free) member in the pool both are [N, K, end-start] per-depth rows: its own
         chains' hits (`take_chain_hits`), the other members' depth-0 rows repeated at every depth (the same
         estimate as before for them)."""
         end = len(state.tokens)
@@ -129,7 +129,8 @@ class Selector:
         if self.bank is not None:
             self.bank.sync(state)
         gammas, betas = [], []
-        per_depth = self.mode != "tree" and any(d.deterministic for d in self.drafters)
+        # (tree cycles: its chain's hits, a lower bound of what its tree would have accepted)
+        per_depth = any(d.deterministic for d in self.drafters)
         for j, d in enumerate(self.drafters):
             if j not in self.in_bank:
                 d.sync(state)

@@ -200,7 +200,8 @@ def _cfg(*args: str):
 ])
 def test_vllm_job_and_rows_per_mode(methods, head, modes, target_info, tmp_path, monkeypatch):
     """The JOB names the modes and their settings (ngram: the ngram member's n-gram sizes and --free-k); a row per
-    mode from the peer's RESULT, the speculative rows' MAT = 1 + accepted/drafts; the report line rates each over
+    mode from the peer's RESULT, the speculative rows' MAT = tokens / (tokens - accepted) (tokens per target
+    forward, counting forwards without a draft); the report line rates each over
     vllm-plain. The peer is faked: this needs no vLLM."""
     from draftpool.config import to_dict
     from draftpool.models.suffix import NgramModel
@@ -213,7 +214,7 @@ def test_vllm_job_and_rows_per_mode(methods, head, modes, target_info, tmp_path,
     def fake_run(cmd, **kw):
         seen["job"] = job = json.loads(open(cmd[2]).read())
         spec = {"vllm:spec_decode_num_drafts": 4.0, "vllm:spec_decode_num_draft_tokens": 12.0,
-                "vllm:spec_decode_num_accepted_tokens": 6.0}
+                "vllm:spec_decode_num_accepted_tokens": 2.0}
         res = {m: {"token_ids": [[1, 2, 3], [4, 5] if m == "plain" else [4, 6]], "seconds": [1.0, 1.0 / (1 + i)],
                    "startup_s": 1.0, "spec_decode": {k: 0.0 if m == "plain" else v for k, v in spec.items()}}
                for i, m in enumerate(job["modes"])}
@@ -236,7 +237,7 @@ def test_vllm_job_and_rows_per_mode(methods, head, modes, target_info, tmp_path,
     assert rows["vllm-plain"]["tok_s"]["mean"] == 2.5 and rows["vllm-plain"]["speedup"]["mean"] == 1.0
     for i, m in enumerate(modes[1:], 1):
         r = rows[f"vllm-{m}"]
-        assert r["mat"] == 2.5 and r["accepted_per_cycle"] == 1.5 and r["exact_match"] == 0.5
+        assert r["mat"] == 5 / 3 and r["accepted_per_cycle"] == 0.5 and r["exact_match"] == 0.5
         assert r["tok_s"]["mean"] == pytest.approx(5 / (1 + 1 / (1 + i)))
 
     report = {"summary": {}, "vllm": v, "config": to_dict(cfg), "n_prompts": 2, "target": {"name": "t"},

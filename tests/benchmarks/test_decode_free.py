@@ -1,5 +1,6 @@
-"""benchmarks.decode with model-free members on the embedded target: ngram, suffix, the hybrid rule and HedgeSpec
-over {head, suffix, ngram} are lossless, and a suffix index seeded with the target's own answers drafts them."""
+"""benchmarks.decode with model-free members on the embedded target: ngram, suffix (chain, tree), the hybrid rule and
+HedgeSpec over {head, suffix, ngram} are lossless, and a suffix index seeded with the target's own answers drafts
+them."""
 
 from __future__ import annotations
 
@@ -56,6 +57,7 @@ def test_model_free_methods_are_lossless_and_draft_a_seeded_answer(members, tmp_
     # first, where the match is short: a chain drafts at most max_spec_factor = 2 tokens per matched token)
     assert res["summary"]["suffix"]["mat"] > 2.5
     assert all(max(r["drafted"]) <= 6 for r in runs["suffix"])
+    assert res["summary"]["suffix-tree"]["mat"] > 2.5  # the same answers through its tree (one path: one answer)
     # the cold n-gram drafter finds little to copy in a short SQL answer; it never drafts past free_k either
     assert res["summary"]["ngram"]["mat"] < res["summary"]["suffix"]["mat"]
     # the hybrid rule: a seeded chain scores above the head's k = 3, so the suffix index drafts first (pool index 1)

@@ -47,6 +47,32 @@ def brute_propose(seqs, context, k, depth, min_prob, factor):
     return tokens, probs
 
 
+def brute_tree(seqs, context, budget, depth, top_k, idx_depth, min_prob, factor):
+    """Every path of at most depth tokens (top_k children per node, path probability >= min_prob) continuing the
+    walk pattern, with its path probability -> the `budget` most probable ones ({path: probability})."""
+    m = brute_longest(seqs, context, idx_depth)
+    if m == 0:
+        return {}
+    limit = min(depth, max(1, int(factor * m)))
+    start = context[len(context) - min(m, max(1, idx_depth - 1 - depth)):]
+    paths, frontier = {}, [((), 1.0)]
+    while frontier:
+        path, run = frontier.pop()
+        pattern = start + list(path)
+        if len(path) >= limit or len(pattern) >= idx_depth:
+            continue
+        follow = [seqs[i][s + len(pattern)] if s + len(pattern) < len(seqs[i]) else SEP
+                  for i, s in occurrences(seqs, pattern)]
+        counts = {t: follow.count(t) for t in set(follow) if t != SEP}
+        for tok in sorted(counts, key=lambda t: (-counts[t], t))[:top_k]:
+            p = run * (counts[tok] / len(follow))
+            if p >= min_prob:
+                paths[path + (tok,)] = p
+                frontier.append((path + (tok,), p))
+    best = sorted(paths.items(), key=lambda kv: -kv[1])[:budget]
+    return dict(best)
+
+
 def test_suffix_array_sorts_by_the_first_depth_tokens():
     rng = np.random.default_rng(0)
     toks = rng.integers(0, 4, 300)
@@ -85,6 +111,35 @@ def test_proposals_match_a_brute_force_search(seed):
         got = index.propose(context, 6)
         want = brute_propose(seqs, context, 6, depth, 0.05, 2.0)
         assert (got.tokens, got.probs) == (want[0], pytest.approx(want[1]))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_trees_match_a_brute_force_search(seed):
+    rng = random.Random(seed)
+    vocab, depth = 3 + seed, 8
+    seqs = [[rng.randrange(vocab) for _ in range(rng.randrange(1, 40))] for _ in range(30)]
+    index = SuffixIndex(depth=depth, segment_tokens=150, min_prob=0.05, max_spec_factor=2.0)
+    for i in range(0, 30, 7):
+        index.add(seqs[i:i + 7])
+    checked = 0
+    for _ in range(30):
+        context = [rng.randrange(vocab) for _ in range(rng.randrange(1, 12))]
+        tree = index.propose_tree(context, 1000, 4, 3)  # a budget past every candidate: the whole tree
+        paths = {}
+        for j, (tok, par, d) in enumerate(zip(tree.tokens, tree.parents, tree.depths)):
+            assert par < j and d == (1 if par == -1 else tree.depths[par] + 1)  # parents first, depths consistent
+            paths[j] = (paths[par] if par >= 0 else ()) + (tok,)
+        want = brute_tree(seqs, context, 1000, 4, 3, depth, 0.05, 2.0)
+        assert {paths[j]: p for j, p in enumerate(tree.probs)} == pytest.approx(want)
+        assert tree.probs == sorted(tree.probs, reverse=True)  # best first
+        cut = index.propose_tree(context, 5, 4, 3)  # a budget: the most probable nodes, still a tree
+        assert cut.probs == pytest.approx(sorted(want.values(), reverse=True)[:5])
+        assert cut.tokens == tree.tokens[:5] and cut.parents == tree.parents[:5]
+        chain = index.propose(context, 4)  # top_k=1 is the chain
+        line = index.propose_tree(context, 4, 4, 1)
+        assert line.tokens == chain.tokens and line.parents == list(range(-1, len(chain.tokens) - 1))
+        checked += len(want) > 1
+    assert checked >= 5  # branching trees were compared, not only empty ones
 
 
 def test_the_cap_evicts_oldest_segments_whole():

@@ -1,4 +1,5 @@
-"""build_pool.py: a tiny two-domain pool end to end (data, heads, manifest, matrix), resume per drafter, bad input."""
+"""build_pool.py: a tiny two-domain pool end to end (data, heads and suffix indexes, manifest, matrix), resume per
+drafter, bad input."""
 
 import json
 
@@ -20,7 +21,9 @@ def test_tiny_pool_end_to_end_and_resume(tmp_path, capsys):
     assert out.index("general-eagle3: training") < out.index("sql-eagle3: training")  # general first
     pool = next((tmp_path / "pools").glob("*/pool.json")).parent
     manifest = json.loads((pool / "pool.json").read_text())
-    assert set(manifest["drafters"]) == {"sql-eagle3", "general-eagle3"}
+    names = {"sql-eagle3", "general-eagle3", "sql-suffix", "general-suffix"}  # default: heads and suffix indexes
+    assert set(manifest["drafters"]) == names
+    assert manifest["drafters"]["sql-suffix"]["kind"] == "suffix" and (pool / "sql-suffix" / "index.npz").is_file()
     assert all(e["build"]["profile"] == "quick" for e in manifest["drafters"].values())
     # the quick profile's specialist starts from the general head, trained 4 TTT steps, no separate eval
     assert manifest["drafters"]["sql-eagle3"]["build"]["init_from"] == str(pool / "general-eagle3")
@@ -29,7 +32,7 @@ def test_tiny_pool_end_to_end_and_resume(tmp_path, capsys):
     assert sql_cfg["eagle3"]["init_from"] == str(pool / "general-eagle3") and sql_cfg["eagle3"]["ttt_steps"] == 4
     assert sql_cfg["eval"]["skip"] is True
     m = manifest["matrix"]
-    assert set(m) == {"sql", "general"} and all(set(row) == {"sql-eagle3", "general-eagle3"} for row in m.values())
+    assert set(m) == {"sql", "general"} and all(set(row) == names for row in m.values())
     spec = manifest["specialisation"]["eagle3"]
     assert spec["domains"] == ["sql"] and spec["specialists"] == pytest.approx(
         m["sql"]["sql-eagle3"]["empirical_greedy_chain_length"], abs=1e-4)
@@ -44,7 +47,7 @@ def test_tiny_pool_end_to_end_and_resume(tmp_path, capsys):
         assert json.loads((pool / name / "draftpool.json").read_text())["eval"] == ev
     assert build_pool.main(tiny(tmp_path, "sql,general")) == 0  # all built with this signature: nothing retrained
     out = capsys.readouterr().out
-    assert out.count("already built with this signature, skipped") == 2 and "training (" not in out
+    assert out.count("already built with this signature, skipped") == 4 and "training (" not in out
 
 
 @pytest.mark.parametrize("args,msg", [(["--drafters", "medusa"], "--drafters"), (["--domains", "cooking"], "cooking"),

@@ -197,3 +197,27 @@ def test_sampling_selection_scores_model_free_chains_with_per_depth_betas():
     assert g.shape[:2] == (2, 4) and b.shape == g.shape
     assert torch.equal(b[0], g[0])  # a one-hot chain's realised-token beta is its hit
     assert torch.equal(g[1, 0], g[1, 3])  # the model member's depth-0 rows repeated at every depth
+
+
+def test_a_suffix_tree_keeps_the_less_frequent_branch_the_chain_drops():
+    # after 5, 6 the corpus says 1, 2, 3, 4 twice and the target's 7, 8, 9, 10 once: the chain drafts the wrong
+    # majority, the tree drafts both and the target's branch is accepted through the tree pass
+    corpus = [[5, 6, 1, 2, 3, 4], [5, 6, 1, 2, 3, 4], [5, 6, 7, 8, 9, 10]]
+    from specsel.decoding.tree import TreeSpec
+
+    chain = SpecDecoder(target(), SuffixDrafter(build_suffix(corpus, V, depth=8)), mode="chain", k=4)
+    tree = SpecDecoder(target(), SuffixDrafter(build_suffix(corpus, V, depth=8)), mode="tree",
+                       tree=TreeSpec(depth=4, top_k=2, tokens=8))
+    out_c, m_c = chain.generate([3, 4, 5], 5)  # the prefill emits 6: the fork is the first cycle
+    out_t, m_t = tree.generate([3, 4, 5], 5)
+    assert out_c == out_t == plain([3, 4, 5], 5)
+    assert m_c.accepted[0] == 0 and m_t.accepted[0] == 4 and m_t.drafted[0] == 8  # both branches, 4 deep
+
+
+def test_prompt_lookup_drafts_its_chain_as_a_one_path_tree():
+    from specsel.decoding.tree import TreeSpec
+
+    dec = SpecDecoder(target(), NgramDrafter(NgramModel(V)), mode="tree", tree=TreeSpec(depth=4, top_k=2, tokens=8))
+    prompt = list(range(V)) + [0, 1]
+    out, m = dec.generate(prompt, 12)
+    assert out == plain(prompt, 12) and m.accepted[:2] == [4, 4] and m.drafted[:2] == [4, 4]
