@@ -148,8 +148,15 @@ class NgramKind(DrafterKind):
             (tmp / "draftpool.json").write_text(json.dumps(meta, indent=2) + "\n")
 
     def _write_files(self, model: NgramModel, tmp: Path, target: TargetInfo) -> None:
-        cfg = {**model.config(), "tokenizer_sha256": tokenizer_sha256(target.path)}
+        cfg = {**model.config(), "tokenizer_sha256": tokenizer_sha256(target.path), "vllm": self.vllm(model)}
         (tmp / "config.json").write_text(json.dumps(cfg, indent=2) + "\n")
+
+    def vllm(self, model: NgramModel, k: int = 8) -> dict[str, Any]:
+        """How vLLM serves the nearest equivalent of this member (vLLM 0.32 keys), and what is lost there."""
+        return {"speculative_config": {"method": "ngram", "prompt_lookup_min": model.n_min,
+                                       "prompt_lookup_max": model.n_max, "num_speculative_tokens": k},
+                "lost": "nothing learned is lost (prompt lookup keeps nothing across requests); vLLM drafts a fixed "
+                        "k wherever an n-gram matches, draftpool drafts up to k"}
 
     def steps(self, model: NgramModel, feats: torch.Tensor | None, input_ids: torch.Tensor,
               attention_mask: torch.Tensor, depth: int, loss_mask: torch.Tensor | None = None,
@@ -178,6 +185,16 @@ class SuffixKind(NgramKind):
         index.segments, index.recent = read_segments(path / "index.npz", raw["vocab_size"], index.depth)
         index.recent_segment = Segment(index.recent, index.depth) if index.recent else None
         return SuffixModel(raw["vocab_size"], raw["n_min"], raw["n_max"], index)
+
+    def vllm(self, model: SuffixModel, k: int = 8) -> dict[str, Any]:
+        ix = model.index
+        return {"speculative_config": {"method": "suffix", "num_speculative_tokens": k,
+                                       "suffix_decoding_max_tree_depth": ix.depth,
+                                       "suffix_decoding_max_spec_factor": ix.max_spec_factor,
+                                       "suffix_decoding_min_token_prob": ix.min_prob},
+                "needs": "arctic-inference in vLLM's environment",
+                "lost": "the offline seed (index.npz) and every answer indexed before: vLLM's suffix method builds "
+                        "its tree only from the requests it serves"}
 
     def _write_files(self, model: SuffixModel, tmp: Path, target: TargetInfo) -> None:
         super()._write_files(model, tmp, target)

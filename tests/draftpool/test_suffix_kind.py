@@ -37,6 +37,13 @@ def test_suffix_folder_round_trip_and_pool_member(target_info, tmp_path):
         update_pool_manifest(tmp_path / "pool", target_info, name, {"path": name, "kind": kind})
     names, models = load_pool(tmp_path / "pool", target_info, None)
     assert names == ["any-ngram", "sql-suffix"] and models["any-ngram"][1] == NgramModel(target_info.vocab_size, 3, 5)
+    # each folder says how vLLM serves its nearest equivalent, with the member's own settings, and what is lost there
+    served = {n: json.loads((tmp_path / "pool" / n / "config.json").read_text())["vllm"] for n in names}
+    assert served["any-ngram"]["speculative_config"] == {"method": "ngram", "prompt_lookup_min": 3,
+                                                         "prompt_lookup_max": 5, "num_speculative_tokens": 8}
+    sc = served["sql-suffix"]["speculative_config"]
+    assert sc["method"] == "suffix" and sc["suffix_decoding_max_tree_depth"] == 8
+    assert sc["suffix_decoding_min_token_prob"] == model.index.min_prob and "seed" in served["sql-suffix"]["lost"]
 
 
 def test_foreign_and_corrupt_index_files_are_refused(target_info, tmp_path):
