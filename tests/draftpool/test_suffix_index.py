@@ -94,14 +94,19 @@ def test_suffix_array_sorts_by_the_first_depth_tokens():
     assert keys == sorted(keys)
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_proposals_match_a_brute_force_search(seed):
-    rng = random.Random(seed)
-    vocab, depth = 5 + seed, 8
+def random_index(rng, vocab, depth):
+    """30 random sequences and an index over them in several frozen segments."""
     seqs = [[rng.randrange(vocab) for _ in range(rng.randrange(1, 40))] for _ in range(30)]
     index = SuffixIndex(depth=depth, segment_tokens=150, min_prob=0.05, max_spec_factor=2.0)
-    for i in range(0, 30, 7):  # several frozen segments
+    for i in range(0, 30, 7):
         index.add(seqs[i:i + 7])
+    return seqs, index
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_proposals_match_a_brute_force_search(seed):
+    rng, vocab, depth = random.Random(seed), 5 + seed, 8
+    seqs, index = random_index(rng, vocab, depth)
     index.add([[0, 1]])  # and a recent one
     seqs = seqs + [[0, 1]]
     assert len(index.segments) >= 2 and index.recent_segment is not None
@@ -115,12 +120,8 @@ def test_proposals_match_a_brute_force_search(seed):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_trees_match_a_brute_force_search(seed):
-    rng = random.Random(seed)
-    vocab, depth = 3 + seed, 8
-    seqs = [[rng.randrange(vocab) for _ in range(rng.randrange(1, 40))] for _ in range(30)]
-    index = SuffixIndex(depth=depth, segment_tokens=150, min_prob=0.05, max_spec_factor=2.0)
-    for i in range(0, 30, 7):
-        index.add(seqs[i:i + 7])
+    rng, vocab, depth = random.Random(seed), 3 + seed, 8
+    seqs, index = random_index(rng, vocab, depth)
     checked = 0
     for _ in range(30):
         context = [rng.randrange(vocab) for _ in range(rng.randrange(1, 12))]
