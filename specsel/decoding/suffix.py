@@ -30,6 +30,12 @@ from specsel.decoding.sampling import SamplingParams
 from specsel.decoding.tree import DraftTree, TreeSpec
 
 
+def one_path(tokens: list[int]) -> DraftTree:
+    """A chain as a tree: each draft the only child of the one before."""
+    n = len(tokens)
+    return DraftTree(tokens=list(tokens), parents=list(range(-1, n - 1)), depths=list(range(1, n + 1)))
+
+
 class NgramDrafter:
     kind = "ngram"
     aux_layers = None
@@ -110,8 +116,7 @@ class NgramDrafter:
         """Its chain of at most spec.depth drafts as a one-path tree (prompt lookup has one continuation)."""
         prop = self.propose(min(spec.depth, spec.tokens))
         self.last_score = prop.score
-        n = len(prop.tokens)
-        return DraftTree(tokens=list(prop.tokens), parents=list(range(-1, n - 1)), depths=list(range(1, n + 1)))
+        return one_path(prop.tokens)
 
     def take_predictions(self, start: int, end: int) -> torch.Tensor:
         """[end-start, V+1] its next-token guesses (each kept chain's first token) at positions start..end-1."""
@@ -164,8 +169,7 @@ class SuffixDrafter(NgramDrafter):
         mine = self.request.propose(min(spec.depth, spec.tokens), most_frequent=True)
         if mine.score > tree.score:
             self.last_score = mine.score
-            n = len(mine.tokens)
-            return DraftTree(tokens=list(mine.tokens), parents=list(range(-1, n - 1)), depths=list(range(1, n + 1)))
+            return one_path(mine.tokens)
         self.last_score = tree.score
         return DraftTree(tokens=tree.tokens, parents=tree.parents, depths=tree.depths)
 
