@@ -41,6 +41,7 @@ class ReplayRequest:
     bd: torch.Tensor  # [N, length] float: MetaSD BD reward of the chain started at s
     prompt: str = ""
     depth: torch.Tensor | None = None  # [N, K, length] float: greedy acceptance of a depth-j draft at position s
+    free: torch.Tensor | None = None  # [N] bool: model-free members (their chains are deterministic)
 
     @property
     def new_tokens(self) -> int:
@@ -53,6 +54,7 @@ class Tables(NamedTuple):
     bd: torch.Tensor  # [N, T] MetaSD's BD reward along the drafted chain
     length: int  # T
     depth: torch.Tensor  # [N, K, T] row j: acceptance of the chain's depth-j draft at each position
+    free: torch.Tensor  # [N] bool: model-free members (deterministic chains: `depth` is what live selection reads)
 
 
 @torch.inference_mode()
@@ -108,6 +110,7 @@ def acceptance_tables(target, drafters: list[tuple[str, torch.nn.Module]], promp
     gamma = torch.zeros(n, t_len)
     bd = torch.zeros(n, t_len)
     depth = torch.zeros(n, k, t_len)
+    free = torch.zeros(n, dtype=torch.bool)
     starts = torch.arange(p0 + 1, t_len, device=device)  # [S] where a chain can start
     for i, (kind, (_, model)) in enumerate(zip(kinds, drafters)):
         feats = kind.features(model, out.hidden_states) if heads else None
@@ -116,24 +119,43 @@ def acceptance_tables(target, drafters: list[tuple[str, torch.nn.Module]], promp
         for j, hit in enumerate(step_hits(steps, x[None], k)):
             pos = torch.arange(steps.predicts(j), t_len, device=device)  # the drafted positions
             depth[i, j, pos.cpu()] = hit[0, pos - steps.predicts(j)].float().cpu()
-        for s, drafts, qs, dids in greedy_chains(kind, model, x, feats, k, starts, chunk):
+        free[i] = not steps.logits[0].is_floating_point()
+        chains = model_free_chains(steps, k, starts, chunk) if free[i] else \
+            greedy_chains(kind, model, x, feats, k, starts, chunk)
+        for s, drafts, qs, dids in chains:
             acc[i, s.cpu()], gamma[i, s.cpu()] = (v.cpu() for v in chain_acceptance(drafts, x, s))
             # the target's distribution at each drafted position, on the drafted chain (what verification sees)
             ps = [logits[s - 1]]
-            if k > 1:
-                ps += list(branch_logits(target, cache, past, s, drafts[:, :k - 1]).unbind(1))
+            if k > 1:  # past a model-free chain's end (-1) the branch reads token 0: no draft there agrees anyway
+                ps += list(branch_logits(target, cache, past, s, drafts[:, :k - 1].clamp_min(0)).unbind(1))
             inside = (s[:, None] + torch.arange(k, device=device)) < t_len  # [S,K] drafted positions that exist
             # rule: BD averages 1 - TV (temperature 1) over the K drafted positions that exist
-            agree = torch.stack([torch.minimum(p.softmax(-1)[:, dids], q.softmax(-1)).sum(-1)
-                                 for p, q in zip(ps, qs)], dim=1)  # [S,K]
+            if qs is None:  # a one-hot draft: 1 - TV = p(draft); no draft (-1) agrees nowhere
+                agree = torch.stack([p.softmax(-1).gather(-1, d.clamp_min(0)[:, None])[:, 0] * (d >= 0)
+                                     for p, d in zip(ps, drafts.unbind(1))], dim=1)  # [S,K]
+            else:
+                agree = torch.stack([torch.minimum(p.softmax(-1)[:, dids], q.softmax(-1)).sum(-1)
+                                     for p, q in zip(ps, qs)], dim=1)  # [S,K]
             bd[i, s.cpu()] = ((agree * inside).sum(1) / inside.sum(1)).cpu()
-    return Tables(acc, gamma, bd, t_len, depth)
+    return Tables(acc, gamma, bd, t_len, depth, free)
+
+
+def model_free_chains(steps: Steps, k: int, starts: torch.Tensor, chunk: int = 128):
+    """A model-free drafter's chain from each start s is the proposal after the true prefix x[:s] (no network, so
+    nothing differs after a miss): row s - 1 of its teacher-forced steps. Yields greedy_chains' tuples with qs and
+    dids None (one-hot drafts, -1 = no draft)."""
+    for c in range(0, len(starts), chunk):
+        s = starts[c:c + chunk]  # [S]
+        yield s, torch.stack([lg[0, s - steps.offset] for lg in steps.logits[:k]], dim=1), None, None  # [S,K]
 
 
 def step_hits(steps: Steps, x: torch.Tensor, depth: int) -> list[torch.Tensor]:
     """x [1,T] the verified sequence -> per step j [1,T] bool: row t's top-1 is x_{t+offset+j}."""
-    return steps.per_step(lambda lg, j: steps.target_ids(lg.argmax(-1)) == shift_left(x, steps.predicts(j)), depth,
-                          fill=False)
+    def hit(lg: torch.Tensor, j: int) -> torch.Tensor:  # a model-free drafter's steps are its drafts (-1: none)
+        top = steps.target_ids(lg.argmax(-1)) if lg.is_floating_point() else lg
+        return top == shift_left(x, steps.predicts(j))
+
+    return steps.per_step(hit, depth, fill=False)
 
 
 @torch.inference_mode()
@@ -217,7 +239,7 @@ def replay(stream: list[ReplayRequest], method: Method, n_arms: int, k: int, per
             game.reset_request()
         if method.depth and req.depth is None:
             raise ValueError(f"method {method.name} needs per-depth gammas; request {req.id} has none")
-        table = req.depth if method.depth else req.gamma  # [N, K, T] or [N, T]
+        table = observed(req, method.depth)  # [N, K, T] or [N, T]
         gammas = (lambda a, b, t=table: t[..., a:b])  # noqa: E731
         s = req.prompt_len + 1  # the prefill emitted position prompt_len; drafting starts after it
         forwards, rounds, pending, eval_from = 1, 0, [], s
@@ -250,6 +272,18 @@ def replay(stream: list[ReplayRequest], method: Method, n_arms: int, k: int, per
         res.forwards.append(forwards)
         res.choices.append(choices)
     return res
+
+
+def observed(req: ReplayRequest, per_depth: bool) -> torch.Tensor:
+    """The gammas the live game reads: per-depth ones when asked ([N,K,T]); with a model-free member in the pool
+    the selector's rule (the members' chain hits per depth, every other drafter's depth-0 row repeated per depth);
+    else depth-0 ([N,T])."""
+    if per_depth:
+        return req.depth
+    if req.free is None or not bool(req.free.any()):
+        return req.gamma
+    k = req.depth.shape[1]
+    return torch.where(req.free[:, None, None], req.depth, req.gamma[:, None].expand(-1, k, -1))
 
 
 def token_losses(stream: list[ReplayRequest], k: int) -> torch.Tensor:

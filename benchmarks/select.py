@@ -21,6 +21,7 @@ Outputs: <out>/results.json, <out>/table.md and PNGs (copied to --docs).
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import hashlib
 import json
 import os
@@ -59,8 +60,8 @@ from specsel.selection.learners import make_learner
 PRACTICAL = GameConfig(hybrid=3, token_stride=6, warmup_rounds=6, feedback_every=12)  # HedgeSpec App. B.5
 
 
-TABLES_FORMAT = 4  # bumped when acceptance_tables changes what it computes (2: BD along the drafted chain; 3: depth;
-# 4: depth from the kind's teacher-forced steps at every position)
+TABLES_FORMAT = 5  # bumped when acceptance_tables changes what it computes (2: BD along the drafted chain; 3: depth;
+# 4: depth from the kind's teacher-forced steps at every position; 5: per drafter, model-free flags)
 
 
 def learner(name: str, **kw):
@@ -128,23 +129,47 @@ def perturbed_requests(model, tok, domain: str, n: int, max_new_tokens: int, sto
     return [Request(f"{r['id']}-p", domain, r["prompt"], p, a) for r, p, a in zip(rows, ids, answers)]
 
 
-def build_tables(target, drafters: list[tuple[str, Any]], requests: list[Request], k: int, cache: Path,
-                 desc: str) -> list[ReplayRequest]:
-    """Acceptance tables per request, cached on disk (resumable; keyed by the pool and k)."""
-    cache.mkdir(parents=True, exist_ok=True)
+def build_tables(target, drafters: dict[str, tuple[str, Any]], keys: dict[str, str], requests: list[Request], k: int,
+                 cache: Path, desc: str) -> list[ReplayRequest]:
+    """Acceptance tables per request, in the order of `drafters` ({name: (kind, model)}), cached on disk per drafter
+    and request (resumable; `keys[name]` names a drafter's version: adding members to a pool reuses the others')."""
     out = []
     for r in tqdm(requests, desc=desc, disable=None):
-        path = cache / f"{r.id}.pt"
-        if path.exists():
-            t = torch.load(path)
-        else:
-            t = acceptance_tables(target, drafters, r.prompt_ids, r.answer_ids, k)._asdict()
-            tmp = path.with_suffix(f".tmp{uuid.uuid4().hex[:6]}")
-            torch.save(t, tmp)
-            os.replace(tmp, path)
-        out.append(ReplayRequest(r.id, r.domain, len(r.prompt_ids), t["length"], t["acc"], t["gamma"], t["bd"],
-                                 prompt=r.prompt, depth=t["depth"]))
+        paths = {n: cache / keys[n] / f"{r.id}.pt" for n in drafters}
+        missing = [n for n, path in paths.items() if not path.exists()]
+        if missing:
+            t = acceptance_tables(target, [drafters[n] for n in missing], r.prompt_ids, r.answer_ids, k)
+            for i, n in enumerate(missing):
+                row = {"acc": t.acc[i], "gamma": t.gamma[i], "bd": t.bd[i], "depth": t.depth[i],
+                       "free": bool(t.free[i]), "length": t.length}
+                paths[n].parent.mkdir(parents=True, exist_ok=True)
+                tmp = paths[n].with_suffix(f".tmp{uuid.uuid4().hex[:6]}")
+                torch.save(row, tmp)
+                os.replace(tmp, paths[n])
+        rows = [torch.load(paths[n]) for n in drafters]
+        length = rows[0]["length"]
+        if any(row["length"] != length for row in rows):  # the greedy prefix is the target's: one for every drafter
+            raise ValueError(f"cached tables of {r.id} disagree on its length (stale cache in {cache}?)")
+        stack = (lambda key: torch.stack([row[key] for row in rows]))  # noqa: E731
+        out.append(ReplayRequest(r.id, r.domain, len(r.prompt_ids), length, stack("acc"), stack("gamma"),
+                                 stack("bd"), prompt=r.prompt, depth=stack("depth"),
+                                 free=torch.tensor([row["free"] for row in rows])))
     return out
+
+
+def table_keys(entries: dict[str, dict], names: list[str], k: int) -> dict[str, str]:
+    """A cache key per drafter: its pool entry (path, version, evaluation), k and the tables' format."""
+    return {n: hashlib.sha1(f"{n}{json.dumps(entries[n], sort_keys=True)}{k}{TABLES_FORMAT}".encode()).hexdigest()[:12]
+            for n in names}
+
+
+def pick_drafters(names: list[str], patterns: str) -> list[str]:
+    """The pool members named by comma-separated fnmatch patterns (all for an empty string), in pool order."""
+    pats = [p.strip() for p in patterns.split(",") if p.strip()]
+    keep = [n for n in names if not pats or any(fnmatch.fnmatchcase(n, p) for p in pats)]
+    if len(keep) < 2:
+        raise ConfigError(f"--drafters {patterns!r} keeps {keep} of {names}: selection needs >= 2 drafters")
+    return keep
 
 
 def estimator_bias(stream: list[ReplayRequest], names: list[str], k: int) -> dict[str, dict[str, float]]:
@@ -167,8 +192,22 @@ def router_arms(router, requests: list[ReplayRequest], names: list[str]) -> dict
 
 def subset(stream: list[ReplayRequest], arms: list[int]) -> list[ReplayRequest]:
     return [ReplayRequest(r.id, r.domain, r.prompt_len, r.length, r.acc[arms], r.gamma[arms], r.bd[arms], r.prompt,
-                          None if r.depth is None else r.depth[arms])
+                          None if r.depth is None else r.depth[arms], None if r.free is None else r.free[arms])
             for r in stream]
+
+
+def hybrid_pairs(router_arm: dict[str, int], names: list[str], entries: dict[str, dict]) -> dict[str, tuple[int, int]]:
+    """Per request, the drafters Arctic's hybrid rule decides between: the routed head and the suffix member of its
+    domain (else the general one)."""
+    out = {}
+    for rid, arm in router_arm.items():
+        head, dom = names[arm], entries[names[arm]]["domain"]
+        suffix = next((f"{d}-suffix" for d in (dom, GENERAL) if f"{d}-suffix" in names), None)
+        if entries[head]["kind"] == "suffix" or suffix is None:
+            raise ConfigError(f"hybrid needs a head and a suffix member per request; routed to {head}, suffix members "
+                              f"{[n for n in names if entries[n]['kind'] == 'suffix']}")
+        out[rid] = (names.index(suffix), arm)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------------- replay
@@ -206,13 +245,17 @@ def best_arm_ratio(res, stream: list[ReplayRequest], oracle) -> list[float]:
 # ---------------------------------------------------------------------------------------------------- live
 def live_runs(model, drafter_models: dict[str, tuple[str, Any]], requests: list[Request], methods: list[Method],
               best_single: str, k: int, stops: list[int], replay_res: dict[str, Any], mode: str = "chain",
-              priors: dict[str, list[float]] | None = None) -> dict[str, Any]:
+              priors: dict[str, list[float]] | None = None, hybrid: dict[str, tuple[int, int]] | None = None,
+              live_k: int = 0) -> dict[str, Any]:
     """The real SpecDecoder (fresh learner per request, as in --state reset) vs plain decoding. mode chain: fixed k
     (what the replay models: live == replay is checked); auto: the serving default, the chosen drafter's chain length
     per cycle from measured costs and its acceptance (`priors`: per-drafter acceptance from the offline evaluation,
-    `auto_spec(evals).priors`), one AutoSpec per method across its requests as in a server."""
+    `auto_spec(evals).priors`), one AutoSpec per method across its requests as in a server. `live_k` (auto, 0 = k):
+    the most drafts per cycle, the chain model-free members may reach (heads' lengths stay auto's choice). Method
+    "hybrid": Arctic's rule per request over `hybrid[request id]` = (suffix member, head), threshold k."""
     from specsel.decoding.drafter import make_drafter
     from specsel.decoding.loop import SpecDecoder
+    from specsel.selection.hybrid import HybridSelector
     from specsel.selection.selector import Selector
 
     names = list(drafter_models)
@@ -238,14 +281,20 @@ def live_runs(model, drafter_models: dict[str, tuple[str, Any]], requests: list[
         auto = auto_spec({}, priors=dict(priors or {})) if mode == "auto" else None
         for j, r in enumerate(requests):
             idx = position[r.id]
-            if m.arm_of is not None:
-                lrn = make_learner("fixed", len(names), arm=m.arm_of(replay_res["stream"][idx]))
+            if m.name == "hybrid":
+                sel, m_mode = HybridSelector(*hybrid[r.id], threshold=k), mode
             else:
-                lrn = m.make(len(names), idx)  # the replay seeds request idx of the stream with idx
-            sel = Selector(lrn, len(names), k, m.game, "none" if m.arm_of is not None else m.reward)
-            # bandit rewards are defined on fixed-k drafts: bandits run fixed chains even in auto mode
-            m_mode = mode if m.arm_of is not None or sel.full_information else "chain"
-            dec = SpecDecoder(model, drafters, selector=sel, k=k, stop_ids=stops, mode=m_mode,
+                if m.arm_of is not None:
+                    lrn = make_learner("fixed", len(names), arm=m.arm_of(replay_res["stream"][idx]))
+                else:
+                    lrn = m.make(len(names), idx)  # the replay seeds request idx of the stream with idx
+                # bandit rewards are defined on fixed-k drafts: bandits run fixed chains even in auto mode
+                full = m.arm_of is not None or getattr(lrn, "full_information", False)
+                m_mode = mode if full else "chain"
+                sel = Selector(lrn, len(names), (live_k or k) if m_mode == "auto" else k, m.game,
+                               "none" if m.arm_of is not None else m.reward)
+            m_k = (live_k or k) if m_mode == "auto" else k
+            dec = SpecDecoder(model, drafters, selector=sel, k=m_k, stop_ids=stops, mode=m_mode,
                               auto=auto if m_mode == "auto" else None)
             out, pm = dec.generate(r.prompt_ids, len(r.answer_ids))
             row = runs[m.name]
@@ -255,9 +304,10 @@ def live_runs(model, drafter_models: dict[str, tuple[str, Any]], requests: list[
             row["exact"] += int(out == refs[j])
             for key in ("eval_s", "switch_s", "switches", "catchup_tokens", "select_s", "draft_s", "verify_s"):
                 row[key] += getattr(pm, key)
-            rep = replay_res["results"][m.name]
+            rep = replay_res["results"].get(m.name)
             row["mode"] = m_mode
-            if m_mode == "chain":  # auto changes k per cycle: the replay's fixed-k chains no longer describe it
+            if m_mode == "chain" and rep is not None:  # auto's k varies per cycle: the replay's fixed-k chains no
+                # longer describe it (nor do they describe the live-only hybrid rule)
                 same = rep.forwards[idx] == pm.target_forwards and rep.choices[idx] == pm.choices
                 row["same_as_replay"] += int(same)
             else:
@@ -379,12 +429,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         raise ConfigError(f"no pool at {pool_dir} (pool.json missing): run build_pool.py first")
     model, tok = load_target(info)
     names, models = load_pool(pool_dir, info, model, args.kinds.split(","), at_least=2)
-    domains = sorted({json.loads((pool_dir / "pool.json").read_text())["drafters"][n]["domain"] for n in names})
+    names = pick_drafters(names, args.drafters)
+    models = {n: models[n] for n in names}
+    entries = json.loads((pool_dir / "pool.json").read_text())["drafters"]
+    domains = sorted({entries[n]["domain"] for n in names})
     stops = stop_token_ids(tok, model)
     out = Path(args.out)
-    sig = f"{json.loads((pool_dir / 'pool.json').read_text())['drafters']}{args.k}{TABLES_FORMAT}".encode()
-    cache = out / "tables" / hashlib.sha1(sig).hexdigest()[:12]
-    drafter_list = [models[n] for n in names]
+    keys, cache = table_keys(entries, names, args.k), out / "tables"
     per_domain = {d: held_out_requests(info, d, args.per_domain, args.max_new_tokens) for d in domains}
     rng = random.Random(args.seed)
     mixed_req = [r for d in domains for r in per_domain[d]]
@@ -395,8 +446,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     rng.shuffle(pert_req)
 
     # 2. acceptance tables
-    mixed = build_tables(model, drafter_list, mixed_req, args.k, cache, "tables (held-out)")
-    perturbed = build_tables(model, drafter_list, pert_req, args.k, cache, "tables (perturbed)")
+    mixed = build_tables(model, models, keys, mixed_req, args.k, cache, "tables (held-out)")
+    perturbed = build_tables(model, models, keys, pert_req, args.k, cache, "tables (perturbed)")
     by_id = {r.id: r for r in mixed}
 
     # 3. router decisions (offline baseline)
@@ -474,15 +525,18 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 methods.append(Method(n, arm_of=partial(lambda r, a: a, a=names.index(fixed[n]))))
             elif n == "router" and router_arm is not None:
                 methods.append(Method("router", arm_of=lambda r: router_arm[r.id]))
+            elif n == "hybrid" and router_arm is not None:
+                methods.append(Method("hybrid"))
             else:
                 raise ConfigError(f"unknown live method {n!r}")
         reps = {**res_mixed, **{"generalist": res_mixed.get(f"single:{GENERAL}-eagle3"),
                                 "best-single": res_mixed["best-single"]}}
         reqs = [next(q for q in mixed_req if q.id == r.id) for r in mixed[:args.live]]
-        entries = json.loads((pool_dir / "pool.json").read_text())["drafters"]
         priors = auto_spec({n: entries[n].get("eval") for n in names}, with_trees=False).priors
+        hybrid = hybrid_pairs(router_arm, names, entries) if any(m.name == "hybrid" for m in methods) else None
         report["live"] = live_runs(model, models, reqs, methods, best_name, args.k, stops,
-                                   {"stream": mixed, "results": reps}, args.live_mode, priors)
+                                   {"stream": mixed, "results": reps}, args.live_mode, priors, hybrid, args.live_k)
+        report["live"]["live_k"] = args.live_k or args.k
     report["seconds"] = time.time() - t_start
     atomic_write_json(out / "results.json", report)
     text = format_table(report)
@@ -500,7 +554,9 @@ def make_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--target", default=DEFAULT_TARGET)
     ap.add_argument("--pool", default=None, help="pool folder (default pools/<target-slug>)")
-    ap.add_argument("--kinds", default="eagle3", help="drafter kinds of the pool to select among (eagle3,llama)")
+    ap.add_argument("--kinds", default="eagle3", help="drafter kinds of the pool to select among (eagle3,suffix,llama)")
+    ap.add_argument("--drafters", default="", help="comma-separated name patterns of the members to select among "
+                                                   "(e.g. 'general-eagle3,*-suffix'; default: every member of --kinds)")
     ap.add_argument("--per-domain", type=int, default=8, help="held-out requests per domain")
     ap.add_argument("--perturbed-per-domain", type=int, default=4)
     ap.add_argument("--max-new-tokens", type=int, default=96)
@@ -510,6 +566,8 @@ def make_parser() -> argparse.ArgumentParser:
     ap.add_argument("--live", type=int, default=16, help="mixed-stream requests decoded live (0 = replay only)")
     ap.add_argument("--live-methods", default="generalist,best-single,hedgespec-nh,hedgespec-nh-practical,ucb-bd,"
                                               "exp3-bd,router")
+    ap.add_argument("--live-k", type=int, default=0, help="live auto mode: the most drafts per cycle (0 = --k), "
+                                                          "how far a model-free member's confident chain may reach")
     ap.add_argument("--live-mode", choices=["auto", "chain"], default="auto",
                     help="live decoding: auto (the serving default: k per cycle from costs) or chain (fixed k, "
                          "checked against the replay)")
@@ -523,7 +581,7 @@ def make_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = make_parser().parse_args(argv)
     try:
-        if args.per_domain < 1 or args.k < 1 or args.max_new_tokens < 2 or args.live < 0 or \
+        if args.per_domain < 1 or args.k < 1 or args.max_new_tokens < 2 or args.live < 0 or args.live_k < 0 or \
                 args.perturbed_per_domain < 1:
             raise ConfigError("--per-domain, --perturbed-per-domain and --k must be >= 1, --max-new-tokens >= 2, "
                               "--live >= 0")

@@ -165,6 +165,8 @@ class Selector:
         # MetaSD BD: the drafter's and the target's distributions at the K drafted positions (temperature 1 when
         # decoding greedily, the decoding transform otherwise)
         dist = params if not params.greedy else SamplingParams(temperature=1.0)
-        p = probs_from_logits(out.logits(slice(0, self.k)), dist)  # [K, V]
-        q = probs_from_logits(d.full_logits(torch.stack(d.chain_logits)), dist).to(p.device)  # [K, V]
-        return float(block_divergence_reward(p, q))
+        p = probs_from_logits(out.logits(slice(0, self.k)), dist)  # [K', V]: the drafted positions (+1 if shorter)
+        # a model-free chain shorter than k: its no-draft rows (all -inf) are the zero distribution, agreeing nowhere
+        q = probs_from_logits(d.full_logits(torch.stack(d.chain_logits)), dist).nan_to_num(0.0).to(p.device)  # [K,V]
+        m = min(len(p), len(q))
+        return float(block_divergence_reward(p[:m], q[:m]) * m / self.k)  # rule: the mean over all k positions

@@ -31,7 +31,7 @@ def test_tables_from_feedback_equal_replay_tables(setup):
     pairs = [("eagle3", h) for h in heads]
     for it in items:
         fb = served_feedback(target, it, [1, 2, 3], top_k=16)
-        acc, gamma, _, t_len, _ = acceptance_tables(target, pairs, it.prompt_ids, it.answer_ids, K)
+        acc, gamma, _, t_len, *_ = acceptance_tables(target, pairs, it.prompt_ids, it.answer_ids, K)
         req = request_tables(pairs, fb, K)
         assert req.length == t_len == len(it.prompt_ids) + len(it.answer_ids)  # plain greedy: nothing cut
         assert torch.equal(req.acc, acc) and torch.equal(req.gamma, gamma)

@@ -178,7 +178,7 @@ def test_replay_reproduces_the_live_decoder(learner, game, reward):
     stream = []
     for i, p in enumerate(prompts):
         ans = plain(p, 30)
-        acc, gam, bd, length, _ = acceptance_tables(tgt, [("llama", d.model) for d in drafters.values()], p, ans, K)
+        acc, gam, bd, length, *_ = acceptance_tables(tgt, [("llama", d.model) for d in drafters.values()], p, ans, K)
         stream.append(ReplayRequest(str(i), "x", len(p), length, acc, gam, bd))
     method = Method(learner, lambda n, s: make_learner(learner, n, seed=s), game, reward)
     res = replay(stream, method, 3, K)
@@ -207,7 +207,7 @@ def test_replayed_bd_reward_equals_the_live_one_off_the_verified_path():
     drafters = {"mod3": LlamaDrafter(BigramLM(successor_table(V, lambda t: (t + 1) % V if t % 3 else (t + 5) % V)))}
     tgt, prompt = target(), [1]
     out, m = SpecDecoder(tgt, drafters, selector=Selector(Spy(), 1, K, reward="bd"), k=K).generate(prompt, 30)
-    acc, _, bd, length, _ = acceptance_tables(tgt, [("llama", d.model) for d in drafters.values()], prompt, out, K)
+    acc, _, bd, length, *_ = acceptance_tables(tgt, [("llama", d.model) for d in drafters.values()], prompt, out, K)
     starts = [len(prompt) + 1]
     for a in m.accepted[:-1]:
         starts.append(starts[-1] + a + 1)
@@ -227,3 +227,78 @@ def test_bad_pools():
         Selector(make_learner("ucb", 3), 3, K, reward="tokens")
     with pytest.raises(SpecError, match="plain.*without drafters"):
         SpecDecoder(target(), pool(), selector=Selector(make_learner("uniform", 3), 3, K), mode="plain")
+
+
+def mixed_pool():
+    """A learned drafter beside a suffix index that knows part of the target's cycle (its chains stop, or go wrong,
+    where its seed does) and prompt lookup (exact once the cycle repeats)."""
+    from draftpool.models.suffix import NgramModel, build_suffix
+    from specsel.decoding.suffix import NgramDrafter, SuffixDrafter
+
+    seed = [[0, 1, 2, 3, 4, 5, 9, 9], [7, 8, 9, 10, 11, 12, 3], [12, 13, 14, 15, 0]]
+    return {"even": LlamaDrafter(BigramLM(successor_table(V, NEXTS["even"]))),
+            "suffix": SuffixDrafter(build_suffix(seed, V, min_prob=0.0)), "ngram": NgramDrafter(NgramModel(V))}
+
+
+def mixed_tables(prompts, n):
+    kinds = {"even": "llama", "suffix": "suffix", "ngram": "ngram"}
+    stream = []
+    for i, p in enumerate(prompts):
+        models = [(kinds[name], d.model) for name, d in mixed_pool().items()]
+        t = acceptance_tables(target(), models, p, plain(p, n), K)
+        stream.append(ReplayRequest(str(i), "x", len(p), t.length, t.acc, t.gamma, t.bd, depth=t.depth, free=t.free))
+    return stream
+
+
+@pytest.mark.parametrize("learner,game,reward", [("normal_hedge", GameConfig(), "bd"),
+                                                 ("normal_hedge", GameConfig(hybrid=3, token_stride=2,
+                                                                             warmup_rounds=2, feedback_every=3), "bd"),
+                                                 ("ucb", None, "bd"), ("exp3", None, "be")])
+def test_replay_reproduces_the_live_decoder_with_model_free_members(learner, game, reward):
+    """Model-free chains are replayed from the proposals after each true prefix, their counterfactual gammas as the
+    live selector reads them (chain hits per depth), their BD reward over one-hot drafts of chains that may stop
+    early: every choice and every forward of the live decoder is reproduced."""
+    prompts, n = [[3], [6, 1], [9, 10, 11]], 40
+    stream = mixed_tables(prompts, n)
+    assert stream[0].free.tolist() == [False, True, True]
+    method = Method(learner, lambda n_arms, s: make_learner(learner, n_arms, seed=s), game, reward)
+    res = replay(stream, method, 3, K)
+    picked = set()
+    for i, p in enumerate(prompts):
+        sel = Selector(make_learner(learner, 3, seed=i), 3, K, game, reward)
+        out, m = SpecDecoder(target(), mixed_pool(), selector=sel, k=K).generate(p, n)
+        assert out == plain(p, n)
+        assert m.choices == res.choices[i]
+        assert m.target_forwards == res.forwards[i]
+        picked |= set(m.choices)
+    assert {1, 2} & picked  # the model-free members were played, not only the learned drafter
+
+
+def test_bd_reward_of_a_short_model_free_chain_is_the_replayed_one():
+    """A suffix chain that stops before k: its missing drafts agree nowhere (no NaN from an all -inf row), and the
+    live reward equals the replay's at every chain start."""
+    from draftpool.models.suffix import build_suffix
+    from specsel.decoding.suffix import SuffixDrafter
+
+    seen = []
+
+    class Spy:
+        full_information = False
+
+        def select(self):
+            return 0
+
+        def update(self, arm, reward):
+            seen.append(reward)
+
+    model = build_suffix([[1, 2, 3, 4], [5, 6, 9], [9, 10, 11, 12, 13, 14, 15, 0, 1, 2]], V, min_prob=0.0)
+    prompt = [1]
+    out, m = SpecDecoder(target(), {"s": SuffixDrafter(model)}, selector=Selector(Spy(), 1, K, reward="bd"),
+                         k=K).generate(prompt, 30)
+    assert out == plain(prompt, 30)
+    t = acceptance_tables(target(), [("suffix", model)], prompt, out, K)
+    starts = [len(prompt) + 1]
+    for a in m.accepted[:-1]:
+        starts.append(starts[-1] + a + 1)
+    assert all(r == r for r in seen) and any(0 < r < 0.9 for r in seen)  # finite; short chains score partly
+    assert [float(t.bd[0, s]) for s in starts[:-1]] == pytest.approx(seen[:-1], abs=1e-6)
