@@ -150,10 +150,9 @@ def build_tables(target, drafters: dict[str, tuple[str, Any]], keys: dict[str, s
         length = rows[0]["length"]
         if any(row["length"] != length for row in rows):  # the greedy prefix is the target's: one for every drafter
             raise ValueError(f"cached tables of {r.id} disagree on its length (stale cache in {cache}?)")
-        stack = (lambda key: torch.stack([row[key] for row in rows]))  # noqa: E731
-        out.append(ReplayRequest(r.id, r.domain, len(r.prompt_ids), length, stack("acc"), stack("gamma"),
-                                 stack("bd"), prompt=r.prompt, depth=stack("depth"),
-                                 free=torch.tensor([row["free"] for row in rows])))
+        acc, gamma, bd, depth = (torch.stack([row[key] for row in rows]) for key in ("acc", "gamma", "bd", "depth"))
+        out.append(ReplayRequest(r.id, r.domain, len(r.prompt_ids), length, acc, gamma, bd, prompt=r.prompt,
+                                 depth=depth, free=torch.tensor([row["free"] for row in rows])))
     return out
 
 
@@ -554,9 +553,9 @@ def make_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--target", default=DEFAULT_TARGET)
     ap.add_argument("--pool", default=None, help="pool folder (default pools/<target-slug>)")
-    ap.add_argument("--kinds", default="eagle3", help="drafter kinds of the pool to select among (eagle3,suffix,llama)")
+    ap.add_argument("--kinds", default="eagle3", help="drafter kinds to select among (eagle3,suffix,llama)")
     ap.add_argument("--drafters", default="", help="comma-separated name patterns of the members to select among "
-                                                   "(e.g. 'general-eagle3,*-suffix'; default: every member of --kinds)")
+                    "(e.g. 'general-eagle3,*-suffix'; default: every member of --kinds)")
     ap.add_argument("--per-domain", type=int, default=8, help="held-out requests per domain")
     ap.add_argument("--perturbed-per-domain", type=int, default=4)
     ap.add_argument("--max-new-tokens", type=int, default=96)
