@@ -1,12 +1,14 @@
 """Drafter selection over a pool, HedgeSpec-style evaluation on the embedded target (or any target with a pool).
 
-    python -m benchmarks.select [--pool pools/<target-slug>] [--per-domain 8] [--k 4] [--state reset|persistent]
-                                [--live 16] [--perturbed-per-domain 4] [--out runs/bench/select] [--docs docs]
+    python -m benchmarks.select [--pool pools/<target-slug>] [--kinds eagle3[,suffix]] [--drafters PATTERNS]
+                                [--per-domain 8] [--k 4] [--state reset|persistent] [--live 16] [--live-k 0]
+                                [--perturbed-per-domain 4] [--out runs/bench/select] [--docs docs]
 
 1. Streams: held-out prompts of every pool domain with the target's greedy answers (the self-distilled held-out
    split; `general` = its chat prompts), per domain and shuffled into one mixed stream, plus a perturbed stream (the
    same questions wrapped in natural instruction variations, answered greedily here).
-2. Acceptance tables (benchmarks/replay.py): one target pass + one TTT pass per drafter and request; cached in --out.
+2. Acceptance tables (benchmarks/replay.py): one target pass + one TTT pass per drafter and request (a model-free
+   member: its proposal after every true prefix); cached in --out per drafter and request.
 3. Replay of every method on every stream (exact at temperature 0): generalist and each drafter alone, the per-request
    oracle, the best single drafter in hindsight, HedgeSpec (NormalHedge / Hedge / AdaNormalHedge, length or
    acceptance loss, token or chunk game, the B.5 practical settings), MetaSD UCB (BD, BE), EXP3, SH, PETC, D-UCB,

@@ -251,6 +251,7 @@ def mixed_tables(prompts, n):
 
 
 @pytest.mark.parametrize("learner,game,reward", [("normal_hedge", GameConfig(), "bd"),
+                                                 ("hedge", GameConfig(level="chunk"), "bd"),
                                                  ("normal_hedge", GameConfig(hybrid=3, token_stride=2,
                                                                              warmup_rounds=2, feedback_every=3), "bd"),
                                                  ("ucb", None, "bd"), ("exp3", None, "be")])
