@@ -62,8 +62,9 @@ from specsel.selection.learners import make_learner
 PRACTICAL = GameConfig(hybrid=3, token_stride=6, warmup_rounds=6, feedback_every=12)  # HedgeSpec App. B.5
 
 
-TABLES_FORMAT = 5  # bumped when acceptance_tables changes what it computes (2: BD along the drafted chain; 3: depth;
-# 4: depth from the kind's teacher-forced steps at every position; 5: per drafter, model-free flags)
+TABLES_FORMAT = 6  # bumped when acceptance_tables changes what it computes (2: BD along the drafted chain; 3: depth;
+# 4: depth from the kind's teacher-forced steps at every position; 5: per drafter, model-free flags;
+# 6: model-free members prefer a request match as long as the corpus's)
 
 
 def learner(name: str, **kw):

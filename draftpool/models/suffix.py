@@ -25,7 +25,7 @@ import torch
 from draftpool.io import atomic_dir
 from draftpool.models.folder import DrafterLoadError, check_config, read_json, read_meta
 from draftpool.models.kind import DrafterKind, Steps
-from draftpool.models.suffix_index import SEP, RequestIndex, Segment, SuffixIndex
+from draftpool.models.suffix_index import SEP, RequestIndex, Segment, SuffixIndex, choose
 
 if TYPE_CHECKING:
     from draftpool.target import TargetInfo
@@ -103,8 +103,7 @@ class _Proposer:
         mine = req.propose(k, most_frequent=isinstance(self.model, SuffixModel))
         if not isinstance(self.model, SuffixModel):
             return mine
-        corpus = self.model.index.propose(req.tokens, k)
-        return corpus if corpus.score >= mine.score else mine
+        return choose(self.model.index.propose(req.tokens, k), mine)
 
 
 class NgramKind(DrafterKind):

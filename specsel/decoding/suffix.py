@@ -2,7 +2,8 @@
 
 `NgramDrafter` is prompt lookup: the longest n-gram ending the request that occurred earlier in it (prompt or answer)
 is continued with what followed its latest occurrence. `SuffixDrafter` adds a global suffix index (seeded from
-self-distilled answers, grown by served answers) and takes whichever proposal scores higher (SuffixDecoding's rule).
+self-distilled answers, grown by served answers): the request's own continuation where its match is at least as long
+as the corpus's, else whichever proposal scores higher (SuffixDecoding's rule; `suffix_index.choose`).
 In tree cycles (greedy) the suffix drafter drafts SuffixDecoding's tree: the index's continuations best-first by path
 probability; prompt lookup drafts its chain as a one-path tree.
 
@@ -24,7 +25,7 @@ from __future__ import annotations
 import torch
 
 from draftpool.models.suffix import NgramModel, SuffixModel
-from draftpool.models.suffix_index import RequestIndex
+from draftpool.models.suffix_index import RequestIndex, choose
 from specsel.decoding.drafter import take_rows
 from specsel.decoding.sampling import SamplingParams
 from specsel.decoding.tree import DraftTree, TreeSpec
@@ -164,17 +165,15 @@ class SuffixDrafter(NgramDrafter):
 
     def draft_tree(self, spec: TreeSpec) -> DraftTree:
         """SuffixDecoding's tree from the global index (best-first by path probability, spec.tokens nodes, spec.depth
-        levels, spec.top_k children per node), or this request's chain where that scores higher."""
+        levels, spec.top_k children per node), or this request's chain where `choose` prefers it."""
         tree = self.index.propose_tree(self.request.tokens, spec.tokens, spec.depth, spec.top_k)
         mine = self.request.propose(min(spec.depth, spec.tokens), most_frequent=True)
-        if mine.score > tree.score:
-            self.last_score = mine.score
+        best = choose(tree, mine)
+        self.last_score = best.score
+        if best is mine:
             return one_path(mine.tokens)
-        self.last_score = tree.score
         return DraftTree(tokens=tree.tokens, parents=tree.parents, depths=tree.depths)
 
     def _propose(self, k: int):
-        """The better-scored of the global index's and this request's proposals (frequency walk for both)."""
-        mine = self.request.propose(k, most_frequent=True)
-        corpus = self.index.propose(self.request.tokens, k)
-        return corpus if corpus.score >= mine.score else mine
+        """The global index's or this request's proposal (frequency walk for both; `suffix_index.choose`)."""
+        return choose(self.index.propose(self.request.tokens, k), self.request.propose(k, most_frequent=True))

@@ -221,3 +221,26 @@ def test_prompt_lookup_drafts_its_chain_as_a_one_path_tree():
     prompt = list(range(V)) + [0, 1]
     out, m = dec.generate(prompt, 12)
     assert out == plain(prompt, 12) and m.accepted[:2] == [4, 4] and m.drafted[:2] == [4, 4]
+
+
+def test_a_request_repeat_at_least_as_long_as_the_corpus_match_is_drafted_over_corpus_frequencies():
+    """The corpus has seen 3 -> 9 ... many times (a confident, high-scoring chain); the request itself holds the
+    target's own cycle, a longer match seen once. The request's chain is drafted (the old rule, the higher score
+    alone, drafted the corpus's and accepted nothing), in chains and in trees."""
+    from draftpool.models.suffix_index import NO_PROPOSAL, Proposal, choose
+
+    seed = [[3, 4, 9, 9, 9, 9, 9]] * 20
+    prompt = list(range(V)) + [0, 1, 2, 3]  # the cycle once, then its start; the prefill's token is 4
+    for mode in ("chain", "tree"):
+        d = SuffixDrafter(build_suffix(seed, V, depth=8, min_prob=0.0))
+        d.request.sync(prompt + [4])  # what the first cycle proposes from: the corpus matches 2 tokens, the request 5
+        corpus, mine = d.index.propose(prompt + [4], 4), d.request.propose(4, most_frequent=True)
+        assert corpus.tokens == [9] * 4 and corpus.score > mine.score and mine.match > corpus.match
+        out, m = SpecDecoder(target(), d, mode=mode, k=4).generate(prompt, 9)
+        assert out == plain(prompt, 9)
+        assert m.accepted[0] == 4 if mode == "chain" else m.accepted[0] >= 4
+    corpus, mine = Proposal([7, 8, 9], [0.9, 0.9, 0.9], 2), Proposal([5, 6], [0.5, 0.5], 2)
+    assert choose(corpus, mine) is mine  # as long: the request's
+    assert choose(corpus, Proposal([5], [0.5], 1)) is corpus  # shorter: the higher score
+    assert choose(Proposal([7], [0.2], 3), Proposal([5], [0.5], 1)).tokens == [5]
+    assert choose(corpus, NO_PROPOSAL) is corpus and choose(NO_PROPOSAL, NO_PROPOSAL) is NO_PROPOSAL
