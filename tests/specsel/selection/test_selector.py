@@ -189,33 +189,43 @@ def test_replay_reproduces_the_live_decoder(learner, game, reward):
         assert m.target_forwards == res.forwards[i]
 
 
-def test_replayed_bd_reward_equals_the_live_one_off_the_verified_path():
-    """MetaSD's BD reward reads the drafter's and the target's distributions along the drafted chain, past the first
-    rejection too; the replay recomputes them on the drafted (not the true) tokens, so every reward matches."""
-    seen = []
+class RewardSpy:
+    """A bandit that always plays drafter 0 and records the rewards it is fed."""
 
-    class Spy:
-        full_information = False
+    full_information = False
 
-        def select(self):
-            return 0
+    def __init__(self):
+        self.seen = []
 
-        def update(self, arm, reward):
-            seen.append(reward)
+    def select(self):
+        return 0
 
-    # wrong after multiples of 3: a rejected chain goes on from a token the true path never reads
-    drafters = {"mod3": LlamaDrafter(BigramLM(successor_table(V, lambda t: (t + 1) % V if t % 3 else (t + 5) % V)))}
-    tgt, prompt = target(), [1]
-    out, m = SpecDecoder(tgt, drafters, selector=Selector(Spy(), 1, K, reward="bd"), k=K).generate(prompt, 30)
-    acc, _, bd, length, *_ = acceptance_tables(tgt, [("llama", d.model) for d in drafters.values()], prompt, out, K)
+    def update(self, arm, reward):
+        self.seen.append(reward)
+
+
+def live_and_replayed_bd(kind: str, drafter, prompt: list[int], n: int):
+    """Decode with one drafter under a BD-reward spy -> (output, metrics, live rewards, replay tables, starts)."""
+    spy = RewardSpy()
+    out, m = SpecDecoder(target(), {"d": drafter}, selector=Selector(spy, 1, K, reward="bd"), k=K).generate(prompt, n)
+    tables = acceptance_tables(target(), [(kind, drafter.model)], prompt, out, K)
     starts = [len(prompt) + 1]
     for a in m.accepted[:-1]:
         starts.append(starts[-1] + a + 1)
-    assert [int(acc[0, s]) for s in starts[:-1]] == m.accepted[:-1]
+    return out, m, spy.seen, tables, starts
+
+
+def test_replayed_bd_reward_equals_the_live_one_off_the_verified_path():
+    """MetaSD's BD reward reads the drafter's and the target's distributions along the drafted chain, past the first
+    rejection too; the replay recomputes them on the drafted (not the true) tokens, so every reward matches."""
+    # wrong after multiples of 3: a rejected chain goes on from a token the true path never reads
+    drafter = LlamaDrafter(BigramLM(successor_table(V, lambda t: (t + 1) % V if t % 3 else (t + 5) % V)))
+    out, m, seen, t, starts = live_and_replayed_bd("llama", drafter, [1], 30)
+    assert [int(t.acc[0, s]) for s in starts[:-1]] == m.accepted[:-1]
     tails = [s for s, a in zip(starts, m.accepted) if a < K - 1]
     assert tails  # the check covers rejected chains
     # the last round drafts past the answer's end, which the replay cannot see
-    assert [float(bd[0, s]) for s in starts[:-1]] == pytest.approx(seen[:-1], abs=1e-6)
+    assert [float(t.bd[0, s]) for s in starts[:-1]] == pytest.approx(seen[:-1], abs=1e-6)
 
 
 def test_bad_pools():
@@ -281,25 +291,8 @@ def test_bd_reward_of_a_short_model_free_chain_is_the_replayed_one():
     from draftpool.models.suffix import build_suffix
     from specsel.decoding.suffix import SuffixDrafter
 
-    seen = []
-
-    class Spy:
-        full_information = False
-
-        def select(self):
-            return 0
-
-        def update(self, arm, reward):
-            seen.append(reward)
-
     model = build_suffix([[1, 2, 3, 4], [5, 6, 9], [9, 10, 11, 12, 13, 14, 15, 0, 1, 2]], V, min_prob=0.0)
-    prompt = [1]
-    out, m = SpecDecoder(target(), {"s": SuffixDrafter(model)}, selector=Selector(Spy(), 1, K, reward="bd"),
-                         k=K).generate(prompt, 30)
-    assert out == plain(prompt, 30)
-    t = acceptance_tables(target(), [("suffix", model)], prompt, out, K)
-    starts = [len(prompt) + 1]
-    for a in m.accepted[:-1]:
-        starts.append(starts[-1] + a + 1)
+    out, m, seen, t, starts = live_and_replayed_bd("suffix", SuffixDrafter(model), [1], 30)
+    assert out == plain([1], 30)
     assert all(r == r for r in seen) and any(0 < r < 0.9 for r in seen)  # finite; short chains score partly
     assert [float(t.bd[0, s]) for s in starts[:-1]] == pytest.approx(seen[:-1], abs=1e-6)
