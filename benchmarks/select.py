@@ -293,9 +293,9 @@ def live_runs(model, drafter_models: dict[str, tuple[str, Any]], requests: list[
                 # bandit rewards are defined on fixed-k drafts: bandits run fixed chains even in auto mode
                 full = m.arm_of is not None or getattr(lrn, "full_information", False)
                 m_mode = mode if full else "chain"
-                sel = Selector(lrn, len(names), (live_k or k) if m_mode == "auto" else k, m.game,
-                               "none" if m.arm_of is not None else m.reward)
             m_k = (live_k or k) if m_mode == "auto" else k
+            if m.name != "hybrid":
+                sel = Selector(lrn, len(names), m_k, m.game, "none" if m.arm_of is not None else m.reward)
             dec = SpecDecoder(model, drafters, selector=sel, k=m_k, stop_ids=stops, mode=m_mode,
                               auto=auto if m_mode == "auto" else None)
             out, pm = dec.generate(r.prompt_ids, len(r.answer_ids))
