@@ -115,7 +115,7 @@ class DelayedFeedback:
         n = min(k, g.shape[2])
 
         def chain(x: torch.Tensor) -> torch.Tensor:  # [N, D, m] -> [N, n]
-            d = torch.arange(n)  # per depth: depth j at position j (n = 0: a chunk that accepted nothing)
+            d = torch.arange(n, device=x.device)  # depth j at position j (n = 0: a chunk that accepted nothing)
             return x[:, 0, :n] if x.shape[1] == 1 else x[:, d, d]
 
         return length_loss(chain(g), k, None if b is None else chain(b))
