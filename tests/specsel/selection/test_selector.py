@@ -167,11 +167,13 @@ def test_sampling_selection_feeds_the_reweighted_length_estimate(monkeypatch):
     assert calls and all(b is None for _, b in calls)
 
 
-@pytest.mark.parametrize("learner,game,reward", [("normal_hedge", GameConfig(), "bd"),
-                                                 ("hedge", GameConfig(level="chunk"), "bd"),
-                                                 ("normal_hedge", GameConfig(hybrid=3, token_stride=2,
-                                                                             warmup_rounds=2, feedback_every=3), "bd"),
-                                                 ("ucb", None, "bd"), ("exp3", None, "be")])
+# the selector settings the replay is checked against live: token and chunk games, App. B.5's, two bandits
+REPLAY_SETTINGS = [("normal_hedge", GameConfig(), "bd"), ("hedge", GameConfig(level="chunk"), "bd"),
+                   ("normal_hedge", GameConfig(hybrid=3, token_stride=2, warmup_rounds=2, feedback_every=3), "bd"),
+                   ("ucb", None, "bd"), ("exp3", None, "be")]
+
+
+@pytest.mark.parametrize("learner,game,reward", REPLAY_SETTINGS)
 def test_replay_reproduces_the_live_decoder(learner, game, reward):
     tgt, drafters = target(), pool()
     prompts = [[3], [6, 1], [9]]
@@ -260,11 +262,7 @@ def mixed_tables(prompts, n):
     return stream
 
 
-@pytest.mark.parametrize("learner,game,reward", [("normal_hedge", GameConfig(), "bd"),
-                                                 ("hedge", GameConfig(level="chunk"), "bd"),
-                                                 ("normal_hedge", GameConfig(hybrid=3, token_stride=2,
-                                                                             warmup_rounds=2, feedback_every=3), "bd"),
-                                                 ("ucb", None, "bd"), ("exp3", None, "be")])
+@pytest.mark.parametrize("learner,game,reward", REPLAY_SETTINGS)
 def test_replay_reproduces_the_live_decoder_with_model_free_members(learner, game, reward):
     """Model-free chains are replayed from the proposals after each true prefix, their counterfactual gammas as the
     live selector reads them (chain hits per depth), their BD reward over one-hot drafts of chains that may stop
