@@ -16,7 +16,9 @@ import math
 import os
 import re
 import shutil
+import time
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -44,6 +46,12 @@ class OptimConfig:
     min_lr_ratio: float = field(0.1, help="cosine floor as a share of lr")
     epochs: int = field(1, help="passes over the data (ignored when max_steps > 0)")
     max_steps: int = field(0, help="optimizer steps to run (0 = from epochs)")
+    budget_minutes: float = field(0.0, help="train for about this many minutes of the loop (the feature cache "
+                                            "before it excluded): the step count comes from timed probe steps on "
+                                            "the first batches and overrides epochs and max_steps (0 = off)")
+    curve_every: int = field(0, help="every N optimizer steps evaluate on held-out rows and append to "
+                                     "run_dir/curve.jsonl, against training wall-clock (evaluation excluded) and "
+                                     "response tokens seen (0 = off; benchmarks/learning_curve.py)")
     batch_size: int = field(8, help="sequences per device per micro-step")
     grad_accum: int = field(1, help="micro-steps per optimizer step")
     max_len: int = field(512, help="longest prompt+response in tokens (longer ones are cut)")
@@ -61,6 +69,8 @@ class OptimConfig:
                 raise ConfigError(f"train.{k} must be >= 1")
         if self.lr <= 0 or self.max_steps < 0 or not 0 <= self.warmup_ratio < 1:
             raise ConfigError("train.lr must be > 0, train.max_steps >= 0, train.warmup_ratio in [0, 1)")
+        if self.budget_minutes < 0 or self.curve_every < 0:
+            raise ConfigError("train.budget_minutes and train.curve_every must be >= 0")
         if self.mixed_precision not in ("auto", "no", "bf16", "fp16"):
             raise ConfigError("train.mixed_precision must be auto, no, bf16 or fp16")
 
@@ -113,24 +123,29 @@ def resume_point(accelerator, run_dir: Path, keep: int) -> Path | None:
     return complete[-1][1] if complete else None
 
 
+OnStep = Callable[[torch.nn.Module, int, float, int], None]  # (model, step, training seconds, response tokens)
+
+
 def train(accelerator, cfg: OptimConfig, model: torch.nn.Module, dataset: Dataset, pad_id: int,
           compute_loss: Callable[[torch.nn.Module, dict], tuple[torch.Tensor, dict]], run_dir: Path,
-          desc: str = "train") -> torch.nn.Module:
-    """Train `model` (its trainable parameters) on `dataset`; returns the prepared (wrapped) model."""
+          desc: str = "train", on_step: OnStep | None = None) -> torch.nn.Module:
+    """Train `model` (its trainable parameters) on `dataset`; returns the prepared (wrapped) model. `on_step`
+    (e.g. the learning-curve evaluation) runs after every optimizer step, its own time kept out of the clock."""
     # 1. plan: micro-batches per epoch (per process) and optimizer steps
     world = accelerator.num_processes
     batches_per_epoch = math.ceil(len(dataset) / (cfg.batch_size * world))
     steps_per_epoch = max(1, batches_per_epoch // cfg.grad_accum)
     total_steps = cfg.max_steps or steps_per_epoch * cfg.epochs
-    warmup = max(1, int(cfg.warmup_ratio * total_steps))
 
     # 2. optimizer and schedule
     params = [p for p in model.parameters() if p.requires_grad]
     if not params:
         raise ConfigError("the drafter has no trainable parameter")
     opt = torch.optim.AdamW(params, lr=cfg.lr, betas=tuple(cfg.betas), weight_decay=cfg.weight_decay)
-    sched = get_cosine_with_min_lr_schedule_with_warmup(opt, warmup, total_steps, min_lr_rate=cfg.min_lr_ratio)
     plugin = accelerator.state.deepspeed_plugin
+    if cfg.budget_minutes > 0 and plugin is not None:
+        raise ConfigError("train.budget_minutes is not supported under DeepSpeed (its engine counts the probe "
+                          "steps): set train.max_steps")
     if plugin is not None:  # DeepSpeed's batch geometry, all three set (accelerate's "auto" fill gets the total wrong)
         plugin.deepspeed_config.update(train_micro_batch_size_per_gpu=cfg.batch_size,
                                        gradient_accumulation_steps=cfg.grad_accum,
@@ -139,15 +154,21 @@ def train(accelerator, cfg: OptimConfig, model: torch.nn.Module, dataset: Datase
                                        gradient_clipping=cfg.max_grad_norm)
     # the scheduler is stepped here once per optimizer step (accelerate's wrapper would step it once per process)
     model, opt = accelerator.prepare(model, opt)
+    if cfg.budget_minutes > 0:
+        total_steps = budget_steps(accelerator, cfg, model, dataset, pad_id, compute_loss, run_dir)
+    warmup = max(1, int(cfg.warmup_ratio * total_steps))
+    sched = get_cosine_with_min_lr_schedule_with_warmup(opt, warmup, total_steps, min_lr_rate=cfg.min_lr_ratio)
     accelerator.register_for_checkpointing(sched)
 
     # 3. resume from the newest complete checkpoint
     step, epoch, skip = 0, 0, 0
+    clock = _Clock()
     last = resume_point(accelerator, run_dir, cfg.keep_checkpoints)
     if last is not None:
         accelerator.load_state(str(last))
         state = json.loads((last / "trainer_state.json").read_text())
         step, epoch, skip = state["step"], state["epoch"], state["batch_in_epoch"]
+        clock.seconds, clock.tokens = state.get("train_seconds", 0.0), state.get("tokens", 0)
         accelerator.print(f"resuming from {last} (step {step}/{total_steps})")
 
     # 4. train
@@ -156,6 +177,7 @@ def train(accelerator, cfg: OptimConfig, model: torch.nn.Module, dataset: Datase
                       f"{len(dataset)} sequences, {total_steps} optimizer steps, gradient clipping {clip}")
     bar = progress(total_steps, desc, unit="step", initial=step, disable=not accelerator.is_local_main_process)
     model.train()
+    clock.start()
     while step < total_steps:
         order = epoch_order(len(dataset), cfg.seed, epoch)
         loader = DataLoader(Subset(dataset, order), batch_size=cfg.batch_size, shuffle=False,
@@ -167,6 +189,7 @@ def train(accelerator, cfg: OptimConfig, model: torch.nn.Module, dataset: Datase
         for batch in loader:
             if batch_idx >= n_usable or step >= total_steps:
                 break
+            clock.tokens += int(batch["loss_mask"].sum()) * world
             with accelerator.accumulate(model):
                 loss, metrics = compute_loss(model, batch)
                 if not torch.isfinite(loss):
@@ -188,19 +211,78 @@ def train(accelerator, cfg: OptimConfig, model: torch.nn.Module, dataset: Datase
                 log = {"loss": loss.item(), "lr": sched.get_last_lr()[0], **metrics}
                 accelerator.log({k: v for k, v in log.items() if not k.startswith("n_")}, step=step)
                 bar.set_postfix(loss=f"{loss.item():.3f}", top1=f"{metrics.get('top1_0', float('nan')):.2f}")
+            if on_step is not None:
+                with clock.paused():
+                    on_step(model, step, clock.elapsed(), clock.tokens)
             if step % cfg.save_every == 0 or step == total_steps:
                 next_epoch, next_skip = (epoch + 1, 0) if batch_idx >= n_usable else (epoch, batch_idx)
-                save_checkpoint(accelerator, step, next_epoch, next_skip)
+                with clock.paused():
+                    save_checkpoint(accelerator, step, next_epoch, next_skip, clock)
         epoch, skip = epoch + 1, 0
     bar.close()
     return model
 
 
-def save_checkpoint(accelerator, step: int, epoch: int, batch_in_epoch: int) -> None:
-    """accelerate state into the next numbered checkpoint (accelerate rotates the old ones), then the data position:
-    a kill before that last write leaves a folder `resume_point` discards."""
+def save_checkpoint(accelerator, step: int, epoch: int, batch_in_epoch: int, clock: _Clock | None = None) -> None:
+    """accelerate state into the next numbered checkpoint (accelerate rotates the old ones), then the data position
+    (and the training clock): a kill before that last write leaves a folder `resume_point` discards."""
     path = Path(accelerator.save_state())
     if accelerator.is_main_process:
         atomic_write_json(path / "trainer_state.json",
-                          {"step": step, "epoch": epoch, "batch_in_epoch": batch_in_epoch})
+                          {"step": step, "epoch": epoch, "batch_in_epoch": batch_in_epoch,
+                           **({"train_seconds": clock.elapsed(), "tokens": clock.tokens} if clock else {})})
     accelerator.wait_for_everyone()
+
+
+class _Clock:
+    """Training wall-clock (seconds so far, carried over a resume) with pauses for evaluation and checkpoints, and
+    the response tokens trained on."""
+
+    def __init__(self):
+        self.seconds, self.tokens, self._since = 0.0, 0, None
+
+    def start(self) -> None:
+        self._since = time.perf_counter()
+
+    def elapsed(self) -> float:
+        return self.seconds + (time.perf_counter() - self._since if self._since is not None else 0.0)
+
+    @contextmanager
+    def paused(self):
+        self.seconds, self._since = self.elapsed(), None
+        try:
+            yield
+        finally:
+            self.start()
+
+
+def budget_steps(accelerator, cfg: OptimConfig, model, dataset: Dataset, pad_id: int, compute_loss,
+                 run_dir: Path) -> int:
+    """Optimizer steps that fit train.budget_minutes: the forward + backward of the first batches of epoch 0 timed
+    (the first one a warm-up; gradients dropped, no optimizer step), times grad_accum. Kept in run_dir/budget.json
+    so a resumed run keeps its plan."""
+    plan_path = run_dir / "budget.json"
+    if plan_path.is_file():
+        plan = json.loads(plan_path.read_text())
+        if plan.get("budget_minutes") == cfg.budget_minutes and plan.get("batch_size") == cfg.batch_size:
+            return int(plan["steps"])
+    order = epoch_order(len(dataset), cfg.seed, 0)
+    times = []
+    for k in range(3):
+        idx = order[(k * cfg.batch_size) % len(dataset):][: cfg.batch_size]
+        batch = {key: v.to(accelerator.device) for key, v in collate([dataset[i] for i in idx], pad_id).items()}
+        t0 = time.perf_counter()
+        loss, _ = compute_loss(model, batch)
+        accelerator.backward(loss)
+        times.append(time.perf_counter() - t0)
+        model.zero_grad(set_to_none=True)
+    # rule: every process takes the slowest process's step time, so all plan the same number of steps
+    per_step = float(accelerator.reduce(torch.tensor([sum(times[1:]) / 2 * cfg.grad_accum],
+                                                     device=accelerator.device), reduction="max")[0])
+    steps = max(1, int(cfg.budget_minutes * 60 / per_step))
+    if accelerator.is_main_process:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        atomic_write_json(plan_path, {"budget_minutes": cfg.budget_minutes, "batch_size": cfg.batch_size,
+                                      "seconds_per_step": round(per_step, 4), "steps": steps})
+    accelerator.print(f"train.budget_minutes={cfg.budget_minutes}: {per_step:.2f} s per step -> {steps} steps")
+    return steps

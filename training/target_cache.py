@@ -1,8 +1,10 @@
 """Offline cache of the frozen target's features for EAGLE-3 training (`eagle3.target_cache=true`).
 
 Instead of a target forward per batch and epoch, the aux hidden states [L,3H] and the final (normed) hidden state [L,H]
-of every training sequence are computed once and stored, one safetensors file per sequence, in the target's dtype.
-At train time the target logits are recomputed from the final hidden state by the target's `lm_head` alone.
+of every training sequence are computed once and stored, one safetensors file per sequence, in the target's dtype,
+with the two per-position numbers of the full-vocabulary teacher the loss needs: its log-sum-exp and its top-1.
+At train time the teacher is the final hidden state projected on the target's `lm_head` rows of the draft
+vocabulary only (the compact teacher: Vd of V rows, the same values).
 """
 
 from __future__ import annotations
@@ -10,11 +12,24 @@ from __future__ import annotations
 from pathlib import Path
 
 import torch
+import torch.nn.functional as F
+from safetensors import safe_open
 from safetensors.torch import load_file, save_file
 
 from draftpool.io import atomic_write_text
 from draftpool.models.kind import aux_features
 from draftpool.progress import progress
+from training.ttt import Teacher
+
+KEYS = {"aux", "last", "lse", "top1"}
+
+
+def _complete(path: Path) -> bool:
+    """A cache file with every key (files of an older draftpool lack lse / top1 and are recomputed)."""
+    if not path.exists():
+        return False
+    with safe_open(str(path), "pt") as f:
+        return KEYS <= set(f.keys())
 
 
 def build_cache(target, dataset, layers: list[int], cache_dir: Path, sig: str) -> None:
@@ -27,26 +42,44 @@ def build_cache(target, dataset, layers: list[int], cache_dir: Path, sig: str) -
     device = next(target.parameters()).device
     for i in progress(range(len(dataset)), "cache target features", unit="seq"):
         path = cache_dir / f"{i:07d}.safetensors"
-        if path.exists():
+        if _complete(path):
             continue
         ids = dataset[i]["input_ids"].unsqueeze(0).to(device)
         with torch.no_grad():
-            hs = target(input_ids=ids, output_hidden_states=True).hidden_states
-        aux = aux_features(hs, layers)[0]
+            out = target(input_ids=ids, output_hidden_states=True)
+        aux = aux_features(out.hidden_states, layers)[0]
+        logits = out.logits[0].float()  # [L,V]
+        tensors = {"aux": aux, "last": out.hidden_states[-1][0], "lse": logits.logsumexp(-1),
+                   "top1": logits.argmax(-1)}
         tmp = path.with_suffix(".tmp")
-        save_file({"aux": aux.contiguous().cpu(), "last": hs[-1][0].contiguous().cpu()}, str(tmp))
+        save_file({k: v.contiguous().cpu() for k, v in tensors.items()}, str(tmp))
         tmp.rename(path)
 
 
-def cached_features(target, cache_dir: Path, index: torch.Tensor, width: int):
-    """-> (aux [B,T,3H], logits [B,T,V]) for dataset positions `index`, zero-padded on the right to `width`."""
+def compact_teacher(target, last: torch.Tensor, columns: torch.Tensor | None) -> torch.Tensor:
+    """last [...,H] the target's final normed hidden states -> its logits [...,Vs] at `columns` only (None: all V).
+    Each value is the full lm_head's (the same row dot products), at Vs / V of its cost."""
+    head = target.get_output_embeddings()
+    weight = head.weight if columns is None else head.weight[columns]  # [Vs,H]
+    bias = getattr(head, "bias", None)
+    bias = bias if bias is None or columns is None else bias[columns]
+    with torch.no_grad():
+        return F.linear(last.to(weight.dtype), weight, bias)
+
+
+def cached_features(target, cache_dir: Path, index: torch.Tensor, width: int, columns: torch.Tensor | None
+                    ) -> tuple[torch.Tensor, Teacher]:
+    """-> (aux [B,T,3H], the teacher at `columns` [Vs]) for dataset positions `index`, zero-padded on the right to
+    `width` (padding rows: logits 0, lse 0, top-1 0; no loss is taken there)."""
     device = next(target.parameters()).device
     items = [load_file(str(cache_dir / f"{int(i):07d}.safetensors")) for i in index.tolist()]
-    aux = torch.zeros(len(items), width, items[0]["aux"].shape[-1], dtype=items[0]["aux"].dtype)
-    last = torch.zeros(len(items), width, items[0]["last"].shape[-1], dtype=items[0]["last"].dtype)
-    for b, it in enumerate(items):
-        n = it["aux"].shape[0]
-        aux[b, :n], last[b, :n] = it["aux"], it["last"]
-    with torch.no_grad():
-        logits = target.lm_head(last.to(device))
-    return aux.to(device), logits
+
+    def stack(key: str) -> torch.Tensor:  # per item [L,...] -> [B,width,...]
+        first = items[0][key]
+        out = first.new_zeros(len(items), width, *first.shape[1:])
+        for b, it in enumerate(items):
+            out[b, : it[key].shape[0]] = it[key]
+        return out.to(device)
+
+    teacher = Teacher(compact_teacher(target, stack("last"), columns), stack("lse"), stack("top1"))
+    return stack("aux"), teacher

@@ -223,12 +223,12 @@ def init_head_from_head(head: Eagle3Head, source: Eagle3Head) -> None:
 
 
 def eagle3_loss(model, batch, target, layers, steps, weight, draft_ids, cache_dir=None):
-    if cache_dir is not None:
-        aux, tlogits = cached_features(target, cache_dir, batch["index"], batch["input_ids"].shape[1])
+    if cache_dir is not None:  # the compact teacher: draft-vocabulary rows only (training/target_cache.py)
+        aux, teacher = cached_features(target, cache_dir, batch["index"], batch["input_ids"].shape[1], draft_ids)
     else:
-        aux, tlogits = target_forward(target, batch["input_ids"], batch["attention_mask"], layers)
+        aux, teacher = target_forward(target, batch["input_ids"], batch["attention_mask"], layers)
     _, step_logits = model(aux, batch["input_ids"], batch["attention_mask"], steps, loss_mask=batch["loss_mask"])
-    return ttt_loss(Steps(step_logits, EAGLE3.offset, draft_ids), tlogits, batch["loss_mask"], weight)
+    return ttt_loss(Steps(step_logits, EAGLE3.offset, draft_ids), teacher, batch["loss_mask"], weight)
 
 
 def llama_loss(model, batch, target, kind):

@@ -8,35 +8,51 @@ positions carry no loss), which is most of a step's cost.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import torch
 
 from draftpool.models.kind import Steps, shift_left
 from training.losses import acceptance_on_draft_vocab, soft_cross_entropy
 
-__all__ = ["shift_left", "ttt_loss"]
+__all__ = ["Teacher", "shift_left", "ttt_loss"]
 
 
-def ttt_loss(steps: Steps, target_logits: torch.Tensor, loss_mask: torch.Tensor, step_weight: float = 0.8,
+@dataclass
+class Teacher:
+    """What the loss reads of the target's distribution per position: its logits at the drafter's columns
+    on_columns [B,T,Vs], their log-sum-exp over the full vocabulary lse [B,T] and the full-vocabulary top-1 [B,T].
+    (The full [B,T,V] logits are never needed: `training.target_cache` computes only these.)"""
+
+    on_columns: torch.Tensor
+    lse: torch.Tensor
+    top1: torch.Tensor
+
+    @classmethod
+    def from_logits(cls, target_logits: torch.Tensor, steps: Steps) -> Teacher:
+        """target_logits [B,T,V] -> the teacher at `steps`' columns."""
+        return cls(steps.on_columns(target_logits), target_logits.float().logsumexp(-1), target_logits.argmax(-1))
+
+
+def ttt_loss(steps: Steps, target: torch.Tensor | Teacher, loss_mask: torch.Tensor, step_weight: float = 0.8,
              with_metrics: bool = True):
-    """steps: made with `loss_mask` (per step the logits [N_j,Vs] at its counting rows, row-major); target_logits
-    [B,T,V]; loss_mask [B,T] (1 on response tokens).
+    """steps: made with `loss_mask` (per step the logits [N_j,Vs] at its counting rows, row-major); target: the
+    target logits [B,T,V] or their `Teacher`; loss_mask [B,T] (1 on response tokens).
     Returns (weighted loss, metrics with per-step `loss_j`, `top1_j`, `accept_j` (1 - TV) and `n_j`)."""
+    teacher = target if isinstance(target, Teacher) else Teacher.from_logits(target, steps)
     total = steps.logits[0].new_zeros(())
     metrics: dict[str, float] = {}
-    target_top1 = target_logits.argmax(-1)  # [B,T] over the full vocabulary
-    target_lse = target_logits.float().logsumexp(-1)  # [B,T]
-    target_d = steps.on_columns(target_logits)  # [B,T,Vs]; the softmax below renormalises on Vs
     for j, logits in enumerate(steps.logits):
         mask = steps.mask(loss_mask, j)  # [B,T] the predicted token is a response token
         if not mask.any():
             continue
-        teacher_d = steps.teacher(target_d, j)[mask]  # [N,Vs]
+        teacher_d = steps.teacher(teacher.on_columns, j)[mask]  # [N,Vs]; the softmax below renormalises on Vs
         loss_j = soft_cross_entropy(logits, teacher_d).mean()
         total = total + (step_weight ** j) * loss_j
         if with_metrics:
             with torch.no_grad():
-                top1 = steps.target_ids(logits.argmax(-1)) == steps.teacher(target_top1, j)[mask]
-                acc = acceptance_on_draft_vocab(logits, teacher_d, steps.teacher(target_lse, j)[mask])
+                top1 = steps.target_ids(logits.argmax(-1)) == steps.teacher(teacher.top1, j)[mask]
+                acc = acceptance_on_draft_vocab(logits, teacher_d, steps.teacher(teacher.lse, j)[mask])
                 metrics[f"loss_{j}"] = loss_j.item()
                 metrics[f"top1_{j}"] = top1.float().mean().item()
                 metrics[f"accept_{j}"] = acc.mean().item()

@@ -164,6 +164,37 @@ def ttt_attend(keys: list[torch.Tensor], values: list[torch.Tensor], allowed0: t
     return attend
 
 
+def ttt_rows_attend(key0: torch.Tensor, value0: torch.Tensor, allowed0: torch.Tensor, rb: torch.Tensor,
+                    rt: torch.Tensor) -> Attend:
+    """`ttt_attend` for steps >= 1 computed at N rows only (rb, rt [N]: batch and position of each): the queries,
+    keys and values come as [1,nh,N,d]; step 0's keys / values [B,nh,T,d] are read at every position as before.
+    Attention is a small share of a step: the row's scores over step 0 are taken in the [B,nh,T,T] layout (queries
+    scattered in, probabilities scattered back) rather than gathering step 0's keys per row ([N,nh,T,d])."""
+    keys: list[torch.Tensor] = []
+    values: list[torch.Tensor] = []
+    b, nh, t, d = key0.shape
+    scale = 1.0 / math.sqrt(d)
+
+    def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+        q, k, v = (x[0].transpose(0, 1) for x in (q, k, v))  # [N,nh,d]
+        keys.append(k)
+        values.append(v)
+        qf = q.new_zeros(b, nh, t, d)
+        qf[rb, :, rt] = q  # [B,nh,T,d], zero off the rows
+        s0 = (qf @ key0.transpose(-1, -2))[rb, :, rt] * scale  # [N,nh,T]
+        s0 = s0.masked_fill(~allowed0[rb, 0, rt][:, None], torch.finfo(s0.dtype).min)
+        diag = [(q * kk).sum(-1, keepdim=True) * scale for kk in keys]  # j x [N,nh,1]
+        p = torch.softmax(torch.cat([s0, *diag], dim=-1).float(), dim=-1).to(q.dtype)  # [N,nh,T+j]
+        pf = p.new_zeros(b, nh, t, t)
+        pf[rb, :, rt] = p[..., :t]
+        o = (pf @ value0)[rb, :, rt]  # [N,nh,d]
+        for i, vv in enumerate(values):
+            o = o + p[..., t + i: t + i + 1] * vv
+        return o.transpose(0, 1)[None]  # [1,nh,N,d]
+
+    return attend
+
+
 class Eagle3Head(nn.Module):
     def __init__(self, cfg: LlamaConfig):
         super().__init__()
@@ -202,7 +233,7 @@ class Eagle3Head(nn.Module):
         return self.midlayer(hidden, self.embed_tokens(tokens), cos, sin, attend)
 
     def forward(self, aux: torch.Tensor, input_ids: torch.Tensor, attention_mask: torch.Tensor, steps: int,
-                loss_mask: torch.Tensor | None = None, own_tokens: bool = False
+                loss_mask: torch.Tensor | None = None, own_tokens: bool = False, all_rows: bool = False
                 ) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
         """Training-time test: `steps` unrolled draft steps over a whole sequence at once.
 
@@ -215,6 +246,10 @@ class Eagle3Head(nn.Module):
         ([N_j,Vd], row-major order), which skips the lm_head where no loss is taken.
         With `own_tokens` steps 1.. read the head's own greedy draft of the previous step instead of the true token:
         the chain it would draft at decode time from every position at once (replay of off-path drafts).
+        With `loss_mask`, steps 1.. run only at the rows some step >= 1 takes a loss at (a row's later steps read
+        only its own earlier steps and step 0's keys), and the hidden states returned for them are those rows'
+        [1,N,h]: on prompt-heavy batches that skips most of the layer's work, with the same logits (`all_rows`: every
+        row at every step, as before 2026-11-27; kept to measure the difference, benchmarks/train_step.py).
         """
         b, t = input_ids.shape
         hidden = self.fc(aux)  # [B,T,h]
@@ -223,19 +258,36 @@ class Eagle3Head(nn.Module):
         allowed0 = causal[None, None] & attention_mask.bool()[:, None, None, :]  # [B,1,T,T]
         keys: list[torch.Tensor] = []
         values: list[torch.Tensor] = []
+        if loss_mask is not None:
+            # rule: shifts stay T wide when T < 2 + j (a short request: those steps give no loss)
+            masks = [shift_left(loss_mask, OFFSET + j).bool() for j in range(steps)]  # [B,T] rows of step j's loss
+            live = torch.stack(masks[1:]).any(0) if steps > 1 else masks[0] & False  # [B,T]
+            rb, rt = live.nonzero(as_tuple=True)  # [N] row-major, so each step's rows keep the full path's order
+        rows = None  # from step 1 with a loss mask: (rb, rt)
+
+        def at(x: torch.Tensor) -> torch.Tensor:  # [B,T,...] -> the rows this step runs at
+            return x if rows is None else x[rows][None]
+
+        attend = ttt_attend(keys, values, allowed0)
         outs = []
         for j in range(steps):
+            if j == 1 and loss_mask is not None and not all_rows:
+                hidden, rows = hidden[rb, rt][None], (rb, rt)  # [1,N,h]
+                if not len(rb):  # no later step takes a loss (short sequences): empty rows
+                    outs += [hidden] * (steps - 1)
+                    break
+                attend = ttt_rows_attend(keys[0], values[0], allowed0, rb, rt)
             if own_tokens and j > 0:
-                tokens = self.draft_ids[self.logits(hidden).argmax(-1)]  # [B,T] the previous step's greedy draft
+                tokens = self.draft_ids[self.logits(hidden).argmax(-1)]  # the previous step's greedy draft
             else:
-                tokens = shift_left(input_ids, OFFSET - 1 + j)  # [B,T] x_{t+1+j}, 0 past the end
-            hidden = self.step(hidden, tokens, pos + j, ttt_attend(keys, values, allowed0))
+                tokens = at(shift_left(input_ids, OFFSET - 1 + j))  # x_{t+1+j}, 0 past the end
+            hidden = self.step(hidden, tokens, at(pos + j), attend)
             outs.append(hidden)
         if loss_mask is None:
             return outs, [self.logits(o) for o in outs]
-        # rule: shifts stay T wide when T < 2 + j (a short request: those steps give no loss)
-        masks = [shift_left(loss_mask, OFFSET + j).bool() for j in range(steps)]
-        return outs, [self.logits(o[m]) for o, m in zip(outs, masks)]
+        # step 0 over [B,T], later steps over their [1,N] rows
+        picks = masks if all_rows else [masks[0]] + [m[rb, rt][None] for m in masks[1:]]
+        return outs, [self.logits(o[m]) for o, m in zip(outs, picks)]
 
     def export_state_dict(self) -> dict[str, torch.Tensor]:
         """The flat-layout tensors (no `model.` prefix, no embedding: the target's is shared)."""

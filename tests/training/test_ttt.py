@@ -97,3 +97,38 @@ def test_init_head_from_head_copies_layers_and_shared_lm_head_rows():
     assert new.draft_ids.tolist() == list(range(6, 16))  # the new head keeps its own vocabulary
     assert torch.equal(new.lm_head.weight[:6], src.lm_head.weight[6:12])  # ids 6..11: the source's rows
     assert torch.equal(new.lm_head.weight[6:], before[6:])  # ids 12..15: not in the source, initialisation kept
+
+
+def test_later_steps_run_only_at_loss_rows_with_the_full_paths_logits_and_gradients():
+    # long prompts, right padding, own-token chains: steps >= 1 run at the rows a later step takes a loss at, and
+    # give the full path's logits and weight gradients
+    torch.manual_seed(1)
+    tcfg = LlamaConfig(vocab_size=40, hidden_size=16, intermediate_size=32, num_hidden_layers=6,
+                       num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=64)
+    head = Eagle3Head(head_config(tcfg, 12, [1, 3, 4])).double()
+    head.d2t.copy_(torch.arange(12) * 2)
+    B, T = 3, 20
+    ids = torch.randint(0, 40, (B, T))
+    attn = torch.ones(B, T, dtype=torch.long)
+    attn[1, 15:] = 0
+    attn[2, 9:] = 0
+    loss_mask = torch.zeros(B, T, dtype=torch.long)
+    loss_mask[0, 12:] = 1
+    loss_mask[1, 10:15] = 1
+    loss_mask[2, 8:9] = 1  # one response token: only step 0 counts
+    aux = torch.randn(B, T, 48, dtype=torch.float64)
+    for own in (False, True):
+        head.zero_grad()
+        _, full = head(aux, ids, attn, 5, own_tokens=own)
+        sels = [torch.nn.functional.pad(loss_mask[:, 2 + j:], (0, 2 + j)).bool() for j in range(5)]
+        sum((f[s] ** 2).sum() * (j + 1) for j, (f, s) in enumerate(zip(full, sels))).backward()
+        ref = {k: p.grad.clone() for k, p in head.named_parameters() if p.grad is not None}
+        head.zero_grad()
+        hidden, masked = head(aux, ids, attn, 5, loss_mask=loss_mask, own_tokens=own)
+        assert hidden[1].shape[1] == (sels[1] | sels[2] | sels[3] | sels[4]).sum() < B * T / 2
+        for f, m, s in zip(full, masked, sels):
+            torch.testing.assert_close(f[s], m, rtol=1e-10, atol=1e-10)
+        sum((m ** 2).sum() * (j + 1) for j, m in enumerate(masked)).backward()
+        for k, p in head.named_parameters():
+            if p.grad is not None:
+                torch.testing.assert_close(p.grad, ref[k], rtol=1e-9, atol=1e-10)

@@ -1,0 +1,155 @@
+"""Where an EAGLE-3 training step's time goes, and what each step-cost lever saves, on the same batches.
+
+    python -m benchmarks.train_step [--domain sql] [--steps 8] [--variants before,compact,rows,new,...] [key=value ...]
+
+Builds the domain's head as `train_drafter.py` would (recipe `recipes/<domain>/eagle3.yaml` + overrides, the same
+data and target-feature cache: built first if missing) and, for every variant from the same initial weights, runs
+--steps optimizer steps on the same batches (the epoch-0 order; one warm-up step first, not timed). Reported per
+variant: seconds per step (mean, and its split: features + teacher, head forward, loss, backward + optimizer) and
+the loss at every step, whose largest difference from the first variant's shows whether a lever changes what a
+step learns (equal quality per step) or only what it costs. Variants:
+
+    before   the step as of 2026-11-26: teacher through the target's full lm_head, every row at every TTT step
+    compact  the compact teacher only (draft-vocabulary rows of lm_head, cached log-sum-exp and top-1)
+    rows     TTT steps >= 1 only at the rows a later step takes a loss at
+    new      both (today's default)
+    ttt3     new, 3 TTT steps instead of the recipe's
+    bf16     new under bf16 autocast (native only with avx512_bf16 / AMX; emulated, and slower, elsewhere)
+
+Timings depend on the machine: compare variants within one run only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import sys
+import time
+from contextlib import nullcontext
+from pathlib import Path
+
+import torch
+
+from draftpool.config import ConfigError, load_config
+from draftpool.models.eagle3 import EAGLE3
+from draftpool.models.kind import Steps
+from draftpool.target import load_target, resolve_target
+from training.data import ResponseDataset, collate
+from training.loop import cpu_has_bf16, epoch_order
+from training.target_cache import cached_features
+from training.train_drafter import TrainConfig, make_accelerator, make_eagle3, prepare_rows, setup_eagle3
+from training.ttt import Teacher, ttt_loss
+
+VARIANTS = {  # name -> (compact teacher, live rows only, TTT steps (0: the recipe's), bf16 autocast)
+    "before": (False, False, 0, False),
+    "compact": (True, False, 0, False),
+    "rows": (False, True, 0, False),
+    "new": (True, True, 0, False),
+    "ttt3": (True, True, 3, False),
+    "bf16": (True, True, 0, True),
+}
+
+
+def time_variant(name: str, head0, target, cache_dir: Path, batches: list[dict], ttt_steps: int,
+                 weight: float, lr: float) -> dict:
+    """Run the batches (the first one untimed) from a copy of head0 -> seconds per step, its split, losses."""
+    compact, rows, steps, bf16 = VARIANTS[name]
+    steps = steps or ttt_steps
+    head = copy.deepcopy(head0).train()
+    draft_ids = head.draft_ids
+    opt = torch.optim.AdamW([p for p in head.parameters() if p.requires_grad], lr=lr, betas=(0.9, 0.95))
+    split = dict.fromkeys(("features", "forward", "loss", "backward"), 0.0)
+    losses = []
+    for i, batch in enumerate(batches):
+        marks = [time.perf_counter()]
+        aux, teacher = cached_features(target, cache_dir, batch["index"], batch["input_ids"].shape[1],
+                                       draft_ids if compact else None)
+        if not compact:  # the full [B,T,V] logits, then the teacher read from them (the 2026-11-26 step)
+            teacher = Teacher.from_logits(teacher.on_columns, Steps([], EAGLE3.offset, draft_ids))
+        marks.append(time.perf_counter())
+        with torch.autocast("cpu", dtype=torch.bfloat16) if bf16 else nullcontext():
+            _, logits = head(aux, batch["input_ids"], batch["attention_mask"], steps, loss_mask=batch["loss_mask"],
+                             all_rows=not rows)
+            marks.append(time.perf_counter())
+            loss, _ = ttt_loss(Steps(logits, EAGLE3.offset, draft_ids), teacher, batch["loss_mask"], weight)
+        marks.append(time.perf_counter())
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(head.parameters(), 1.0)
+        opt.step()
+        opt.zero_grad()
+        marks.append(time.perf_counter())
+        losses.append(loss.item())
+        if i == 0:  # warm-up
+            continue
+        for k, a, b in zip(split, marks, marks[1:]):
+            split[k] += b - a
+    n = max(1, len(batches) - 1)
+    per = {k: round(v / n, 3) for k, v in split.items()}
+    return {"variant": name, "seconds_per_step": round(sum(per.values()), 3), **per, "ttt_steps": steps,
+            "losses": [round(x, 5) for x in losses]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--domain", default="sql")
+    ap.add_argument("--steps", type=int, default=8, help="timed steps per variant (plus one warm-up)")
+    ap.add_argument("--variants", default="before,compact,rows,new,ttt3,bf16")
+    ap.add_argument("--out", default="runs/bench/train_step.json")
+    args, overrides = ap.parse_known_args(argv)
+    names = [v for v in args.variants.split(",") if v]
+    try:
+        if unknown := [v for v in names if v not in VARIANTS]:
+            raise ConfigError(f"unknown variant(s) {unknown}; known: {', '.join(VARIANTS)}")
+        cfg = load_config(TrainConfig, f"recipes/{args.domain}/eagle3.yaml",
+                          overrides + [f"domain={args.domain}", "drafter=eagle3", "eagle3.target_cache=true"])
+    except (ConfigError, ValueError, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    # 1. data, target and the head's initial weights, as train_drafter.py builds them
+    info = resolve_target(cfg.target)
+    accelerator = make_accelerator(cfg)
+    target, tok = load_target(info, accelerator.device)
+    rows, _, _ = prepare_rows(cfg, info, tok, accelerator)
+    dataset = ResponseDataset(rows, cfg.train.max_len)
+    run_dir = Path(cfg.run_dir.format(target_slug=info.slug, domain=cfg.domain, drafter=cfg.drafter))
+    setup_eagle3(cfg, accelerator, target, info, rows, dataset, run_dir)  # builds the feature cache if missing
+    head0 = make_eagle3(cfg, target, info, rows)
+    order = epoch_order(len(dataset), cfg.train.seed, 0)
+    bs = cfg.train.batch_size
+    batches = [collate([dataset[i] for i in order[k * bs:(k + 1) * bs]], tok.pad_token_id)
+               for k in range(min(args.steps + 1, len(dataset) // bs))]
+
+    # 2. every variant on the same batches
+    results = []
+    for name in names:
+        if VARIANTS[name][3] and not cpu_has_bf16() and accelerator.device.type == "cpu":
+            print(f"{name}: this CPU has no native bf16 (avx512_bf16 / AMX): bf16 is emulated", file=sys.stderr)
+        r = time_variant(name, head0, target, run_dir / "target_cache", batches, cfg.eagle3.ttt_steps,
+                         cfg.eagle3.step_weight, cfg.train.lr)
+        results.append(r)
+        print(json.dumps({k: v for k, v in r.items() if k != "losses"}), flush=True)
+
+    # 3. table
+    base = results[0]
+    print(f"\n{cfg.domain}, batch {bs}, {len(batches) - 1} timed steps, {torch.get_num_threads()} threads, "
+          f"{accelerator.device}\n")
+    print("| variant | s/step | x first | features+teacher | head forward | loss | backward+opt | "
+          "max abs loss diff vs first |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in results:
+        same_steps = r["ttt_steps"] == base["ttt_steps"]
+        diff = max(abs(a - b) for a, b in zip(r["losses"], base["losses"])) if same_steps else float("nan")
+        gain = base["seconds_per_step"] / r["seconds_per_step"]
+        print(f"| {r['variant']} | {r['seconds_per_step']:.2f} | {gain:.2f}x | {r['features']:.2f} | "
+              f"{r['forward']:.2f} | {r['loss']:.2f} | {r['backward']:.2f} | "
+              f"{diff:.1e} |")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"domain": cfg.domain, "batch_size": bs, "threads": torch.get_num_threads(),
+                               "results": results}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
