@@ -49,9 +49,10 @@ class OptimConfig:
     budget_minutes: float = field(0.0, help="train for about this many minutes of the loop (the feature cache "
                                             "before it excluded): the step count comes from timed probe steps on "
                                             "the first batches and overrides epochs and max_steps (0 = off)")
-    curve_every: int = field(0, help="every N optimizer steps evaluate on held-out rows and append to "
-                                     "run_dir/curve.jsonl, against training wall-clock (evaluation excluded) and "
-                                     "response tokens seen (0 = off; benchmarks/learning_curve.py)")
+    curve_minutes: float = field(0.0, help="each time the training clock passes another N minutes, and at the last "
+                                           "step, evaluate on held-out rows and append to run_dir/curve.jsonl, "
+                                           "against training wall-clock (evaluation excluded) and response tokens "
+                                           "seen (0 = off; benchmarks/learning_curve.py)")
     batch_size: int = field(8, help="sequences per device per micro-step")
     grad_accum: int = field(1, help="micro-steps per optimizer step")
     max_len: int = field(512, help="longest prompt+response in tokens (longer ones are cut)")
@@ -69,8 +70,8 @@ class OptimConfig:
                 raise ConfigError(f"train.{k} must be >= 1")
         if self.lr <= 0 or self.max_steps < 0 or not 0 <= self.warmup_ratio < 1:
             raise ConfigError("train.lr must be > 0, train.max_steps >= 0, train.warmup_ratio in [0, 1)")
-        if self.budget_minutes < 0 or self.curve_every < 0:
-            raise ConfigError("train.budget_minutes and train.curve_every must be >= 0")
+        if self.budget_minutes < 0 or self.curve_minutes < 0:
+            raise ConfigError("train.budget_minutes and train.curve_minutes must be >= 0")
         if self.mixed_precision not in ("auto", "no", "bf16", "fp16"):
             raise ConfigError("train.mixed_precision must be auto, no, bf16 or fp16")
 
@@ -123,7 +124,8 @@ def resume_point(accelerator, run_dir: Path, keep: int) -> Path | None:
     return complete[-1][1] if complete else None
 
 
-OnStep = Callable[[torch.nn.Module, int, float, int], None]  # (model, step, training seconds, response tokens)
+# (model, step, total steps, training seconds, response tokens so far)
+OnStep = Callable[[torch.nn.Module, int, int, float, int], None]
 
 
 def train(accelerator, cfg: OptimConfig, model: torch.nn.Module, dataset: Dataset, pad_id: int,
@@ -213,7 +215,7 @@ def train(accelerator, cfg: OptimConfig, model: torch.nn.Module, dataset: Datase
                 bar.set_postfix(loss=f"{loss.item():.3f}", top1=f"{metrics.get('top1_0', float('nan')):.2f}")
             if on_step is not None:
                 with clock.paused():
-                    on_step(model, step, clock.elapsed(), clock.tokens)
+                    on_step(model, step, total_steps, clock.elapsed(), clock.tokens)
             if step % cfg.save_every == 0 or step == total_steps:
                 next_epoch, next_skip = (epoch + 1, 0) if batch_idx >= n_usable else (epoch, batch_idx)
                 with clock.paused():

@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import sys
+import time
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -65,6 +66,8 @@ class Eagle3Options:
     draft_vocab_size: int = field(0, help="reduced draft vocabulary (0 = min(32000, target vocab // 4))")
     ttt_steps: int = field(7, help="unrolled training-time-test steps")
     step_weight: float = field(0.8, help="loss weight of TTT step j is step_weight**j")
+    accept_weight: float = field(0.0, help="add this weight times -log(1 - TV(target, head)) to each TTT step's "
+                                           "cross-entropy: a loss on the acceptance probability itself (0 = off)")
     target_cache: bool = field(False, help="compute the target's features once into run_dir/target_cache instead "
                                            "of a target forward per batch (final hidden state -> lm_head)")
     init_from_target: bool = field(False, help="start the head's lm_head from the target's output-embedding rows of "
@@ -140,8 +143,9 @@ class TrainConfig:
                                 ("export.speculative_tokens", self.export.speculative_tokens, 1)):
             if value < low:
                 raise ConfigError(f"{key} must be >= {low}, got {value}")
-        if not self.eagle3.step_weight > 0:
-            raise ConfigError(f"eagle3.step_weight must be > 0, got {self.eagle3.step_weight}")
+        if not self.eagle3.step_weight > 0 or self.eagle3.accept_weight < 0:
+            raise ConfigError(f"eagle3.step_weight must be > 0 and eagle3.accept_weight >= 0, got "
+                              f"{self.eagle3.step_weight}, {self.eagle3.accept_weight}")
         sx = self.suffix
         if sx.depth < 2 or sx.max_tokens < 1 or sx.segment_tokens < 1 or not 1 <= sx.n_min <= sx.n_max:
             raise ConfigError("suffix: depth >= 2, max_tokens and segment_tokens >= 1, 1 <= n_min <= n_max")
@@ -222,13 +226,14 @@ def init_head_from_head(head: Eagle3Head, source: Eagle3Head) -> None:
     head.lm_head.weight.data[shared] = source.lm_head.weight.data[pos[shared]].to(head.lm_head.weight.dtype)
 
 
-def eagle3_loss(model, batch, target, layers, steps, weight, draft_ids, cache_dir=None):
+def eagle3_loss(model, batch, target, layers, steps, weight, draft_ids, cache_dir=None, accept_weight=0.0):
     if cache_dir is not None:  # the compact teacher: draft-vocabulary rows only (training/target_cache.py)
         aux, teacher = cached_features(target, cache_dir, batch["index"], batch["input_ids"].shape[1], draft_ids)
     else:
         aux, teacher = target_forward(target, batch["input_ids"], batch["attention_mask"], layers)
     _, step_logits = model(aux, batch["input_ids"], batch["attention_mask"], steps, loss_mask=batch["loss_mask"])
-    return ttt_loss(Steps(step_logits, EAGLE3.offset, draft_ids), teacher, batch["loss_mask"], weight)
+    return ttt_loss(Steps(step_logits, EAGLE3.offset, draft_ids), teacher, batch["loss_mask"], weight,
+                    accept_weight=accept_weight)
 
 
 def llama_loss(model, batch, target, kind):
@@ -252,7 +257,7 @@ def setup_eagle3(cfg: TrainConfig, accelerator, target, info: TargetInfo, train_
         accelerator.wait_for_everyone()
     loss_fn = partial(eagle3_loss, target=target, layers=layers, steps=cfg.eagle3.ttt_steps,
                       weight=cfg.eagle3.step_weight, draft_ids=model.draft_ids.to(accelerator.device),
-                      cache_dir=cache_dir)
+                      cache_dir=cache_dir, accept_weight=cfg.eagle3.accept_weight)
     return model, loss_fn, {"aux_layers": layers, "draft_vocab_size": model.config.draft_vocab_size}
 
 
@@ -321,16 +326,19 @@ def _run(cfg: TrainConfig, accelerator, info: TargetInfo, run_dir: Path, pool_di
         held_rows = held_rows[: cfg.eval.max_sequences]
     dataset = ResponseDataset(train_rows, cfg.train.max_len)
 
-    # 2. drafter and loss
+    # 2. drafter and loss (the target-feature cache is built here: its time is part of training's cost)
+    t0 = time.perf_counter()
     model, loss_fn, extra = SETUPS[cfg.drafter](cfg, accelerator, target, info, train_rows, dataset, run_dir)
+    setup_seconds = time.perf_counter() - t0
     if accelerator.is_main_process:
         run_dir.mkdir(parents=True, exist_ok=True)
         atomic_write_json(run_dir / "config.json", to_dict(cfg))
 
     # 3. train (a drafter without weights, e.g. a suffix index, has none: it was built from the data)
     if loss_fn is not None:
+        hook = curve_hook(cfg, accelerator, kind, target, held_rows, tok.pad_token_id, run_dir, setup_seconds)
         model = train(accelerator, cfg.train, model, dataset, tok.pad_token_id, loss_fn, run_dir,
-                      desc=f"train {cfg.domain}-{cfg.drafter}")
+                      desc=f"train {cfg.domain}-{cfg.drafter}", on_step=hook)
         state = accelerator.get_state_dict(model)  # gathered on every rank (ZeRO-3 partitions it)
         model = accelerator.unwrap_model(model)
     if not accelerator.is_main_process:
@@ -366,6 +374,40 @@ def _run(cfg: TrainConfig, accelerator, info: TargetInfo, run_dir: Path, pool_di
     print(f"exported {pool_dir / name} (manifest {pool_dir / 'pool.json'})")
     accelerator.wait_for_everyone()
     return res
+
+
+def curve_hook(cfg: TrainConfig, accelerator, kind: str, target, held_rows: list[dict], pad_id: int, run_dir: Path,
+               setup_seconds: float):
+    """train.curve_minutes > 0: the hook that evaluates the drafter on the held-out rows (eval.max_sequences) each
+    time the training clock passes another curve_minutes, and at the last step, and appends a row to
+    run_dir/curve.jsonl (a fresh run starts the file anew)."""
+    every = cfg.train.curve_minutes * 60
+    if not every:
+        return None
+    due = [every]  # the next evaluation's training-clock time
+    path = run_dir / "curve.jsonl"
+    if accelerator.is_main_process and not any((run_dir / "checkpoints").glob("checkpoint_*")):
+        path.unlink(missing_ok=True)
+
+    def hook(model, step: int, total: int, seconds: float, tokens: int) -> None:
+        if seconds < due[0] and step < total:
+            return
+        due[0] = (seconds // every + 1) * every
+        if accelerator.is_main_process:
+            drafter = accelerator.unwrap_model(model)
+            t0 = time.perf_counter()
+            res = evaluate(kind, drafter, target, held_rows, cfg.eval.depth, cfg.train.max_len, pad_id,
+                           cfg.eval.batch_size)
+            drafter.train()
+            row = {"step": step, "train_seconds": round(seconds, 2), "setup_seconds": round(setup_seconds, 2),
+                   "tokens": tokens, "eval_seconds": round(time.perf_counter() - t0, 2),
+                   **{k: res[k] for k in ("top1_per_step", "accept_per_step", "expected_chain_length_greedy",
+                                          "empirical_greedy_chain_length")}}
+            with path.open("a") as f:
+                f.write(json.dumps(row) + "\n")
+        accelerator.wait_for_everyone()
+
+    return hook
 
 
 def setup_suffix(cfg: TrainConfig, accelerator, target, info: TargetInfo, train_rows: list[dict],

@@ -35,9 +35,11 @@ class Teacher:
 
 
 def ttt_loss(steps: Steps, target: torch.Tensor | Teacher, loss_mask: torch.Tensor, step_weight: float = 0.8,
-             with_metrics: bool = True):
+             with_metrics: bool = True, accept_weight: float = 0.0):
     """steps: made with `loss_mask` (per step the logits [N_j,Vs] at its counting rows, row-major); target: the
-    target logits [B,T,V] or their `Teacher`; loss_mask [B,T] (1 on response tokens).
+    target logits [B,T,V] or their `Teacher`; loss_mask [B,T] (1 on response tokens). `accept_weight` > 0 adds to
+    each step's cross-entropy that weight times -log(1 - TV(p, q)), the log-probability that the target accepts the
+    head's sampled draft (a loss aimed at acceptance itself; the cross-entropy alone aims at p's whole shape).
     Returns (weighted loss, metrics with per-step `loss_j`, `top1_j`, `accept_j` (1 - TV) and `n_j`)."""
     teacher = target if isinstance(target, Teacher) else Teacher.from_logits(target, steps)
     total = steps.logits[0].new_zeros(())
@@ -48,6 +50,9 @@ def ttt_loss(steps: Steps, target: torch.Tensor | Teacher, loss_mask: torch.Tens
             continue
         teacher_d = steps.teacher(teacher.on_columns, j)[mask]  # [N,Vs]; the softmax below renormalises on Vs
         loss_j = soft_cross_entropy(logits, teacher_d).mean()
+        if accept_weight > 0:  # rule: acceptance of a sampled draft = sum_v min(p_v, q_v) (p: full-vocab softmax)
+            acc = acceptance_on_draft_vocab(logits, teacher_d, steps.teacher(teacher.lse, j)[mask])  # [N]
+            loss_j = loss_j - accept_weight * acc.clamp_min(1e-6).log().mean()
         total = total + (step_weight ** j) * loss_j
         if with_metrics:
             with torch.no_grad():

@@ -132,3 +132,24 @@ def test_later_steps_run_only_at_loss_rows_with_the_full_paths_logits_and_gradie
         for k, p in head.named_parameters():
             if p.grad is not None:
                 torch.testing.assert_close(p.grad, ref[k], rtol=1e-9, atol=1e-10)
+
+
+def test_acceptance_term_adds_minus_log_sum_min_p_q_per_step():
+    torch.manual_seed(2)
+    B, T, V = 2, 8, 30
+    columns = torch.tensor([0, 3, 4, 9, 12, 20])
+    loss_mask = torch.zeros(B, T, dtype=torch.long)
+    loss_mask[0, 3:] = 1
+    loss_mask[1, 4:] = 1
+    logits = [torch.randn(int(loss_mask[:, 2 + j:].sum()), len(columns), dtype=torch.float64) for j in range(3)]
+    target = torch.randn(B, T, V, dtype=torch.float64)
+    steps = Steps(logits, 2, columns)
+    base, _ = ttt_loss(steps, target, loss_mask, 0.5)
+    with_acc, _ = ttt_loss(steps, target, loss_mask, 0.5, accept_weight=0.3)
+    extra = 0.0
+    for j, lg in enumerate(logits):
+        rows = [(b, t) for b in range(B) for t in range(T - 2 - j) if loss_mask[b, t + 2 + j]]
+        p = torch.stack([torch.softmax(target[b, t + 1 + j], -1)[columns] for b, t in rows])  # full-vocab p
+        acc = torch.minimum(p, torch.softmax(lg, -1)).sum(-1)
+        extra += 0.5 ** j * 0.3 * -acc.log().mean().item()
+    assert abs(with_acc.item() - base.item() - extra) < 1e-6 and extra > 0
