@@ -26,7 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 VARIANTS = {  # name -> overrides on the domain's eagle3 recipe
-    "default": [],
+    "default": [],  # the recipe as it is
+    "ttt7": ["eagle3.ttt_steps=7"],
     "ttt3": ["eagle3.ttt_steps=3"],
     "ttt5": ["eagle3.ttt_steps=5"],
     "frozen-lm-head": ["eagle3.freeze_lm_head=true"],
@@ -35,6 +36,8 @@ VARIANTS = {  # name -> overrides on the domain's eagle3 recipe
     "lr3e-3": ["train.lr=0.003"],
     "batch4": ["train.batch_size=4"],
     "ttt3-lr3e-3": ["eagle3.ttt_steps=3", "train.lr=0.003"],
+    "ttt3-frozen-lm-head": ["eagle3.ttt_steps=3", "eagle3.freeze_lm_head=true"],
+    "ttt3-accept-loss": ["eagle3.ttt_steps=3", "eagle3.accept_weight=1.0"],
     "accept-loss": ["eagle3.accept_weight=1.0"],
 }
 

@@ -11,11 +11,12 @@ records the same build signature is skipped, and a killed drafter resumes from i
 `key=value` overrides go to every drafter.
 
 Profiles (the recipes stay the reference for a single drafter):
-- quick: sized for 2 CPU cores and the embedded target (<= 60 min for 8 heads from no data): the first 64 train and
-  32 held-out prompts of each split are distilled; the general head trains first (100 optimizer steps of 8
+- quick: sized for 2 CPU cores and the embedded target (<= 60 min for 8 heads once the data exists): the first 64
+  train and 32 held-out prompts of each split are distilled; the general head trains first (200 optimizer steps of 8
   sequences), then every specialist starts from it (`eagle3.init_from`: its layers, and its lm_head rows for the
-  tokens the specialist's own draft vocabulary shares) and trains 50 steps on its domain; 4 training-time-test steps
-  (the depths a k <= 4 chain drafts) and 4096-token draft vocabularies (the lm_head is half a step's work at 8192);
+  tokens the specialist's own draft vocabulary shares) and trains 120 steps on its domain; 3 training-time-test steps
+  (the recipes' default: at equal training time they beat 7, docs/benchmarks.md "Learning curves") and 4096-token
+  draft vocabularies;
   no per-drafter held-out evaluation: the matrix (32 held-out answers per domain)
   measures the same rows and each drafter's own-domain cell becomes its exported evaluation. Domains whose data
   already exists are trained on it as it is.
@@ -41,9 +42,9 @@ from training.train_drafter import DRAFTERS, WARM_START, NaNLossError, TrainConf
 
 PROFILES = {
     "quick": {"train": ["data.gen.max_prompts_per_split=64", "data.gen.max_held_out_prompts=32",
-                        "eagle3.ttt_steps=4", "eagle3.draft_vocab_size=4096", "eval.skip=true",
-                        "train.save_every=10"],
-              "general": ["train.max_steps=100"], "specialist": ["train.max_steps=50"], "warm_start": True,
+                        "eagle3.ttt_steps=3", "eagle3.draft_vocab_size=4096", "eval.skip=true",
+                        "train.save_every=20"],
+              "general": ["train.max_steps=200"], "specialist": ["train.max_steps=120"], "warm_start": True,
               "matrix_sequences": 32},
     "full": {"train": [], "general": [], "specialist": [], "warm_start": False, "matrix_sequences": 0},
 }
@@ -73,7 +74,10 @@ def load_cfg(target: str, profile: str, drafter: str, domain: str, overrides: li
 
 
 def build_signature(profile: str, overrides: list[str], init_from: str = "") -> dict:
-    return {"profile": profile, "overrides": list(overrides), **({"init_from": init_from} if init_from else {})}
+    """What a pool entry was built with: the profile's name and settings (a changed profile rebuilds), the
+    overrides and the warm start."""
+    return {"profile": profile, "settings": PROFILES[profile], "overrides": list(overrides),
+            **({"init_from": init_from} if init_from else {})}
 
 
 def train_all(target: str, profile: str, drafters: list[str], domains: list[str], overrides: list[str]) -> Path:

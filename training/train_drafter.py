@@ -1,7 +1,7 @@
 """Train a domain drafter for a target: self-distill (if needed) -> train -> evaluate -> export to the pool.
 
     accelerate launch --config_file recipes/accelerate_configs/single.yaml train_drafter.py --domain sql \
-        [--drafter eagle3|llama68m] [--target ID_OR_PATH] [key=value ...]
+        [--drafter eagle3|llama68m|suffix] [--target ID_OR_PATH] [--budget-minutes N] [key=value ...]
 
 Multi-GPU / DeepSpeed: `accelerate launch --config_file recipes/accelerate_configs/zero2.yaml train_drafter.py ...`.
 The recipe is `recipes/<domain>/<drafter>.yaml`; `python train_drafter.py --help-config` lists every key.
@@ -490,6 +490,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--drafter", default="eagle3", choices=sorted(DRAFTERS))
     ap.add_argument("--target", default=None, help=f"hub id or local folder (default {DEFAULT_TARGET})")
     ap.add_argument("--recipe", default=None, help="default: recipes/<domain>/<drafter>.yaml")
+    ap.add_argument("--budget-minutes", type=float, default=None,
+                    help="train for about this many minutes (train.budget_minutes: the step count from timed probe "
+                         "steps, in place of the recipe's epochs)")
     ap.add_argument("--help-config", action="store_true", help="list every config key and exit")
     args, overrides = ap.parse_known_args(argv)
     if args.help_config:
@@ -502,6 +505,7 @@ def main(argv: list[str] | None = None) -> int:
         recipe = args.recipe or f"recipes/{args.domain}/{args.drafter}.yaml"
         extra = [f"domain={args.domain}", f"drafter={args.drafter}"]
         extra += [f"target={args.target}"] if args.target else []
+        extra += [f"train.budget_minutes={args.budget_minutes}"] if args.budget_minutes is not None else []
         cfg = load_config(TrainConfig, recipe, overrides + extra)
         info = resolve_target(cfg.target)
         run_dir = Path(cfg.run_dir.format(target_slug=info.slug, domain=cfg.domain, drafter=cfg.drafter))

@@ -25,11 +25,11 @@ def test_tiny_pool_end_to_end_and_resume(tmp_path, capsys):
     assert set(manifest["drafters"]) == names
     assert manifest["drafters"]["sql-suffix"]["kind"] == "suffix" and (pool / "sql-suffix" / "index.npz").is_file()
     assert all(e["build"]["profile"] == "quick" for e in manifest["drafters"].values())
-    # the quick profile's specialist starts from the general head, trained 4 TTT steps, no separate eval
+    # the quick profile's specialist starts from the general head, trained 3 TTT steps, no separate eval
     assert manifest["drafters"]["sql-eagle3"]["build"]["init_from"] == str(pool / "general-eagle3")
     assert "init_from" not in manifest["drafters"]["general-eagle3"]["build"]
     sql_cfg = json.loads((pool / "sql-eagle3" / "draftpool.json").read_text())["train_config"]
-    assert sql_cfg["eagle3"]["init_from"] == str(pool / "general-eagle3") and sql_cfg["eagle3"]["ttt_steps"] == 4
+    assert sql_cfg["eagle3"]["init_from"] == str(pool / "general-eagle3") and sql_cfg["eagle3"]["ttt_steps"] == 3
     assert sql_cfg["eval"]["skip"] is True
     m = manifest["matrix"]
     assert set(m) == {"sql", "general"} and all(set(row) == names for row in m.values())
@@ -56,3 +56,11 @@ def test_tiny_pool_end_to_end_and_resume(tmp_path, capsys):
 def test_bad_input(args, msg, capsys):
     assert build_pool.main(args) == 2
     assert msg in capsys.readouterr().err
+
+
+def test_a_changed_profile_changes_the_build_signature(monkeypatch):
+    """A pool entry built under other profile settings is rebuilt, not skipped as already built."""
+    before = build_pool.build_signature("quick", ["x=1"])
+    changed = {**build_pool.PROFILES["quick"], "specialist": ["train.max_steps=7"]}
+    monkeypatch.setitem(build_pool.PROFILES, "quick", changed)
+    assert build_pool.build_signature("quick", ["x=1"]) != before
