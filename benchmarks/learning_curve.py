@@ -23,6 +23,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from benchmarks import save_figure
+
 ROOT = Path(__file__).resolve().parents[1]
 
 VARIANTS = {  # name -> overrides on the domain's eagle3 recipe
@@ -97,10 +99,7 @@ def plot(curves: dict[str, list[dict]], path: Path, title: str) -> None:
     axes[0].legend(fontsize=8)
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp.png")
-    fig.savefig(tmp, dpi=110)
-    tmp.rename(path)
+    save_figure(fig, path)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import torch
 
+from benchmarks import save_figure
 from data_gen.domains import domain_prompts
 from data_gen.generate import render_prompt, stop_token_ids
 from data_gen.problems import extract_answer, is_correct, load_problems
@@ -205,10 +206,7 @@ def plot(results: dict, path: Path, window: int) -> None:
             ax.legend(fontsize=8)
             ax.grid(alpha=0.3)
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp.png")
-    fig.savefig(tmp, dpi=90)
-    tmp.replace(path)
+    save_figure(fig, path, dpi=90)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -48,6 +48,7 @@ from typing import Any
 import torch
 from tqdm.auto import tqdm
 
+from benchmarks import save_figure
 from benchmarks.online_live import live_part, soak
 from benchmarks.replay import Method, ReplayRequest, chain_acceptance, greedy_chains, replay
 from data_gen.domains import GENERAL, domain_prompts
@@ -288,10 +289,8 @@ def plot(report: dict[str, Any], path: Path) -> None:
         ax.legend(fontsize=7)
     fig.suptitle(f"Online adaptation, pool without {report['shift']} ({report['target']})")
     fig.tight_layout()
-    tmp = path.with_suffix(".tmp.png")
-    fig.savefig(tmp, dpi=110)
+    save_figure(fig, path)
     plt.close(fig)
-    os.replace(tmp, path)
 
 
 def format_table(report: dict[str, Any]) -> str:
