@@ -9,6 +9,8 @@ Per draft step j (EAGLE-3: TTT step j; independent drafter: the same next-token 
 
 from __future__ import annotations
 
+import json
+import time
 from pathlib import Path
 
 import torch
@@ -221,3 +223,36 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+def curve_hook(minutes: float, accelerator, kind: str, target, held_rows: list[dict], pad_id: int, run_dir: Path,
+               setup_seconds: float, depth: int, max_len: int, batch_size: int):
+    """train.curve_minutes > 0: the training loop's hook that evaluates the drafter on the held-out rows each time the
+    training clock passes another `minutes`, and at the last step, and appends a row to run_dir/curve.jsonl (a fresh
+    run starts the file anew). None when minutes is 0."""
+    every = minutes * 60
+    if not every:
+        return None
+    path = run_dir / "curve.jsonl"
+    if accelerator.is_main_process and not any((run_dir / "checkpoints").glob("checkpoint_*")):
+        path.unlink(missing_ok=True)
+    due = [every]  # the next evaluation's training-clock time
+
+    def hook(model, step: int, total: int, seconds: float, tokens: int) -> None:
+        if seconds < due[0] and step < total:
+            return
+        due[0] = (seconds // every + 1) * every
+        if accelerator.is_main_process:
+            drafter = accelerator.unwrap_model(model)
+            t0 = time.perf_counter()
+            res = evaluate(kind, drafter, target, held_rows, depth, max_len, pad_id, batch_size)
+            drafter.train()
+            row = {"step": step, "train_seconds": round(seconds, 2), "setup_seconds": round(setup_seconds, 2),
+                   "tokens": tokens, "eval_seconds": round(time.perf_counter() - t0, 2),
+                   **{k: res[k] for k in ("top1_per_step", "accept_per_step", "expected_chain_length_greedy",
+                                          "empirical_greedy_chain_length")}}
+            with path.open("a") as f:
+                f.write(json.dumps(row) + "\n")
+        accelerator.wait_for_everyone()
+
+    return hook

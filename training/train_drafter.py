@@ -43,7 +43,7 @@ from draftpool.models.suffix import build_suffix
 from draftpool.pool import check_manifest, load_eagle3, load_llama, update_pool_manifest
 from draftpool.target import DEFAULT_TARGET, TargetInfo, load_target, resolve_target
 from training.data import ResponseDataset, response_token_counts
-from training.evaluate import EXPORTED, evaluate, format_table, target_forward
+from training.evaluate import EXPORTED, curve_hook, evaluate, format_table, target_forward
 from training.loop import NaNLossError, OptimConfig, resolve_mixed_precision, train
 from training.losses import drafter_loss
 from training.target_cache import build_cache, cached_features
@@ -336,7 +336,9 @@ def _run(cfg: TrainConfig, accelerator, info: TargetInfo, run_dir: Path, pool_di
 
     # 3. train (a drafter without weights, e.g. a suffix index, has none: it was built from the data)
     if loss_fn is not None:
-        hook = curve_hook(cfg, accelerator, kind, target, held_rows, tok.pad_token_id, run_dir, setup_seconds)
+        hook = curve_hook(cfg.train.curve_minutes, accelerator, kind, target, held_rows, tok.pad_token_id, run_dir,
+                          setup_seconds, depth=cfg.eval.depth, max_len=cfg.train.max_len,
+                          batch_size=cfg.eval.batch_size)
         model = train(accelerator, cfg.train, model, dataset, tok.pad_token_id, loss_fn, run_dir,
                       desc=f"train {cfg.domain}-{cfg.drafter}", on_step=hook)
         state = accelerator.get_state_dict(model)  # gathered on every rank (ZeRO-3 partitions it)
@@ -374,40 +376,6 @@ def _run(cfg: TrainConfig, accelerator, info: TargetInfo, run_dir: Path, pool_di
     print(f"exported {pool_dir / name} (manifest {pool_dir / 'pool.json'})")
     accelerator.wait_for_everyone()
     return res
-
-
-def curve_hook(cfg: TrainConfig, accelerator, kind: str, target, held_rows: list[dict], pad_id: int, run_dir: Path,
-               setup_seconds: float):
-    """train.curve_minutes > 0: the hook that evaluates the drafter on the held-out rows (eval.max_sequences) each
-    time the training clock passes another curve_minutes, and at the last step, and appends a row to
-    run_dir/curve.jsonl (a fresh run starts the file anew)."""
-    every = cfg.train.curve_minutes * 60
-    if not every:
-        return None
-    due = [every]  # the next evaluation's training-clock time
-    path = run_dir / "curve.jsonl"
-    if accelerator.is_main_process and not any((run_dir / "checkpoints").glob("checkpoint_*")):
-        path.unlink(missing_ok=True)
-
-    def hook(model, step: int, total: int, seconds: float, tokens: int) -> None:
-        if seconds < due[0] and step < total:
-            return
-        due[0] = (seconds // every + 1) * every
-        if accelerator.is_main_process:
-            drafter = accelerator.unwrap_model(model)
-            t0 = time.perf_counter()
-            res = evaluate(kind, drafter, target, held_rows, cfg.eval.depth, cfg.train.max_len, pad_id,
-                           cfg.eval.batch_size)
-            drafter.train()
-            row = {"step": step, "train_seconds": round(seconds, 2), "setup_seconds": round(setup_seconds, 2),
-                   "tokens": tokens, "eval_seconds": round(time.perf_counter() - t0, 2),
-                   **{k: res[k] for k in ("top1_per_step", "accept_per_step", "expected_chain_length_greedy",
-                                          "empirical_greedy_chain_length")}}
-            with path.open("a") as f:
-                f.write(json.dumps(row) + "\n")
-        accelerator.wait_for_everyone()
-
-    return hook
 
 
 def setup_suffix(cfg: TrainConfig, accelerator, target, info: TargetInfo, train_rows: list[dict],
