@@ -41,9 +41,14 @@ def data_root(tmp_path_factory, target_info, target):
     return shared_dir(tmp_path_factory, "train-data", make)
 
 
+def tiny_data(data_root: Path) -> list[str]:
+    """Overrides that point a run at the tiny data (and its generation settings, so nothing is regenerated)."""
+    gen = [f"data.gen.{k}={json.dumps(v)}" for k, v in TINY_GEN.items()]
+    return [f"data.gen.data_dir={data_root}/{{domain}}", *gen]
+
+
 def tiny_args(data_root: Path, tmp: Path, *extra: str, domain: str = "sql", drafter: str = "eagle3") -> list[str]:
-    return ["--domain", domain, "--drafter", drafter, f"data.gen.data_dir={data_root}/{{domain}}",
-            *[f"data.gen.{k}={json.dumps(v)}" for k, v in TINY_GEN.items()],
+    return ["--domain", domain, "--drafter", drafter, *tiny_data(data_root),
             f"run_dir={tmp}/run-{{domain}}-{{drafter}}", f"export.pools_dir={tmp}/pools", "train.batch_size=2",
             "train.max_len=96", "eval.max_sequences=3", "eval.depth=3", "eagle3.ttt_steps=3",
             "eagle3.draft_vocab_size=1024", "train.log_every=1", *extra]
