@@ -252,7 +252,7 @@ def live_runs(model, drafter_models: dict[str, tuple[str, Any]], requests: list[
     """The real SpecDecoder (fresh learner per request, as in --state reset) vs plain decoding. mode chain: fixed k
     (what the replay models: live == replay is checked); auto: the serving default, the chosen drafter's chain length
     per cycle from measured costs and its acceptance (`priors`: per-drafter acceptance from the offline evaluation,
-    `auto_spec(evals).priors`), one AutoSpec per method across its requests as in a server. `live_k` (auto, 0 = k):
+    `auto_spec(evals).priors`), one decoder per method across its requests as in a server. `live_k` (auto, 0 = k):
     the most drafts per cycle, the chain model-free members may reach (heads' lengths stay auto's choice). Method
     "hybrid": Arctic's rule per request over `hybrid[request id]` = (suffix member, head), threshold k."""
     from specsel.decoding.drafter import make_drafter
@@ -279,25 +279,32 @@ def live_runs(model, drafter_models: dict[str, tuple[str, Any]], requests: list[
         runs["plain"]["seconds"] += pm.total_s
         runs["plain"]["forwards"] += pm.target_forwards
         runs["plain"]["exact"] += 1
+    def selector(m: Method, r: Request) -> tuple[Any, str, int]:
+        """A fresh selector for request r (as --state reset) -> (selector, decode mode, k)."""
+        idx = position[r.id]
+        if m.name == "hybrid":
+            return HybridSelector(*hybrid[r.id], threshold=k), mode, (live_k or k) if mode == "auto" else k
+        if m.arm_of is not None:
+            lrn = make_learner("fixed", len(names), arm=m.arm_of(replay_res["stream"][idx]))
+        else:
+            lrn = m.make(len(names), idx)  # the replay seeds request idx of the stream with idx
+        # bandit rewards are defined on fixed-k drafts: bandits run fixed chains even in auto mode
+        full = m.arm_of is not None or getattr(lrn, "full_information", False)
+        m_mode = mode if full else "chain"
+        m_k = (live_k or k) if m_mode == "auto" else k
+        return Selector(lrn, len(names), m_k, m.game, "none" if m.arm_of is not None else m.reward), m_mode, m_k
+
     for m in methods:
-        auto = auto_spec({}, priors=dict(priors or {})) if mode == "auto" else None
+        # one decoder per method across its requests, as a server keeps one: auto's costs and acceptance estimates
+        # go on from request to request (the selector starts fresh per request); an untimed warm-up request first
+        # (auto measures its costs there, as a server does at start)
+        sel, m_mode, m_k = selector(m, requests[0])
+        auto = auto_spec({}, priors=dict(priors or {})) if m_mode == "auto" else None
+        dec = SpecDecoder(model, drafters, selector=sel, k=m_k, stop_ids=stops, mode=m_mode, auto=auto)
+        dec.generate(requests[0].prompt_ids, 8)
         for j, r in enumerate(requests):
             idx = position[r.id]
-            if m.name == "hybrid":
-                sel, m_mode = HybridSelector(*hybrid[r.id], threshold=k), mode
-            else:
-                if m.arm_of is not None:
-                    lrn = make_learner("fixed", len(names), arm=m.arm_of(replay_res["stream"][idx]))
-                else:
-                    lrn = m.make(len(names), idx)  # the replay seeds request idx of the stream with idx
-                # bandit rewards are defined on fixed-k drafts: bandits run fixed chains even in auto mode
-                full = m.arm_of is not None or getattr(lrn, "full_information", False)
-                m_mode = mode if full else "chain"
-            m_k = (live_k or k) if m_mode == "auto" else k
-            if m.name != "hybrid":
-                sel = Selector(lrn, len(names), m_k, m.game, "none" if m.arm_of is not None else m.reward)
-            dec = SpecDecoder(model, drafters, selector=sel, k=m_k, stop_ids=stops, mode=m_mode,
-                              auto=auto if m_mode == "auto" else None)
+            dec.set_selector(selector(m, r)[0])
             out, pm = dec.generate(r.prompt_ids, len(r.answer_ids))
             row = runs[m.name]
             row["tokens"] += pm.new_tokens

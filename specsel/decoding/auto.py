@@ -252,10 +252,11 @@ class AutoChooser:
     """Per request (or per drafter): the chain length or tree for the next cycle. `costs` from `measure_costs`,
     `prior` from the drafter's offline evaluation (per-depth top-1 rates; `rank_prior` per-depth rank rates, which
     enable the trees of `trees`). Observes every speculative cycle's outcome; while plain wins it probes k = 1 every
-    `probe_every` plain steps. With `observe_time`, the measured cycle times correct the overheads (an exponential
-    average, weight `time_weight`, of measured minus modelled time, per plain, chain and tree cycles), so a cost
-    model that misses per-cycle work does not keep choosing a setting that loses; tree cycles likewise correct
-    their expected accepted length (`tree_gain`)."""
+    `probe_every` plain steps. With `observe_time`, measured cycle times correct the model (exponential averages,
+    weight `time_weight`): plain steps rescale every target pass (the target's speed now against the measured or
+    cached costs), chain and tree cycles slower than modelled raise their overheads, so a cost model that misses
+    per-cycle work, or costs timed on a busier or idler machine, do not keep choosing a setting that loses; tree
+    cycles likewise correct their expected accepted length (`tree_gain`)."""
 
     def __init__(self, costs: Costs, prior: list[float], k_max: int, margin: float = 0.02,
                  prior_weight: float = 20.0, probe_every: int = 16, time_weight: float = 0.1,
@@ -269,7 +270,8 @@ class AutoChooser:
             raise ValueError(f"rank rates must be non-empty rows in [0, 1], got {rank_prior}")
         self.costs, self.k_max, self.margin, self.probe_every = costs, k_max, margin, probe_every
         self.base, self.time_weight = costs, time_weight
-        self.extra = {"plain": 0.0, "chain": 0.0, "tree": 0.0}  # averaged measured - modelled seconds per cycle
+        self.extra = {"chain": 0.0, "tree": 0.0}  # averaged measured - modelled seconds per speculative cycle
+        self.scale = 1.0  # averaged measured / modelled time of a plain step: the target's speed now
         self.estimate = AcceptanceEstimate(list(prior), prior_weight)
         self.rank_prior = rank_prior
         self.trees = tuple(trees) if rank_prior else ()
@@ -324,14 +326,30 @@ class AutoChooser:
 
     def observe_time(self, drafted: int, seconds: float, tree: tuple[int, int, int] | None = None) -> None:
         """A cycle that drafted `drafted` tokens (0: a plain step), or the tree `tree`, took `seconds`."""
-        kind = "tree" if tree else ("chain" if drafted else "plain")
-        gap = seconds - (self.base.tree_time(tree) if tree else self.base.cycle_time(drafted))
-        self.extra[kind] += self.time_weight * (gap - self.extra[kind])
-        # rule: a model that overestimates keeps its measured costs (overheads never go below the base ones)
-        self.costs = replace(self.base, overhead=self.base.overhead + max(0.0, self.extra["chain"]),
-                             plain_overhead=self.base.plain_overhead + max(0.0, self.extra["plain"]),
-                             tree_overhead=self.base.tree_overhead
-                             + max(0.0, self.extra["tree"] - self.extra["chain"]))
+        if not drafted and tree is None:
+            # rule: a plain step is one target pass: its time rescales every modelled target pass, both ways (costs
+            # measured or cached at another moment are off for plain steps and verification passes alike)
+            self.scale += self.time_weight * (seconds / self.base.cycle_time(0) - self.scale)
+            self.scale = min(10.0, max(0.1, self.scale))
+        else:
+            kind = "tree" if tree else "chain"
+            model = scaled(self.base, self.scale)
+            gap = seconds - (model.tree_time(tree) if tree else model.cycle_time(drafted))
+            self.extra[kind] += self.time_weight * (gap - self.extra[kind])
+        # rule: speculative cycles slower than modelled raise their overhead; faster ones keep the model (the
+        # conservative side: speculation is never credited with time it was not seen to save)
+        chain, tree_extra = max(0.0, self.extra["chain"]), max(0.0, self.extra["tree"] - self.extra["chain"])
+        self.costs = replace(scaled(self.base, self.scale), overhead=self.base.overhead + chain,
+                             tree_overhead=self.base.tree_overhead + tree_extra)
+
+
+def scaled(costs: Costs, scale: float) -> Costs:
+    """`costs` with every target pass (plain, chain verification, masked tree pass) taking `scale` times as long."""
+    if scale == 1.0:
+        return costs
+    return replace(costs, target={n: t * scale for n, t in costs.target.items()},
+                   tree_target={n: t * scale for n, t in costs.tree_target.items()},
+                   plain_overhead=costs.plain_overhead * scale)
 
 
 @dataclass

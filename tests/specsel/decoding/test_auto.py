@@ -169,10 +169,30 @@ def test_observed_times_raise_the_overheads_and_flip_the_choice():
     for _ in range(10):
         ch.observe_time(2, 0.2)  # each cycle really takes 0.2 s
     assert ch.costs.overhead == pytest.approx(0.2 - 0.059, rel=1e-2) and ch.choice().k == 0
-    ch.observe_time(0, 0.01)  # faster than modelled: the base cost stands
-    assert ch.costs.plain_overhead == 0.0
+    ch.observe_time(0, 0.01)  # a plain step faster than modelled: every target pass is rescaled down
+    assert ch.costs.target[1] < 0.05 and ch.costs.target[5] < 0.06 and ch.costs.plain_overhead == 0.0
     with pytest.raises(ValueError, match="time_weight"):
         AutoChooser(costs, [0.5], k_max=4, time_weight=2.0)
+
+
+def test_costs_timed_on_a_busier_machine_do_not_keep_a_losing_chain():
+    """Costs cached when the target ran slower (plain step 56 ms, 2-token pass 59 ms), now plain steps take 51 ms
+    and a k = 1 cycle 58 ms, and the drafter's first draft is accepted 13% of the time: 1.13 tokens per 58 ms loses
+    to 1 per 51 ms. Measured plain steps must rescale the target passes so that auto goes plain (the model with the
+    plain step's cost fixed at 56 ms kept k = 1: 1.13 / 61 ms > 1.02 / 56 ms)."""
+    costs = Costs({1: 0.056, 2: 0.059, 5: 0.069}, 0.0023)
+    ch = AutoChooser(costs, [0.13], k_max=4, prior_weight=0.0, time_weight=0.2)
+    assert ch.choice().k == 1  # on the cached costs alone, k = 1 looks like a 3% gain
+    for _ in range(30):
+        ch.observe_time(0, 0.051)
+        ch.observe_time(1, 0.058)
+    assert ch.scale == pytest.approx(0.051 / 0.056, rel=1e-3)
+    assert ch.costs.cycle_time(0) == pytest.approx(0.051, rel=1e-3)
+    assert ch.costs.cycle_time(1) == pytest.approx(0.058, rel=1e-3)  # the chain's measured time, overhead included
+    assert ch.choice().k == 0
+    for _ in range(30):  # chain cycles faster than the rescaled model do not lower it (speculation is not credited)
+        ch.observe_time(1, 0.040)
+    assert ch.costs.overhead == 0.0 and ch.costs.cycle_time(1) == pytest.approx(0.0023 + 0.059 * ch.scale)
 
 
 def test_tree_expected_counts_path_probabilities_of_the_kept_nodes():
