@@ -1,11 +1,20 @@
 """Benchmarks: decoding speed, selection, online adaptation, data generation, the router (not installed)."""
 
+import os
+import uuid
 from pathlib import Path
 
 
 def save_figure(fig, path: Path, dpi: int = 110) -> None:
-    """A matplotlib figure to `path` through a temporary file (a kill never leaves half a PNG), its folder made."""
+    """A matplotlib figure to `path` through a temporary file (a kill never leaves half a PNG), its folder made; the
+    figure is closed."""
+    import matplotlib.pyplot as plt
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp.png")
-    fig.savefig(tmp, dpi=dpi)
-    tmp.replace(path)
+    tmp = path.with_name(f".{path.stem}.tmp-{uuid.uuid4().hex[:8]}.png")
+    try:
+        fig.savefig(tmp, dpi=dpi)
+        os.replace(tmp, path)
+    finally:
+        plt.close(fig)
+        tmp.unlink(missing_ok=True)

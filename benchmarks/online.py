@@ -290,7 +290,6 @@ def plot(report: dict[str, Any], path: Path) -> None:
     fig.suptitle(f"Online adaptation, pool without {report['shift']} ({report['target']})")
     fig.tight_layout()
     save_figure(fig, path)
-    plt.close(fig)
 
 
 def format_table(report: dict[str, Any]) -> str:

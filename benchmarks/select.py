@@ -40,6 +40,7 @@ from typing import Any
 import torch
 from tqdm.auto import tqdm
 
+from benchmarks import save_figure
 from benchmarks.replay import (
     Method,
     ReplayRequest,
@@ -331,20 +332,6 @@ def live_runs(model, drafter_models: dict[str, tuple[str, Any]], requests: list[
 
 
 # ---------------------------------------------------------------------------------------------------- plots
-def _save(fig, path: Path) -> None:
-    import matplotlib.pyplot as plt
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.stem}.tmp-{uuid.uuid4().hex[:8]}.png")
-    try:
-        fig.tight_layout()
-        fig.savefig(tmp, dpi=110)
-        os.replace(tmp, path)
-    finally:
-        plt.close(fig)
-        tmp.unlink(missing_ok=True)
-
-
 def plots(report: dict[str, Any], out: Path) -> list[Path]:
     import matplotlib
 
@@ -365,7 +352,8 @@ def plots(report: dict[str, Any], out: Path) -> list[Path]:
     fig.colorbar(im, ax=ax, label=f"MAT (chain k={report['config']['k']})")
     ax.set_title("held-out MAT: domain (rows) x drafter (cols)", fontsize=9)
     paths.append(out / "select_heatmap.png")
-    _save(fig, paths[-1])
+    fig.tight_layout()
+    save_figure(fig, paths[-1])
     # cumulative regret on the mixed stream
     fig, ax = plt.subplots(figsize=(7, 4))
     for name, curve in report["regret"].items():
@@ -374,7 +362,8 @@ def plots(report: dict[str, Any], out: Path) -> list[Path]:
     ax.set_ylabel("cumulative regret vs best single drafter")
     ax.legend(fontsize=7)
     paths.append(out / "select_regret.png")
-    _save(fig, paths[-1])
+    fig.tight_layout()
+    save_figure(fig, paths[-1])
     # MAT vs pool size
     fig, ax = plt.subplots(figsize=(7, 4))
     ps = report["pool_size"]
@@ -384,7 +373,8 @@ def plots(report: dict[str, Any], out: Path) -> list[Path]:
     ax.set_ylabel("MAT, mixed stream")
     ax.legend(fontsize=7)
     paths.append(out / "select_pool_size.png")
-    _save(fig, paths[-1])
+    fig.tight_layout()
+    save_figure(fig, paths[-1])
     # best-arm ratio
     fig, ax = plt.subplots(figsize=(7, 4))
     for name, curve in report["best_arm_ratio"].items():
@@ -393,7 +383,8 @@ def plots(report: dict[str, Any], out: Path) -> list[Path]:
     ax.set_ylabel("share of requests on their best drafter")
     ax.legend(fontsize=7)
     paths.append(out / "select_best_arm.png")
-    _save(fig, paths[-1])
+    fig.tight_layout()
+    save_figure(fig, paths[-1])
     return paths
 
 

@@ -189,29 +189,35 @@ def rates_from_lengths(counts: list[int]) -> list[float]:
 class AcceptanceEstimate:
     """Per-depth acceptance, a prior (offline rates) worth `prior_weight` observed drafts at each depth, updated with
     the drafts the target actually accepted. A cycle that accepted m of k drafts observed depths 1..m accepted and
-    depth m + 1 rejected; deeper drafts tell nothing (they were conditioned on a rejected token)."""
+    depth m + 1 rejected; deeper drafts tell nothing (they were conditioned on a rejected token). `window` > 0: each
+    observation at a depth discounts that depth's earlier ones by 1 - 1/window (the estimate follows the requests of
+    the last ~window cycles: a stream's acceptance moves with its domain); 0 keeps every observation alike."""
 
     prior: list[float]
     prior_weight: float = 20.0
-    drafted: list[int] = field(default_factory=list)
-    accepted: list[int] = field(default_factory=list)
+    drafted: list[float] = field(default_factory=list)
+    accepted: list[float] = field(default_factory=list)
+    window: float = 0.0
 
     def __post_init__(self) -> None:
         if not self.prior or any(not 0.0 <= a <= 1.0 for a in self.prior):
             raise ValueError(f"prior acceptance rates must be in [0, 1], got {self.prior}")
         if self.prior_weight < 0:
             raise ValueError(f"prior_weight must be >= 0, got {self.prior_weight}")
+        if self.window != 0 and self.window < 1:
+            raise ValueError(f"window must be 0 (no forgetting) or >= 1 observations, got {self.window}")
 
     def observe(self, drafted: int, accepted: int) -> None:
         if not 0 <= accepted <= drafted:
             raise ValueError(f"accepted {accepted} of {drafted} drafts")
         seen = min(drafted, accepted + 1)
         while len(self.drafted) < seen:
-            self.drafted.append(0)
-            self.accepted.append(0)
+            self.drafted.append(0.0)
+            self.accepted.append(0.0)
+        keep = 1.0 - 1.0 / self.window if self.window else 1.0
         for j in range(seen):
-            self.drafted[j] += 1
-            self.accepted[j] += int(j < accepted)
+            self.drafted[j] = keep * self.drafted[j] + 1  # rule: older observations fade (window > 0)
+            self.accepted[j] = keep * self.accepted[j] + int(j < accepted)
 
     def rates(self, depth: int) -> list[float]:
         """Rates of depths 1..depth. A depth never observed takes its prior scaled by how far the deepest observed
@@ -260,7 +266,7 @@ class AutoChooser:
 
     def __init__(self, costs: Costs, prior: list[float], k_max: int, margin: float = 0.02,
                  prior_weight: float = 20.0, probe_every: int = 16, time_weight: float = 0.1,
-                 rank_prior: list[list[float]] | None = None, trees: tuple = ()):
+                 rank_prior: list[list[float]] | None = None, trees: tuple = (), window: float = 0.0):
         if k_max < 1 or probe_every < 1:
             raise ValueError(f"k_max and probe_every must be >= 1, got {k_max}, {probe_every}")
         if not 0.0 <= time_weight <= 1.0:
@@ -272,7 +278,7 @@ class AutoChooser:
         self.base, self.time_weight = costs, time_weight
         self.extra = {"chain": 0.0, "tree": 0.0}  # averaged measured - modelled seconds per speculative cycle
         self.scale = 1.0  # averaged measured / modelled time of a plain step: the target's speed now
-        self.estimate = AcceptanceEstimate(list(prior), prior_weight)
+        self.estimate = AcceptanceEstimate(list(prior), prior_weight, window=window)
         self.rank_prior = rank_prior
         self.trees = tuple(trees) if rank_prior else ()
         self.tree_gain = 1.0  # averaged accepted / expected drafts of tree cycles
@@ -358,7 +364,8 @@ class AutoSpec:
     offline evaluation; a drafter without one starts from `no_prior`: plain decoding with k = 1 probes until its
     acceptance shows it pays); `costs` measured on the first request when not given (or read from `costs_cache`, a
     JSON file keyed by machine, target and drafter, and written there); `time_weight`: how fast measured cycle times
-    correct the modelled overheads (0: never). `rank_priors` per drafter name (`rank_prior` of its evaluation) let
+    correct the modelled overheads (0: never); `window`: the acceptance estimates' memory in cycles
+    (`AcceptanceEstimate`). `rank_priors` per drafter name (`rank_prior` of its evaluation) let
     `auto` weigh the trees of `trees` too (tree-drafting drafters, where tree verification is token-exact)."""
 
     priors: dict[str, list[float]] = field(default_factory=dict)
@@ -372,6 +379,7 @@ class AutoSpec:
     costs_cache: str | None = None
     repeats: int = 3
     time_weight: float = 0.1
+    window: float = 64.0  # acceptance estimates follow the last ~64 cycles of a drafter (0: every cycle alike)
     measured: dict[str, Costs] = field(default_factory=dict, repr=False)  # costs measured here, by cost key
 
 

@@ -392,7 +392,7 @@ class SpecDecoder:
                 a.measured[key] = costs
             prior = a.priors.get(self.names[i], [a.no_prior])
             self.choosers[i] = AutoChooser(costs, prior, self.k, a.margin, a.prior_weight, a.probe_every,
-                                           a.time_weight, ranks, trees)
+                                           a.time_weight, ranks, trees, a.window)
         return self.choosers[i]
 
     def _finish(self, state: DecodeState, max_new_tokens: int, clock: PhaseTimer
