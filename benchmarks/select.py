@@ -253,7 +253,8 @@ def live_runs(model, drafter_models: dict[str, tuple[str, Any]], requests: list[
     """The real SpecDecoder (fresh learner per request, as in --state reset) vs plain decoding. mode chain: fixed k
     (what the replay models: live == replay is checked); auto: the serving default, the chosen drafter's chain length
     per cycle from measured costs and its acceptance (`priors`: per-drafter acceptance from the offline evaluation,
-    `auto_spec(evals).priors`), one decoder per method across its requests as in a server. `live_k` (auto, 0 = k):
+    `auto_spec(evals).priors`), one decoder per method across its requests as in a server; request by request,
+    plain and every method in turn. `live_k` (auto, 0 = k):
     the most drafts per cycle, the chain model-free members may reach (heads' lengths stay auto's choice). Method
     "hybrid": Arctic's rule per request over `hybrid[request id]` = (suffix member, head), threshold k."""
     from specsel.decoding.drafter import make_drafter
@@ -270,16 +271,7 @@ def live_runs(model, drafter_models: dict[str, tuple[str, Any]], requests: list[
                         "switches": 0, "catchup_tokens": 0, "select_s": 0.0, "draft_s": 0.0, "verify_s": 0.0,
                         "same_as_replay": 0}
     position = {q.id: i for i, q in enumerate(replay_res["stream"])}  # request id -> index in the replayed stream
-    refs = []
-    plain.generate(requests[0].prompt_ids, 8)  # warm-up, not timed
-    for r in tqdm(requests, desc="live", disable=None):
-        n_new = len(r.answer_ids)
-        ref, pm = plain.generate(r.prompt_ids, n_new)
-        refs.append(ref)
-        runs["plain"]["tokens"] += pm.new_tokens
-        runs["plain"]["seconds"] += pm.total_s
-        runs["plain"]["forwards"] += pm.target_forwards
-        runs["plain"]["exact"] += 1
+
     def selector(m: Method, r: Request) -> tuple[Any, str, int]:
         """A fresh selector for request r (as --state reset) -> (selector, decode mode, k)."""
         idx = position[r.id]
@@ -295,23 +287,34 @@ def live_runs(model, drafter_models: dict[str, tuple[str, Any]], requests: list[
         m_k = (live_k or k) if m_mode == "auto" else k
         return Selector(lrn, len(names), m_k, m.game, "none" if m.arm_of is not None else m.reward), m_mode, m_k
 
+    # one decoder per method across its requests, as a server keeps one: auto's costs and acceptance estimates go on
+    # from request to request (the selector starts fresh per request); an untimed warm-up request each first (auto
+    # measures its costs there, as a server does at start)
+    decoders: dict[str, tuple[SpecDecoder, str]] = {}
+    plain.generate(requests[0].prompt_ids, 8)
     for m in methods:
-        # one decoder per method across its requests, as a server keeps one: auto's costs and acceptance estimates
-        # go on from request to request (the selector starts fresh per request); an untimed warm-up request first
-        # (auto measures its costs there, as a server does at start)
         sel, m_mode, m_k = selector(m, requests[0])
         auto = auto_spec({}, priors=dict(priors or {})) if m_mode == "auto" else None
-        dec = SpecDecoder(model, drafters, selector=sel, k=m_k, stop_ids=stops, mode=m_mode, auto=auto)
-        dec.generate(requests[0].prompt_ids, 8)
-        for j, r in enumerate(requests):
-            idx = position[r.id]
+        decoders[m.name] = SpecDecoder(model, drafters, selector=sel, k=m_k, stop_ids=stops, mode=m_mode,
+                                       auto=auto), m_mode
+        decoders[m.name][0].generate(requests[0].prompt_ids, 8)
+    # rule: request by request, plain and then every method in turn, so machine drift hits them alike
+    for r in tqdm(requests, desc="live", disable=None):
+        idx = position[r.id]
+        ref, pm = plain.generate(r.prompt_ids, len(r.answer_ids))
+        runs["plain"]["tokens"] += pm.new_tokens
+        runs["plain"]["seconds"] += pm.total_s
+        runs["plain"]["forwards"] += pm.target_forwards
+        runs["plain"]["exact"] += 1
+        for m in methods:
+            dec, m_mode = decoders[m.name]
             dec.set_selector(selector(m, r)[0])
             out, pm = dec.generate(r.prompt_ids, len(r.answer_ids))
             row = runs[m.name]
             row["tokens"] += pm.new_tokens
             row["seconds"] += pm.total_s
             row["forwards"] += pm.target_forwards
-            row["exact"] += int(out == refs[j])
+            row["exact"] += int(out == ref)
             for key in ("eval_s", "switch_s", "switches", "catchup_tokens", "select_s", "draft_s", "verify_s"):
                 row[key] += getattr(pm, key)
             rep = replay_res["results"].get(m.name)
