@@ -15,20 +15,20 @@ def test_two_variants_then_read_back(data_root, tmp_path, capsys):  # noqa: F811
     extra = [*tiny_data(data_root),
              "train.batch_size=2", "train.max_len=96", "eval.max_sequences=3", "eval.depth=3",
              "eagle3.draft_vocab_size=1024"]
-    args = ["--minutes", "0.04", "--every", "0.01", "--variants", "ttt3,ttt3-accept-loss", "--out", str(out),
+    args = ["--minutes", "0.04", "--every", "0.01", "--variants", "ttt3,accept-loss", "--out", str(out),
             "--plot", str(png), *extra]
     assert main(args) == 0
     table = capsys.readouterr().out
     res = json.loads((out / "curves.json").read_text())
-    assert [r["variant"] for r in res["summary"]] == ["ttt3", "ttt3-accept-loss"]
-    for name in ("ttt3", "ttt3-accept-loss"):
+    assert [r["variant"] for r in res["summary"]] == ["ttt3", "accept-loss"]
+    for name in ("ttt3", "accept-loss"):
         rows = res["curves"][name]
         assert rows and rows[-1]["step"] == json.loads((out / name / "budget.json").read_text())["steps"]
         assert all(a["train_seconds"] < b["train_seconds"] and a["tokens"] < b["tokens"]
                    for a, b in zip(rows, rows[1:]))
         assert 0 <= rows[-1]["top1_per_step"][0] <= 1 and rows[-1]["empirical_greedy_chain_length"] >= 1
         assert (out / name / "target_cache").resolve() == (out / "target_cache").resolve()  # one shared cache
-    assert "| ttt3 |" in table and "| ttt3-accept-loss |" in table and png.stat().st_size > 0
+    assert "| ttt3 |" in table and "| accept-loss |" in table and png.stat().st_size > 0
 
     stamp = (out / "ttt3" / "curve.jsonl").stat().st_mtime_ns
     assert main(args) == 0  # the same settings: read back
