@@ -98,7 +98,6 @@ def plot(curves: dict[str, list[dict]], path: Path, title: str) -> None:
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=8)
     fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
     save_figure(fig, path)
 
 

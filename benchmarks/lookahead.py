@@ -205,7 +205,6 @@ def plot(results: dict, path: Path, window: int) -> None:
         for ax in axes[:, col]:
             ax.legend(fontsize=8)
             ax.grid(alpha=0.3)
-    fig.tight_layout()
     save_figure(fig, path, dpi=90)
 
 

@@ -288,7 +288,6 @@ def plot(report: dict[str, Any], path: Path) -> None:
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
     fig.suptitle(f"Online adaptation, pool without {report['shift']} ({report['target']})")
-    fig.tight_layout()
     save_figure(fig, path)
 
 

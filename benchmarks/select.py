@@ -355,7 +355,6 @@ def plots(report: dict[str, Any], out: Path) -> list[Path]:
     fig.colorbar(im, ax=ax, label=f"MAT (chain k={report['config']['k']})")
     ax.set_title("held-out MAT: domain (rows) x drafter (cols)", fontsize=9)
     paths.append(out / "select_heatmap.png")
-    fig.tight_layout()
     save_figure(fig, paths[-1])
     # cumulative regret on the mixed stream
     fig, ax = plt.subplots(figsize=(7, 4))
@@ -365,7 +364,6 @@ def plots(report: dict[str, Any], out: Path) -> list[Path]:
     ax.set_ylabel("cumulative regret vs best single drafter")
     ax.legend(fontsize=7)
     paths.append(out / "select_regret.png")
-    fig.tight_layout()
     save_figure(fig, paths[-1])
     # MAT vs pool size
     fig, ax = plt.subplots(figsize=(7, 4))
@@ -376,7 +374,6 @@ def plots(report: dict[str, Any], out: Path) -> list[Path]:
     ax.set_ylabel("MAT, mixed stream")
     ax.legend(fontsize=7)
     paths.append(out / "select_pool_size.png")
-    fig.tight_layout()
     save_figure(fig, paths[-1])
     # best-arm ratio
     fig, ax = plt.subplots(figsize=(7, 4))
@@ -386,7 +383,6 @@ def plots(report: dict[str, Any], out: Path) -> list[Path]:
     ax.set_ylabel("share of requests on their best drafter")
     ax.legend(fontsize=7)
     paths.append(out / "select_best_arm.png")
-    fig.tight_layout()
     save_figure(fig, paths[-1])
     return paths
 

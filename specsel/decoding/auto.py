@@ -337,15 +337,15 @@ class AutoChooser:
             # measured or cached at another moment are off for plain steps and verification passes alike)
             self.scale += self.time_weight * (seconds / self.base.cycle_time(0) - self.scale)
             self.scale = min(10.0, max(0.1, self.scale))
-        else:
+        model = scaled(self.base, self.scale)
+        if drafted or tree is not None:
             kind = "tree" if tree else "chain"
-            model = scaled(self.base, self.scale)
             gap = seconds - (model.tree_time(tree) if tree else model.cycle_time(drafted))
             self.extra[kind] += self.time_weight * (gap - self.extra[kind])
         # rule: speculative cycles slower than modelled raise their overhead; faster ones keep the model (the
         # conservative side: speculation is never credited with time it was not seen to save)
         chain, tree_extra = max(0.0, self.extra["chain"]), max(0.0, self.extra["tree"] - self.extra["chain"])
-        self.costs = replace(scaled(self.base, self.scale), overhead=self.base.overhead + chain,
+        self.costs = replace(model, overhead=self.base.overhead + chain,
                              tree_overhead=self.base.tree_overhead + tree_extra)
 
 
