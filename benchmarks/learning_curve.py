@@ -1,17 +1,20 @@
 """Learning curves of EAGLE-3 recipe variants: held-out quality against training wall-clock and tokens.
 
     python -m benchmarks.learning_curve [--domain sql] [--minutes 7] [--every 1.5] [--variants default,ttt3,...]
-                                        [--out runs/bench/curves] [--plot docs/learning_curves.png] [key=value ...]
+                                        [--recipe recipes/<domain>/eagle3.yaml] [--out runs/bench/curves]
+                                        [--plot docs/learning_curves.png] [key=value ...]
 
-Every variant trains the domain's head with `train_drafter.py` (recipe `recipes/<domain>/eagle3.yaml`, the variant's
-overrides, then the extra key=value ones) for the same training wall-clock (`train.budget_minutes=--minutes`: the
-step count comes from timed probe steps, so a cheaper step buys more steps), on the same self-distilled data and the
-same cached target features (built once, by the first variant: their time is reported as setup, not per variant).
-Each time the training clock passes another --every minutes, and at the end, the head is evaluated on the domain's
-held-out prompts (`train.curve_minutes`; evaluation is not counted in the clock): step-0 top-1, acceptance (1 - TV)
-per depth and the empirical greedy chain (accepted drafts + 1 where every draft is the target's greedy token).
-Writes <out>/<variant>/curve.jsonl, <out>/curves.json, a markdown table on stdout and the plot. Variants already
-finished in <out> with the same settings are read back, not retrained (delete the folder to rerun one).
+Every variant trains the domain's head with `train_drafter.py` (the recipe, default `recipes/<domain>/eagle3.yaml`,
+the variant's overrides, then the extra key=value ones) for the same training wall-clock
+(`train.budget_minutes=--minutes`: the step count comes from timed probe steps, so a cheaper step buys more steps), on
+the same self-distilled data and the same cached target features (built once, by the first variant: their time is
+reported as setup, not per variant). Each time the training clock passes another --every minutes, and at the end,
+the head is evaluated on the domain's held-out prompts (`train.curve_minutes`; evaluation is not counted in the
+clock): step-0 top-1, acceptance (1 - TV) per depth and the empirical greedy chain (accepted drafts + 1 where every
+draft is the target's greedy token). Writes <out>/<variant>/curve.jsonl, <out>/curves.json, a markdown table on
+stdout and the plot. A variant already finished in <out> whose resolved training config (recipe + overrides, as the
+run recorded it in config.json) equals today's is read back, not retrained; an edited recipe retrains it (delete the
+folder to rerun one anyway).
 Timings depend on the machine: compare variants within one run only.
 """
 
@@ -34,6 +37,7 @@ VARIANTS = {  # name -> overrides on the domain's eagle3 recipe
     "ttt5": ["eagle3.ttt_steps=5"],
     "frozen-lm-head": ["eagle3.freeze_lm_head=true"],
     "vocab2k": ["eagle3.draft_vocab_size=2048"],
+    "vocab4k": ["eagle3.draft_vocab_size=4096"],
     "vocab8k": ["eagle3.draft_vocab_size=8192"],
     "lr3e-3": ["train.lr=0.003"],
     "batch4": ["train.batch_size=4"],
@@ -47,30 +51,43 @@ VARIANTS = {  # name -> overrides on the domain's eagle3 recipe
 def run_variant(name: str, args, extra: list[str]) -> list[dict]:
     """Train one variant (unless <out>/<name> finished with the same settings) -> its curve rows."""
     run_dir = Path(args.out) / name
-    sig = {"domain": args.domain, "minutes": args.minutes, "every": args.every, "overrides": VARIANTS[name] + extra}
-    done = run_dir / "curve.done.json"
-    if done.is_file() and json.loads(done.read_text()) == sig:
+    overrides = [*VARIANTS[name], *extra, f"run_dir={run_dir}", f"export.pools_dir={Path(args.out) / 'pools' / name}",
+                 f"train.budget_minutes={args.minutes}", f"train.curve_minutes={args.every}",
+                 "train.save_every=100000", "eval.skip=true"]  # the curve's last row is the final evaluation
+    want = resolved_config(args.domain, args.recipe, overrides)
+    done, used = run_dir / "curve.done.json", run_dir / "config.json"
+    if done.is_file() and used.is_file() and json.loads(used.read_text()) == want:
         return [json.loads(x) for x in (run_dir / "curve.jsonl").read_text().splitlines()]
     shared = Path(args.out) / "target_cache"  # one feature cache for every variant (same target, layers, data)
     run_dir.mkdir(parents=True, exist_ok=True)
     if not (run_dir / "target_cache").exists():
         shared.mkdir(parents=True, exist_ok=True)
         (run_dir / "target_cache").symlink_to(shared.resolve(), target_is_directory=True)
-    cmd = [sys.executable, str(ROOT / "train_drafter.py"), "--domain", args.domain, *VARIANTS[name], *extra,
-           f"run_dir={run_dir}", f"export.pools_dir={Path(args.out) / 'pools' / name}",
-           f"train.budget_minutes={args.minutes}", f"train.curve_minutes={args.every}", "train.save_every=100000",
-           "eval.skip=true"]  # the curve's last row is the final evaluation
+    cmd = [sys.executable, str(ROOT / "train_drafter.py"), "--domain", args.domain, "--recipe", args.recipe,
+           *overrides]
     print(f"[learning_curve] {name}: {' '.join(cmd[2:])}", flush=True)
+    done.unlink(missing_ok=True)
     subprocess.run(cmd, cwd=ROOT, check=True)
     rows = [json.loads(x) for x in (run_dir / "curve.jsonl").read_text().splitlines()]
-    done.write_text(json.dumps(sig))
+    done.write_text(json.dumps({"domain": args.domain, "recipe": args.recipe, "overrides": overrides}))
     return rows
+
+
+def resolved_config(domain: str, recipe: str, overrides: list[str]) -> dict:
+    """The training config train_drafter.py will run with (recipe read from the repository root), as JSON."""
+    from draftpool.config import load_config, to_dict
+    from training.train_drafter import TrainConfig
+
+    recipe_path = recipe if Path(recipe).is_absolute() else str(ROOT / recipe)
+    cfg = load_config(TrainConfig, recipe_path, [*overrides, f"domain={domain}", "drafter=eagle3"])
+    return json.loads(json.dumps(to_dict(cfg)))
 
 
 def summary(name: str, rows: list[dict], run_dir: Path) -> dict:
     last = rows[-1]
     plan = json.loads((run_dir / "budget.json").read_text())
-    return {"variant": name, "steps": last["step"], "seconds_per_step": plan.get("seconds_per_step"),
+    return {"variant": name, "steps": last["step"],
+            "seconds_per_step": plan.get("measured_seconds_per_step", plan.get("seconds_per_step")),
             "train_minutes": round(last["train_seconds"] / 60, 2), "tokens": last["tokens"],
             "top1_0": round(last["top1_per_step"][0], 4),
             "accept": [round(a, 3) for a in last["accept_per_step"][:4]],
@@ -107,9 +124,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--minutes", type=float, default=7.0, help="training wall-clock per variant")
     ap.add_argument("--every", type=float, default=1.5, help="minutes of training between evaluations")
     ap.add_argument("--variants", default="default,ttt3,frozen-lm-head,vocab2k,lr3e-3")
+    ap.add_argument("--recipe", default="", help="default recipes/<domain>/eagle3.yaml")
     ap.add_argument("--out", default="runs/bench/curves")
     ap.add_argument("--plot", default="docs/learning_curves.png")
     args, extra = ap.parse_known_args(argv)
+    args.recipe = args.recipe or f"recipes/{args.domain}/eagle3.yaml"
     names = [v for v in args.variants.split(",") if v]
     if unknown := [v for v in names if v not in VARIANTS]:
         print(f"error: unknown variant(s) {unknown}; known: {', '.join(VARIANTS)}", file=sys.stderr)

@@ -1,7 +1,7 @@
 """The accelerate training loop shared by every drafter kind.
 
 Same code single-process CPU, DDP and DeepSpeed ZeRO-2/3 (`accelerate launch --config_file ...`). Gradient
-accumulation, transformers' cosine schedule with linear warmup and a floor, gradient clipping, tensorboard through
+accumulation, a cosine schedule with linear warmup and a floor, gradient clipping, tensorboard through
 accelerate's trackers. Full resume: every `save_every` optimizer steps the accelerate state (model, optimizer,
 scheduler, RNG) is saved with accelerate's automatic checkpoint naming and rotation (`run_dir/checkpoints/
 checkpoint_<n>`, `keep_checkpoints` kept), and the data position is written last (`trainer_state.json`): a folder
@@ -25,7 +25,6 @@ from pathlib import Path
 
 import torch
 from torch.utils.data import DataLoader, Dataset, Subset
-from transformers import get_cosine_with_min_lr_schedule_with_warmup
 
 from draftpool.config import ConfigError, field
 from draftpool.io import atomic_write_json
@@ -156,10 +155,12 @@ def train(accelerator, cfg: OptimConfig, model: torch.nn.Module, dataset: Datase
                                        gradient_clipping=cfg.max_grad_norm)
     # the scheduler is stepped here once per optimizer step (accelerate's wrapper would step it once per process)
     model, opt = accelerator.prepare(model, opt)
+    replan_at = 0  # the optimizer step at which a time budget's probe-made plan is checked against measured steps
     if cfg.budget_minutes > 0:
-        total_steps = budget_steps(accelerator, cfg, model, dataset, pad_id, compute_loss, run_dir)
-    warmup = max(1, int(cfg.warmup_ratio * total_steps))
-    sched = get_cosine_with_min_lr_schedule_with_warmup(opt, warmup, total_steps, min_lr_rate=cfg.min_lr_ratio)
+        total_steps, replanned = budget_steps(accelerator, cfg, model, dataset, pad_id, compute_loss, run_dir)
+        replan_at = 0 if replanned else max(2, total_steps // 10)
+    schedule = CosineSchedule(max(1, int(cfg.warmup_ratio * total_steps)), total_steps, cfg.min_lr_ratio)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, schedule)  # its state (warmup, total) rides in the checkpoints
     accelerator.register_for_checkpointing(sched)
 
     # 3. resume from the newest complete checkpoint
@@ -209,6 +210,9 @@ def train(accelerator, cfg: OptimConfig, model: torch.nn.Module, dataset: Datase
                 continue
             step += 1
             bar.update(1)
+            if step == replan_at:
+                total_steps = schedule.total = bar.total = replan_budget(accelerator, cfg, step, clock.elapsed(),
+                                                                         run_dir)
             if step % cfg.log_every == 0 or step == total_steps:
                 log = {"loss": loss.item(), "lr": sched.get_last_lr()[0], **metrics}
                 accelerator.log({k: v for k, v in log.items() if not k.startswith("n_")}, step=step)
@@ -258,16 +262,34 @@ class _Clock:
             self.start()
 
 
+@dataclass
+class CosineSchedule:
+    """Learning-rate factor of an optimizer step: linear warmup from 0, then one cosine half-wave down to `floor` at
+    `total` (transformers' get_cosine_with_min_lr_schedule_with_warmup, equal at every step, tested): our own
+    object, not the library's closure, because a time budget's re-plan moves `total` mid-run."""
+
+    warmup: int
+    total: int
+    floor: float
+
+    def __call__(self, step: int) -> float:
+        if step < self.warmup:
+            return step / max(1, self.warmup)  # rule: linear warmup from 0
+        done = (step - self.warmup) / max(1, self.total - self.warmup)  # share of the decay behind us
+        return max(0.0, self.floor + (1 - self.floor) * 0.5 * (1 + math.cos(math.pi * done)))  # rule: cosine to floor
+
+
 def budget_steps(accelerator, cfg: OptimConfig, model, dataset: Dataset, pad_id: int, compute_loss,
-                 run_dir: Path) -> int:
+                 run_dir: Path) -> tuple[int, bool]:
     """Optimizer steps that fit train.budget_minutes: the forward + backward of the first batches of epoch 0 timed
-    (the first one a warm-up; gradients dropped, no optimizer step), times grad_accum. Kept in run_dir/budget.json
-    so a resumed run keeps its plan."""
+    (the first one a warm-up; gradients dropped, no optimizer step), times grad_accum; and whether the plan was
+    already re-planned from measured steps (`replan_budget`). Kept in run_dir/budget.json so a resumed run keeps its
+    plan."""
     plan_path = run_dir / "budget.json"
     if plan_path.is_file():
         plan = json.loads(plan_path.read_text())
         if plan.get("budget_minutes") == cfg.budget_minutes and plan.get("batch_size") == cfg.batch_size:
-            return int(plan["steps"])
+            return int(plan["steps"]), "replanned_at" in plan
     order = epoch_order(len(dataset), cfg.seed, 0)
     times = []
     for k in range(3):
@@ -287,4 +309,22 @@ def budget_steps(accelerator, cfg: OptimConfig, model, dataset: Dataset, pad_id:
         atomic_write_json(plan_path, {"budget_minutes": cfg.budget_minutes, "batch_size": cfg.batch_size,
                                       "seconds_per_step": round(per_step, 4), "steps": steps})
     accelerator.print(f"train.budget_minutes={cfg.budget_minutes}: {per_step:.2f} s per step -> {steps} steps")
+    return steps, False
+
+
+def replan_budget(accelerator, cfg: OptimConfig, step: int, elapsed: float, run_dir: Path) -> int:
+    """The budget's step count re-planned once, a tenth of the way in, from the measured steps (optimizer, clipping
+    and data included, which the probe leaves out; its few batches can also be unrepresentative): the steps left
+    are the minutes left over the mean step so far. Written to budget.json (a resumed run keeps it)."""
+    # rule: every process takes the slowest process's mean step, so all plan the same number of steps
+    per_step = float(accelerator.reduce(torch.tensor([elapsed / step], device=accelerator.device),
+                                        reduction="max")[0])
+    steps = step + max(1, int((cfg.budget_minutes * 60 - elapsed) / per_step))
+    plan_path = run_dir / "budget.json"
+    if accelerator.is_main_process:
+        plan = json.loads(plan_path.read_text())
+        atomic_write_json(plan_path, {**plan, "probe_steps": plan["steps"], "steps": steps, "replanned_at": step,
+                                      "measured_seconds_per_step": round(per_step, 4)})
+    accelerator.print(f"train.budget_minutes={cfg.budget_minutes}: {per_step:.2f} s per step measured over the first "
+                      f"{step} steps -> {steps} steps in all (re-planned once)")
     return steps

@@ -1,10 +1,12 @@
 """benchmarks.learning_curve on tiny data: every variant trains for the same (tiny) budget through train_drafter.py,
 each writes held-out curve rows against training time and tokens, the table and the plot are written, one feature
-cache serves every variant, and a finished variant is read back, not retrained."""
+cache serves every variant, and a finished variant is read back, not retrained, unless its recipe changed."""
 
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 from benchmarks.learning_curve import main
 from tests.training.test_train_drafter import data_root, tiny_data  # noqa: F401  (the shared tiny-data fixture)
@@ -34,6 +36,21 @@ def test_two_variants_then_read_back(data_root, tmp_path, capsys):  # noqa: F811
     assert main(args) == 0  # the same settings: read back
     assert (out / "ttt3" / "curve.jsonl").stat().st_mtime_ns == stamp
     assert "[learning_curve] ttt3" not in capsys.readouterr().out
+
+
+def test_an_edited_recipe_retrains(data_root, tmp_path, capsys):  # noqa: F811
+    recipe = tmp_path / "eagle3.yaml"
+    shutil.copy(Path(__file__).parents[2] / "recipes/sql/eagle3.yaml", recipe)
+    out = tmp_path / "curves"
+    args = ["--minutes", "0.02", "--every", "0.02", "--variants", "ttt3", "--recipe", str(recipe), "--out", str(out),
+            "--plot", str(tmp_path / "c.png"), *tiny_data(data_root), "train.batch_size=2", "train.max_len=96",
+            "eval.max_sequences=2", "eval.depth=2", "eagle3.draft_vocab_size=1024"]
+    assert main(args) == 0
+    assert json.loads((out / "ttt3" / "config.json").read_text())["eagle3"]["step_weight"] == 0.8
+    assert main(args) == 0 and "[learning_curve] ttt3" not in capsys.readouterr().out  # unchanged: read back
+    recipe.write_text(recipe.read_text().replace("step_weight: 0.8", "step_weight: 0.5"))
+    assert main(args) == 0 and "[learning_curve] ttt3" in capsys.readouterr().out  # same overrides, new recipe
+    assert json.loads((out / "ttt3" / "config.json").read_text())["eagle3"]["step_weight"] == 0.5
 
 
 def test_bad_arguments_one_error(capsys):
