@@ -45,7 +45,7 @@ def test_an_edited_recipe_retrains(data_root, tmp_path, capsys):  # noqa: F811
     args = ["--minutes", "0.02", "--every", "0.02", "--variants", "ttt3", "--recipe", str(recipe), "--out", str(out),
             "--plot", str(tmp_path / "c.png"), *tiny_data(data_root), "train.batch_size=2", "train.max_len=96",
             "eval.max_sequences=2", "eval.depth=2", "eagle3.draft_vocab_size=1024"]
-    assert main(args) == 0
+    assert main(args) == 0 and "[learning_curve] ttt3" in capsys.readouterr().out  # trained
     assert json.loads((out / "ttt3" / "config.json").read_text())["eagle3"]["step_weight"] == 0.8
     assert main(args) == 0 and "[learning_curve] ttt3" not in capsys.readouterr().out  # unchanged: read back
     recipe.write_text(recipe.read_text().replace("step_weight: 0.8", "step_weight: 0.5"))
