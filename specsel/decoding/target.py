@@ -22,6 +22,7 @@ from transformers.cache_utils import DynamicLayer
 from draftpool.models.kind import aux_features
 from draftpool.target import cache_kw
 from specsel.decoding import lean as lean_forward
+from specsel.decoding import lean_probe
 
 BACKENDS = ("auto", "lean", "hf")
 
@@ -123,7 +124,7 @@ class TargetRunner:
         if backend != "hf":
             probed = self._lean_ok.setdefault(model, {})
             if compile not in probed:
-                probed[compile] = lean_forward.probe(model, compile=compile)  # memoised by the model's fingerprint
+                probed[compile] = lean_probe.probe(model, compile=compile)  # memoised by the model's fingerprint
             self.lean_declined, invariant, pad_rows = probed[compile]
             if self.lean_declined is None:
                 self.lean = lean_forward.LeanForward(model, compile=compile)

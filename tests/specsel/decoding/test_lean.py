@@ -20,7 +20,7 @@ from transformers import (
 )
 
 from draftpool.target import cache_kw
-from specsel.decoding import costs, lean
+from specsel.decoding import costs, lean, lean_probe
 from specsel.decoding.auto import AutoSpec, Costs
 from specsel.decoding.eagle3 import Eagle3Drafter
 from specsel.decoding.llama import LlamaDrafter
@@ -251,7 +251,7 @@ def test_the_probe_is_memoised_by_everything_it_depends_on(monkeypatch):
     cannot pack the dtype are other keys; a model with a hook or an instance-level forward is never memoised."""
     from collections import OrderedDict
 
-    monkeypatch.setattr(lean, "_PROBES", OrderedDict())
+    monkeypatch.setattr(lean_probe, "_PROBES", OrderedDict())
     real, probed = lean.build, []
 
     def counted(model, **kw):
@@ -269,24 +269,24 @@ def test_the_probe_is_memoised_by_everything_it_depends_on(monkeypatch):
         assert TargetRunner(decline()).backend == "hf"
     assert len(probed) == 2  # the declined model: probed once too
 
-    base = lean.fingerprint(MODELS["llama"]())
-    assert base is not None and base == lean.fingerprint(MODELS["llama"]())
+    base = lean_probe.fingerprint(MODELS["llama"]())
+    assert base is not None and base == lean_probe.fingerprint(MODELS["llama"]())
     weight = MODELS["llama"]()
     with torch.no_grad():
         weight.model.layers[1].mlp.down_proj.weight[3, 5] += 1e-6
     eps = MODELS["llama"]()
     eps.model.layers[2].input_layernorm.variance_epsilon = 1e-3
-    assert lean.fingerprint(weight) != base and lean.fingerprint(eps) != base
+    assert lean_probe.fingerprint(weight) != base and lean_probe.fingerprint(eps) != base
     TargetRunner(weight)
     assert len(probed) == 3
     threads = torch.get_num_threads()
     try:
         torch.set_num_threads(threads + 1)
-        assert lean.fingerprint(MODELS["llama"]()) != base
+        assert lean_probe.fingerprint(MODELS["llama"]()) != base
     finally:
         torch.set_num_threads(threads)
     monkeypatch.setitem(lean._CAN_PACK, torch.float32, not lean._packable(torch.device("cpu"), torch.float32))
-    assert lean.fingerprint(MODELS["llama"]()) != base
+    assert lean_probe.fingerprint(MODELS["llama"]()) != base
     monkeypatch.delitem(lean._CAN_PACK, torch.float32)
     def hooked():
         model = MODELS["llama"]()
@@ -295,7 +295,7 @@ def test_the_probe_is_memoised_by_everything_it_depends_on(monkeypatch):
 
     patched = MODELS["llama"]()
     patched.forward = lambda *a, **k: None
-    assert lean.fingerprint(hooked()) is None and lean.fingerprint(patched) is None
+    assert lean_probe.fingerprint(hooked()) is None and lean_probe.fingerprint(patched) is None
     TargetRunner(hooked())
     TargetRunner(hooked())
     assert len(probed) == 5  # never memoised (two new objects: two probes)
