@@ -188,9 +188,10 @@ def run_method(name: str, models: dict[str, tuple[str, torch.nn.Module]], feedba
                 out["losses"].append(losses)
                 if tcfg.updater == "ensemble":  # the meta weights over the rates, per drafter, after each round
                     out["ensemble_p"].append({n: trainer.updaters[n].p for n in losses})
-                for dn in losses:  # the guard, then the hot swap of what it lets out (weights and vocabulary)
-                    if trainer.guard(dn)[0]:
-                        assign(models[dn][1], trainer.candidate(dn))
+                for dn in losses:  # the guard, then the hot swap of what it lets out (weights and vocabulary):
+                    verdict = trainer.guard(dn)  # the candidate, or the best version again (a rollback)
+                    if verdict.weights is not None:
+                        assign(models[dn][1], verdict.weights)
                 out["train_s"] += time.perf_counter() - t0
                 pending = []
         if (idx + 1) % 25 == 0:  # share of the stream's answer tokens each served head's vocabulary holds so far

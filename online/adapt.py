@@ -33,15 +33,16 @@ from typing import Any, ClassVar
 
 import torch
 
-from data_gen.generate import render_prompt, stop_token_ids
+from data_gen.generate import stop_token_ids
 from draftpool.config import ConfigError, field, help_text, load_config
 from draftpool.io import LockedError, cache_root, run_lock
 from draftpool.models import KINDS, get_kind
 from draftpool.pool import load_pool, read_manifest
 from draftpool.target import DEFAULT_TARGET, TargetError, load_target, resolve_device, resolve_target
-from online.http_api import HttpFrontend, Job, error_body, openai_reply, parse_address
+from online.http_api import HttpFrontend, error_body, parse_address
 from online.lookahead_server import LOOKAHEAD_SWAPS, LookaheadServer
 from online.members import IndexSaver, load_members
+from online.openai_jobs import chat_prompt_ids, http_rows
 from online.process import ProcessConfig, TrainerHandle
 from online.requests import answered_ids, read_requests
 from online.server import SWAPS, AdaptiveServer, Request
@@ -80,6 +81,9 @@ class ServeConfig:
     api_key: str = field("", help="HTTP: every /v1/ request needs 'Authorization: Bearer <key>' ('' = "
                                   "$DRAFTPOOL_API_KEY if set, else no key); also --api-key")
     max_queue: int = field(64, help="HTTP: requests that may wait for the decode loop (503 past it)")
+    chat_special_tokens: bool = field(False, help="chat content (and request-file prompts) that spells a special "
+                                                  "token (<|im_start|> ...) becomes that token (true: a client can "
+                                                  "forge turns) or stays text (false)")
     answers: str = field("", help="answers JSONL (default <out_dir>/answers.jsonl), appended as requests finish")
     selection: str = field("normal_hedge", help="normal_hedge (HedgeSpec) or fixed:<drafter name>")
     selection_state: str = field("reset", help="reset: a fresh selector per request; persistent: one for the run")
@@ -193,45 +197,26 @@ def answer_record(rec: dict[str, Any], tok) -> dict[str, Any]:
     return out
 
 
-def http_rows(front: HttpFrontend, tok):
-    """Jobs of the HTTP front end as request rows (prompt ids ready: chat template for chat jobs only)."""
-    for job in front.jobs():
-        b = job.body
-        try:
-            if job.kind == "chat":
-                ids = tok.apply_chat_template(b["messages"], add_generation_prompt=True, tokenize=True)
-                ids = list(ids["input_ids"] if hasattr(ids, "keys") else ids)
-            else:
-                ids = list(tok(b["prompt"], add_special_tokens=True)["input_ids"])
-            if not ids:
-                raise ValueError("the prompt tokenizes to nothing")
-        except Exception as e:  # noqa: BLE001 - e.g. a chat template that rejects these roles: this request's 400
-            front.finish(job, 400, error_body(f"cannot build the prompt: {type(e).__name__}: {e}"))
-            continue
-        yield {"id": job.id, "prompt_ids": ids, "max_new_tokens": job.max_new, "job": job}
-
-
-def http_answer(front: HttpFrontend, job: Job, row: dict[str, Any], rec: dict[str, Any], answer: dict[str, Any],
-                stops: list[int]) -> None:
-    if "error" in rec:
-        front.finish(job, 500, error_body(rec["error"], "server_error"))
-        return
-    if rec.get("cancelled"):
-        front.finish(job, 499, error_body("the client closed the connection", "client_closed"))
-        return
-    toks = rec["tokens"]
-    finish = "stop" if (toks and toks[-1] in stops) or len(toks) < row["max_new_tokens"] else "length"
-    extra = {k: answer.get(k) for k in ("mat", "tok_s", "seconds", "versions_at_start", "versions_at_end")}
-    front.finish(job, 200, openai_reply(job, front.model, answer["text"], len(row["prompt_ids"]), len(toks), finish,
-                                        extra))
-
-
 class _Stop(BaseException):
-    """A stop signal: a BaseException, so no per-request `except Exception` on the way can swallow it."""
+    """A stop signal: a BaseException, so no per-request `except Exception` on the way can swallow it. `under_way`:
+    set by the first stop signal (or by the end of the requests); the stop must then run to its end."""
+
+    under_way: str | None = None
 
 
 def _on_signal(signum, frame):
-    raise _Stop(signal.Signals(signum).name)
+    """The first SIGINT / SIGTERM stops the run; one during the stop (trainer hand-over, final export, index save) is
+    ignored with one stderr line: killing the stop half-way would lose what the trainer learnt, silently."""
+    name = signal.Signals(signum).name
+    if _Stop.under_way is None:
+        _Stop.under_way = name  # before the raise: a second signal on its way out is ignored, not a second _Stop
+        raise _Stop(name)
+    line = (f"[online] {name} ignored: the stop is already under way; waiting for the trainer's final export and the "
+            f"saves (SIGKILL abandons them, and what was learnt since the last export)\n")
+    try:  # os.write: a print could re-enter a stderr write this signal interrupted
+        os.write(2, line.encode())
+    except OSError:
+        pass
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -277,7 +262,7 @@ def main_cfg(cfg: AdaptConfig) -> dict[str, Any]:
         entries = read_manifest(serve_dir).get("drafters", {})
         evals = {n: entries.get(n, {}).get("eval") for n in names}
         costs = cache_path(s.auto_costs, cache_root() / "auto_costs.json")
-        auto = auto_spec(evals, sampling=s.temperature > 0, with_trees=False, costs_cache=costs)
+        auto = auto_spec(evals, with_trees=False, costs_cache=costs)  # greedy and sampled requests: each its priors
     dec = SpecDecoder(target, drafters, selector=make_selector(s, names), mode=s.mode, k=s.k, stop_ids=stops,
                       auto=auto)
     handle = None
@@ -292,7 +277,7 @@ def main_cfg(cfg: AdaptConfig) -> dict[str, Any]:
     front = None
     if s.http:  # binds now: a port in use fails before anything is written
         front = HttpFrontend(s.http, info.name, names, s.temperature, s.max_new_tokens, s.http_timeout, s.api_key,
-                             s.max_queue)
+                             s.max_queue, sampling=s.mode != "tree")
     try:
         with run_lock(out_dir):  # one run per out_dir: two would interleave answers and race on versions
             return _serve(s, server, handle, front, tok, names, out_dir, stops,
@@ -325,7 +310,7 @@ def _main_lookahead(cfg: AdaptConfig, info, target, tok, pool_dir: Path, serve_d
     front = None
     if s.http:
         front = HttpFrontend(s.http, info.name, [name], s.temperature, s.max_new_tokens, s.http_timeout, s.api_key,
-                             s.max_queue)
+                             s.max_queue, sampling=False)  # lookahead reasoning is greedy
     try:
         with run_lock(out_dir):
             return _serve(s, server, handle, front, tok, [name], out_dir, stops,
@@ -343,8 +328,10 @@ def _log_events(events: list[dict], metrics, log=None) -> None:
         if ev.get("event") == "round":
             losses = ", ".join(f"{n} {v:.4f}" for n, v in ev.get("losses", {}).items() if v is not None)
             pairs = f"{ev['pairs']} pairs, " if "pairs" in ev else ""
+            back = f", rolled back {', '.join(r['drafter'] for r in ev['rolled_back'])}" if ev.get("rolled_back") \
+                else ""
             print(f"[online] round {ev['round']} ({pairs}{ev['records']} requests so far): loss {losses or '-'}; "
-                  f"published {ev['published'] or 'nothing'}; guard rejected {len(ev['rejected'])} "
+                  f"published {ev['published'] or 'nothing'}; guard rejected {len(ev['rejected'])}{back} "
                   f"(v{ev['version']})", file=log, flush=True)
     metrics.flush()
 
@@ -358,10 +345,11 @@ def _serve(s: ServeConfig, server, handle: TrainerHandle | None, front: HttpFron
     answers.parent.mkdir(parents=True, exist_ok=True)
     done = answered_ids(answers)
     if front is not None:
-        rows = http_rows(front, tok)
+        rows = http_rows(front, tok, stops, s.chat_special_tokens)
     else:
         source = sys.stdin.buffer if s.requests == "-" else open(s.requests, "rb")  # noqa: SIM115 - closed below
         rows = read_requests(source, s.max_new_tokens, done.ids, done.lines)  # answered ids; bad lines by number
+    _Stop.under_way = None
     old = {sig: signal.signal(sig, _on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     served = errors = 0
     stopped_by = "end of requests"
@@ -376,13 +364,15 @@ def _serve(s: ServeConfig, server, handle: TrainerHandle | None, front: HttpFron
         with open(answers, "a") as out, open(out_dir / "metrics.jsonl", "a") as metrics:
             for row in rows:
                 if "error" not in row:
-                    ids = row.get("prompt_ids") or render_prompt(tok, wrap(row["prompt"]) if wrap else row["prompt"])
+                    run = row.get("run")  # an HTTP job's sampling, stops, stream
+                    ids = row.get("prompt_ids") or chat_prompt_ids(tok, [{"role": "user", "content": wrap(
+                        row["prompt"]) if wrap else row["prompt"]}], s.chat_special_tokens)
                     try:  # a request the target cannot take (too long for its context) is the caller's error
-                        server.check_request(ids, row["max_new_tokens"])
+                        server.check_request(ids, row["max_new_tokens"], run.params if run else None)
                     except SpecError as e:
                         row = {**row, "error": f"request line {row['line']}: {e}" if "line" in row else str(e)}
-                        if "job" in row:
-                            front.finish(row["job"], 400, error_body(str(e)))
+                        if run is not None:
+                            front.finish(run.job, 400, error_body(str(e)))
                             continue
                 if "error" in row:
                     print(f"[online] {row['error']}", file=sys.stderr)
@@ -390,37 +380,44 @@ def _serve(s: ServeConfig, server, handle: TrainerHandle | None, front: HttpFron
                 else:
                     if s.selection_state == "reset" and s.mode != "lookahead":
                         server.dec.set_selector(make_selector(s, names))
-                    job = row.get("job")
-                    rec = server.serve(Request(row["id"], ids, row["max_new_tokens"],
-                                               job.cancelled.is_set if job is not None else None))
+                    rec = server.serve(Request(row["id"], ids, row["max_new_tokens"]) if run is None else Request(
+                        row["id"], ids, row["max_new_tokens"], run.job.cancelled.is_set,
+                        run.watch if run.watches else None, run.params, run.seed))
                     served += 1
                     if saver is not None:
                         saver.answered(rec)
                 errors += int("error" in rec)
                 answer = answer_record(rec, tok)
+                if row.get("run") is not None and "tokens" in rec:
+                    answer.update(row["run"].record_fields(rec))  # the answer as the client gets it (stop strings)
                 out.write(json.dumps(answer) + "\n")
                 out.flush()
                 metrics.write(json.dumps({"time": time.time(), "event": "request", **{
                     k: v for k, v in answer.items() if k != "text"}}) + "\n")
                 _log_events(server.events, metrics)
                 server.events.clear()
-                if "job" in row:
-                    http_answer(front, row["job"], row, rec, answer, stops)
+                if row.get("run") is not None:
+                    row["run"].finish(rec, answer)
     except _Stop as e:
         stopped_by = str(e)
     finally:
-        for sig, h in old.items():
-            signal.signal(sig, h)
-        if source is not None and source is not sys.stdin.buffer:
-            source.close()
-        if front is not None:
-            front.close()
-        # 4. stop: the trainer finishes its round and exports the adapted pool; the served indexes are saved
-        events = handle.stop() if handle is not None else []
-        if saver is not None:
-            saver.save()
-        with open(out_dir / "metrics.jsonl", "a") as metrics:
-            _log_events(server.events + events, metrics)
+        # rule: from here on a stop signal is ignored (_on_signal), first statement, no call before it; the original
+        # handlers come back only once everything is saved
+        _Stop.under_way = _Stop.under_way or stopped_by
+        try:
+            if source is not None and source is not sys.stdin.buffer:
+                source.close()
+            if front is not None:
+                front.close()
+            # 4. stop: the trainer finishes its round and exports the adapted pool; the served indexes are saved
+            events = handle.stop() if handle is not None else []
+            if saver is not None:
+                saver.save()
+            with open(out_dir / "metrics.jsonl", "a") as metrics:
+                _log_events(server.events + events, metrics)
+        finally:
+            for sig, h in old.items():
+                signal.signal(sig, h)
     summary = {"served": served, "errors": errors, "failed": server.failed, "skipped_answered": len(done),
                "indexed_answers": server.learned,
                "stopped_by": stopped_by, "seconds": time.time() - t0, "answers": str(answers)}

@@ -1,12 +1,19 @@
 """The HTTP edge shared by draftpool's two front ends (online/http_api.py, online/vllm_adapt.py).
 
 uvicorn serves an ASGI app (FastAPI) from a thread of the calling process, with its h11 protocol: a strict HTTP/1.1
-parser that refuses a negative, non-numeric or doubled Content-Length and reads chunked bodies to their end, so a
-request can never be smuggled inside another's body. `Edge`, a middleware in front of the app, adds what a public
-endpoint needs before any route sees a request:
+parser that refuses a negative, non-numeric or conflicting Content-Length, a Transfer-Encoding other than one
+`chunked` (a second Transfer-Encoding line included), and reads chunked bodies to their end. What h11 lets through
+and a proxy in front may frame otherwise is refused here (RFC 9112 sections 5.2, 6.1): a request carrying
+Content-Length and Transfer-Encoding together (h11 lets Transfer-Encoding win) or Transfer-Encoding on HTTP/1.0
+(`Edge`), and a header line folded onto the one before (obs-fold, which h11 joins to it; `head_deadline_protocol`).
+So every request served has one framing, Content-Length alone or `Transfer-Encoding: chunked` alone, and anything
+else gets a 400 before its body is read, with the connection closed: no byte after a refused head is parsed as a
+request of its own. `Edge`, a middleware in front of the app, adds what a public endpoint needs before any route sees
+a request:
 
-1. the API key (`serve.api_key`): every /v1/ path needs `Authorization: Bearer <key>` (401 otherwise); /health stays
-   open, as in vLLM's server
+0. the framing rule above, first: a 400 with `Connection: close`
+1. the API key (`serve.api_key`): every /v1/ path and the schema (/openapi.json) need `Authorization: Bearer <key>`
+   (401 otherwise); /health stays open, as in vLLM's server
 2. the body: at most `limit` bytes (413 for a larger Content-Length at once, or when a chunked body grows past it),
    all of it within `timeout` seconds from the first byte asked for (408): a total deadline, so a client dripping one
    byte at a time cannot hold a connection
@@ -22,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
+import re
 import socket
 import threading
 import time
@@ -92,8 +100,8 @@ class _Gone(Exception):
 
 
 class Edge:
-    """ASGI middleware: API key, body size and total body deadline, and no reuse of a connection whose request body
-    was not read to its end (module docstring)."""
+    """ASGI middleware: framing, API key, body size and total body deadline, and no reuse of a connection whose
+    request body was not read to its end (module docstring)."""
 
     def __init__(self, app, api_key: str = "", limit: int = MAX_BODY, timeout: float = 30.0):
         self.app, self.api_key, self.limit, self.timeout = app, api_key, limit, timeout
@@ -102,6 +110,27 @@ class Edge:
         scheme, _, token = headers.get(b"authorization", b"").decode("latin-1").partition(" ")
         # rule: constant-time comparison, so the key cannot be guessed byte by byte from answer times
         return scheme.lower() == "bearer" and hmac.compare_digest(token.strip().encode(), self.api_key.encode())
+
+    @staticmethod
+    def _keyed(path: str) -> bool:
+        return path.startswith("/v1") or path == "/openapi.json"
+
+    @staticmethod
+    def _framing_fault(scope) -> str | None:
+        """Why the request's framing is refused (module docstring), or None. Every occurrence of a header counts
+        (scope["headers"] is a list; a name may repeat); h11 gives the names in lower case, lowered again here."""
+        names = [name.lower() for name, _ in scope["headers"]]
+        codings = [value for name, value in scope["headers"] if name.lower() == b"transfer-encoding"]
+        if not codings:
+            return None
+        if b"content-length" in names:
+            return ("a request may not carry both Content-Length and Transfer-Encoding (RFC 9112 section 6.1); the "
+                    "connection is closed")
+        if len(codings) > 1 or codings[0].strip().lower() != b"chunked":  # h11 refuses these itself, before us
+            return "the only Transfer-Encoding supported is one `chunked`; the connection is closed"
+        if scope.get("http_version") == "1.0":
+            return "Transfer-Encoding is not allowed on HTTP/1.0 (RFC 9112 section 6.1); the connection is closed"
+        return None
 
     async def _read(self, receive, state: dict) -> bytes:
         chunks, size = [], 0
@@ -127,8 +156,10 @@ class Edge:
                 message = {**message, "headers": [*message.get("headers", []), (b"connection", b"close")]}
             await send(message)
 
+        if (fault := self._framing_fault(scope)) is not None:  # before anything reads the body
+            return await send_json(guarded_send, 400, error_body(fault))
         headers = dict(scope["headers"])
-        if self.api_key and scope["path"].startswith("/v1") and not self._authorized(headers):
+        if self.api_key and self._keyed(scope["path"]) and not self._authorized(headers):
             return await send_json(guarded_send, 401, error_body("a valid API key is required (Authorization: "
                                                                  "Bearer <key>)", "authentication_error"),
                                    [(b"www-authenticate", b"Bearer")])
@@ -156,10 +187,24 @@ class Edge:
         await self.app(scope, replay, guarded_send)
 
 
+_HEAD_END = re.compile(rb"\n\r?\n")  # h11's end of a request head
+_FOLD = re.compile(rb"\n[ \t]")  # a head line that starts with a space or tab
+
+
+def folded_head(buffered: bytes) -> bool:
+    """Whether the request head at the start of `buffered` (whole or its part received so far) has an obs-fold line:
+    one that starts with a space or tab, which h11 joins to the header line before it (RFC 9112 section 5.2 lets a
+    server refuse it instead; a proxy in front may read it as a header of its own)."""
+    end = _HEAD_END.search(buffered)
+    return _FOLD.search(buffered if end is None else buffered[:end.start() + 1]) is not None
+
+
 def head_deadline_protocol(head_timeout: float):
     """uvicorn's h11 protocol plus a deadline on the request head: a connection that has not sent a whole request line
     and headers within `head_timeout` s of opening, or of its previous answer, is closed (uvicorn alone keeps an idle
-    connection, or one whose headers trickle in, open for ever)."""
+    connection, or one whose headers trickle in, open for ever). And a request head with an obs-fold line gets a 400
+    and the connection is closed (`folded_head`)."""
+    import h11
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
     class HeadDeadline(H11Protocol):
@@ -183,6 +228,13 @@ def head_deadline_protocol(head_timeout: float):
             self._arm()
 
         def handle_events(self) -> None:
+            # rule: h11 parses a head only while the client's side is IDLE (a new connection, or after
+            # start_next_cycle, which uvicorn follows with handle_events): what it holds then starts with the head.
+            # uvicorn also starts the next cycle inside its own loop when an answer went out before its request's body
+            # ended; behind Edge such an answer closes the connection, so no head is parsed that way
+            if self.conn.their_state is h11.IDLE and folded_head(self.conn.trailing_data[0]):
+                self.send_400_response("Invalid HTTP request received: a folded header line (obs-fold).")
+                return
             super().handle_events()
             if self.cycle is not None and not self.cycle.response_complete:  # a whole head arrived
                 self._disarm()

@@ -35,7 +35,8 @@ class LookaheadServer:
         self.learned = 0  # answers indexed by model-free drafters: none here (one step drafter)
         self.events: list[dict] = []  # trainer events drained since the caller last took them
 
-    def check_request(self, ids: list[int], max_new_tokens: int) -> None:
+    def check_request(self, ids: list[int], max_new_tokens: int, params=None) -> None:
+        """params: unused (lookahead reasoning is greedy; the front end refuses sampling)."""
         if self.max_len is not None and len(ids) + max_new_tokens > self.max_len:
             raise SpecError(f"prompt of {len(ids)} tokens + {max_new_tokens} new exceeds the target's context of "
                             f"{self.max_len}")

@@ -4,6 +4,7 @@ index while serving (`IndexSaver`)."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,10 +23,22 @@ def load_members(s, info, target, pool_dir: Path, serve_dir: Path, out_dir: Path
     if free:
         for n, (k, m) in load_pool(pool_dir, info, target, free, at_least=0)[1].items():
             saved = out_dir / "indexes" / n
-            models[n] = (k, get_kind(k).load(saved, info, target) if saved.is_dir() else m)
+            if saved.is_dir():
+                m = get_kind(k).load(saved, info, target)
+                print(f"[online] resuming {k} member {n} from {saved}{_indexed(m)}", file=sys.stderr, flush=True)
+            models[n] = (k, m)
     if not models:
         raise DrafterLoadError(f"{serve_dir} has no drafter of kind {s.kinds}")
     return {n: (k, m.to(s.device)) for n, (k, m) in sorted(models.items())}
+
+
+def _indexed(member) -> str:
+    """' (S sequences, T tokens indexed)' for a member with a suffix index (its sizes are at hand), else ''."""
+    index = getattr(member, "index", None)
+    if index is None:
+        return ""
+    seqs = sum(seg.n_seqs for seg in index.segments) + len(index.recent)
+    return f" ({seqs} sequences, {index.n_tokens} tokens indexed)"
 
 
 class IndexSaver:

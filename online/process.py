@@ -177,28 +177,33 @@ def trainer_main(models: dict[str, tuple[str, torch.nn.Module]], tcfg: TrainerCo
                 status.put({"event": "pairs", "records": records, "pending_pairs": trainer.pending,
                             "pairs": sum(len(fb.pairs) for fb in batch)})
                 return
-            guards, published, rejected = {}, [], []
+            guards, out, rejected, rollbacks = {}, {}, [], []
             for name in losses:
-                ok, acc, last = trainer.guard(name)
-                guards[name] = {"candidate": acc, "published": last, "ok": ok}
-                if ok:
-                    published.append(name)
-                else:
-                    rejected.append({"drafter": name, "held_out_acceptance": acc, "published": last})
+                v = trainer.guard(name)
+                guards[name] = {"action": v.action, "candidate": v.candidate, "best": v.best,
+                                "published": v.published, "ok": v.ok}
+                if v.weights is not None:
+                    out[name] = v.weights
+                if v.action == "rollback":
+                    rollbacks.append({"drafter": name, "held_out_acceptance": v.published, "best": v.best})
+                elif not v.ok:
+                    rejected.append({"drafter": name, "held_out_acceptance": v.candidate, "best": v.best,
+                                     "why": v.reason})
         except Exception:
             _forget(trainer, moved)  # rule: nothing of a failed round stays where it would raise again
             trainer.seen = seen
             raise
         records += len(batch)
         version += 1
-        for name in published:
-            boards[name].publish({k: v.detach().cpu() for k, v in trainer.candidate(name).items()}, version)
+        for name, weights in out.items():  # the guard's choice: the candidate, or the best version (a rollback)
+            boards[name].publish({k: v.detach().cpu() for k, v in weights.items()}, version)
         event = {"event": "round", "round": trainer.rounds, "version": version, "records": records,
-                 "losses": losses, "published": published, "rejected": rejected, "seconds": time.perf_counter() - t0}
+                 "losses": losses, "published": [n for n in out if guards[n]["ok"]], "rejected": rejected,
+                 "rolled_back": rollbacks, "guard": guards, "seconds": time.perf_counter() - t0}
         if getattr(trainer, "last_vocab", None):
             event["vocab"] = trainer.last_vocab
         if isinstance(trainer, StepTrainer):
-            event.update(pairs=trainer.last_pairs, held_out_pairs=len(trainer.holdout), guard=guards)
+            event.update(pairs=trainer.last_pairs, held_out_pairs=len(trainer.holdout))
         status.put(event)
 
     def train_safely(batch: list[Feedback]) -> None:

@@ -89,29 +89,91 @@ class Answered:
 
 
 RECORD_START = b'{"id": '  # how every record online_adapt writes begins (json.dumps, "id" first)
+AFTER_ID = (b', "text": ', b', "line": ', b', "error": ')  # what follows the id: an answer, a bad line, an error
+
+# The records online_adapt writes (online/adapt.py: answer_record), with every key they ever had: key -> types. An
+# answers file is recognised by them, so that a wrong serve.answers (a dataset, the requests file itself) is refused,
+# not appended to nor taken for answered requests. A key added to answer_record must be added here (test_requests.py
+# checks every kind of record answer_record writes).
+_NUM = (int, float)
+ANSWER_REQUIRED = {"id": (str,), "text": (str,), "new_tokens": (int,)}
+ANSWER_OPTIONAL = {"mat": (*_NUM, type(None)), "tok_s": (*_NUM, type(None)), "seconds": _NUM,
+                   "versions_at_start": (dict,), "versions_at_end": (dict,), "cancelled": (str,),
+                   "lookahead": (dict,), "pairs": (int,),
+                   # an HTTP answer (online/openai_jobs.py): its finish reason, and the sampling a request asked for
+                   "finish_reason": (str,), "sampling": (dict,)}
+ERROR_REQUIRED = {"id": (str, type(None)), "error": (str,)}  # a failed request; "id": null: a bad line
+ERROR_OPTIONAL = {"line": (int,)}
 
 
 def _is_line_number(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
 
+def _check_schema(rec: dict, required: dict, optional: dict, what: str) -> None:
+    """ValueError unless `rec` has every key of `required`, no key outside `required` and `optional`, each of its
+    type (never a bool) and no count below 0."""
+    missing = [k for k in required if k not in rec]
+    unknown = sorted(set(rec) - set(required) - set(optional))
+    if missing or unknown:
+        wrong = [f"unknown key(s) {', '.join(map(repr, unknown))}"] if unknown else []
+        wrong += [f"no {', '.join(map(repr, missing))}"] if missing else []
+        raise ValueError(f"{' and '.join(wrong)}; {what} has {', '.join(map(repr, required))}"
+                         + (" and serving metrics" if "text" in required else ""))
+    for k, v in rec.items():
+        types = required.get(k) or optional[k]
+        if isinstance(v, bool) or not isinstance(v, types) or (isinstance(v, int) and v < 0):
+            kind = "a number" if float in types else "an integer >= 0" if int in types else \
+                "a string" if str in types else "an object"
+            raise ValueError(f"{what}'s {k!r} must be {kind}{' or null' if type(None) in types else ''}, got "
+                             f"{json.dumps(v)[:40]}")
+
+
 def _take_record(rec: Any, done: Answered) -> None:
-    """One answers-file record into `done`; ValueError when it is not one online_adapt writes."""
+    """One answers-file record into `done`; ValueError when it is not one online_adapt writes (an answer, a failed
+    request, a bad request line: the schema above)."""
     if not isinstance(rec, dict) or "id" not in rec:
         raise ValueError('not an answer record (a JSON object with an "id")')
+    if "error" in rec:
+        _check_schema(rec, ERROR_REQUIRED, ERROR_OPTIONAL, "an error record")
+    else:
+        _check_schema(rec, ANSWER_REQUIRED, ANSWER_OPTIONAL, "an answer record")
     rid = rec["id"]
+    if "line" in rec and not _is_line_number(rec["line"]):
+        raise ValueError(f'"line" must be a line number >= 1, got {rec["line"]!r}')
     if rid is None:  # a bad request line: {"id": null, "line": N, "error"}
-        if not _is_line_number(rec.get("line")) or not isinstance(rec.get("error"), str):
+        if "line" not in rec:
             raise ValueError('a record with "id": null must be a bad-line record {"id": null, "line": N, "error"}')
         done.lines.add(rec["line"])
-    elif not isinstance(rid, str):
-        raise ValueError(f'"id" must be a string or null, got {rid!r}')
     elif "error" in rec and _is_line_number(rec.get("line")) and rid == f"line-{rec['line']}":
         # an older run's bad-line record, or the error of the request at line N with id "line-N" (its default id):
         # recorded by line, so that a request "line-N" at another line is not taken for it
         done.lines.add(rec["line"])
     else:
         done.ids.add(rid)
+
+
+def _cut_record(tail: bytes) -> bool:
+    """Whether `tail`, a last line that is not JSON, can be a record online_adapt writes cut short by a kill: its
+    start, up to the id and the key after it (an answer's "text", a bad line's "line", an error's "error")."""
+    if RECORD_START.startswith(tail):
+        return True
+    if not tail.startswith(RECORD_START):
+        return False
+    rest = tail[len(RECORD_START):].decode("utf-8", "replace")
+    if rest.startswith("null"):
+        end = 4
+    elif "null".startswith(rest):
+        return True
+    else:
+        try:
+            rid, end = json.JSONDecoder().raw_decode(rest)
+        except ValueError:  # cut inside the id
+            return rest.startswith('"')
+        if not isinstance(rid, str):
+            return False
+    after = rest[end:].encode()
+    return any(after.startswith(a) or a.startswith(after) for a in AFTER_ID)
 
 
 def answered_ids(path: Path) -> Answered:
@@ -143,7 +205,7 @@ def answered_ids(path: Path) -> Answered:
     try:
         json.loads(tail)
     except (ValueError, RecursionError):
-        if not (tail.startswith(RECORD_START) or RECORD_START.startswith(tail)):
+        if not _cut_record(tail):
             take(tail, n)  # raises, naming the line
         os.truncate(path, end)  # a record cut short by a kill: its request is served again
         return done

@@ -31,6 +31,9 @@ class Request:
     prompt_ids: list[int]
     max_new_tokens: int
     cancelled: Callable[[], bool] | None = None  # true once nobody waits for the answer: decoding stops early
+    watch: Callable[[list[int]], bool] | None = None  # sees the new tokens every cycle; true stops (SpecDecoder)
+    params: SamplingParams | None = None  # this request's sampling (None: the server's)
+    seed: int = 0
 
 
 class AdaptiveServer:
@@ -52,9 +55,9 @@ class AdaptiveServer:
         self.learned = 0  # answers indexed by model-free drafters
         self.events: list[dict] = []  # trainer events drained since the caller last took them
 
-    def check_request(self, ids: list[int], max_new_tokens: int) -> None:
+    def check_request(self, ids: list[int], max_new_tokens: int, params: SamplingParams | None = None) -> None:
         """SpecError when the target cannot take the request (e.g. too long for its context)."""
-        self.dec.check_request(ids, max_new_tokens, self.params)
+        self.dec.check_request(ids, max_new_tokens, params or self.params)
 
     def between_requests(self) -> list[dict]:
         """Trainer status + any newer weights (a free swap: every drafter cache starts empty anyway)."""
@@ -67,20 +70,23 @@ class AdaptiveServer:
             self.dec.weights_changed(changed)
         return events
 
-    def serve(self, req: Request, seed: int = 0) -> dict:
-        """Decode one request; -> its record (tokens, metrics, versions). A failure is recorded, not raised."""
+    def serve(self, req: Request) -> dict:
+        """Decode one request; -> its record (tokens, metrics, versions). A failure is recorded, not raised.
+        Its sampling never reaches the feedback: the trainer learns the target's own distributions (raw logits)
+        whatever a request samples with."""
         self.between_requests()
         before = self.swap.versions() if self.swap is not None else {}
         t0 = time.perf_counter()
-        self.dec.cancelled = req.cancelled
+        gone, watch = req.cancelled, req.watch
+        stop = None if gone is None and watch is None else \
+            (lambda new: (gone is not None and gone()) or (watch is not None and watch(new)))
         try:
             self.collector.start()
-            tokens, m = self.dec.generate(req.prompt_ids, req.max_new_tokens, self.params, seed)
+            tokens, m = self.dec.generate(req.prompt_ids, req.max_new_tokens, req.params or self.params, req.seed,
+                                          stop)
         except Exception as e:  # noqa: BLE001 - a request's failure is reported with its record
             self.failed += 1
             return {"id": req.id, "error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()}
-        finally:
-            self.dec.cancelled = None
         record = {"id": req.id, "tokens": tokens, "metrics": m.to_dict(), "versions_at_start": before,
                   "seconds": time.perf_counter() - t0}
         if req.cancelled is not None and req.cancelled():

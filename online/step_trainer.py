@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import torch
 
 from online.dpo import DPOUpdater, PairUpdater
+from online.guard import Verdict
 from online.sft import SFTUpdater
 from specsel.lookahead.accept import PreferencePair
 from specsel.lookahead.generate import StepLM
@@ -151,12 +152,16 @@ class StepTrainer:
                 for k, v in saved.items():
                     self.model.get_parameter(k).copy_(v)
 
-    def guard(self, name: str) -> tuple[bool, float | None, float | None]:
-        """-> (publish?, candidate's held-out step acceptance, the published version's)."""
+    def guard(self, name: str) -> Verdict:
+        """Publish the candidate unless its held-out step acceptance is `guard_margin` below the published
+        version's (then training goes back to the published weights); never blind: no held-out pairs, no publish
+        (holdout_every 0: no guard, every candidate is published)."""
         cand = self.candidate(name)
-        if not self.holdout:
+        if not self.cfg.holdout_every:
             self.published[name] = cand
-            return True, None, None
+            return Verdict("publish", cand, reason="guard off (no held-out pairs asked for)")
+        if not self.holdout:
+            return Verdict("hold", None, reason="no held-out pairs yet")
         acc = self._acceptance(cand)
         if self._published_acc is not None and self._published_acc[0] == self.holdout_changes:
             last = self._published_acc[1]
@@ -168,10 +173,10 @@ class StepTrainer:
                 for k, v in self.published[name].items():
                     self.model.get_parameter(k).copy_(v)
             self._published_acc = (self.holdout_changes, last)
-            return False, acc, last
+            return Verdict("hold", None, acc, last, last, "the candidate is below the published version")
         self.published[name] = cand
         self._published_acc = (self.holdout_changes, acc)
-        return True, acc, last
+        return Verdict("publish", cand, acc, last, last)
 
     def state(self) -> dict:
         return {"updater": self.updater.state(), "published": self.published, "seen": self.seen,

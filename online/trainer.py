@@ -2,8 +2,11 @@
 
 `OnlineTrainer` is the in-process core (tested directly): one updater per drafter (OGD, optimistic OGD or the Hedge
 ensemble, whose state lives as long as the trainer), a round = `epochs` steps of each drafter's updater on the mean
-loss of a feedback batch, and a guard that only lets a version out if its acceptance on held-out feedback (records
-set aside, never trained on) has not dropped by more than `guard_margin` below the last published version's.
+loss of a feedback batch, and a guard per drafter (online/guard.py) that lets a version out only when its acceptance on
+held-out feedback (records set aside, never trained on; the first record and every `holdout_every`-th after it) is
+within `guard_margin` of the best version it knows, the offline one included, never blind, and rolls back to that
+best version when the served one falls below it. The held-out records and the guard's versions are part of the
+trainer's state: a restarted trainer guards with them at once.
 
 Which drafters learn from a request: the one that served it (`full_information=False`, what OSD / OnlineSpec do), or
 every drafter of the pool (`full_information=True`): the verified tokens and the target's distributions do not
@@ -24,7 +27,8 @@ import torch
 
 from draftpool.models import get_kind
 from online.ensemble import HedgeEnsemble
-from online.feedback import Feedback
+from online.feedback import Feedback, TopK
+from online.guard import Guard, Verdict
 from online.losses import check_positions, distill_loss, request_steps
 from online.ogd import OGD
 from online.optimistic import OptimisticOGD
@@ -48,10 +52,14 @@ class TrainerConfig:
     batch: int = field(default=4, metadata={"help": "feedback records per round"})
     epochs: int = field(default=2, metadata={"help": "updates per round on its records (OnlineSpec EAGLE-3: 2)"})
     full_information: bool = field(default=True, metadata={"help": "every drafter learns from every request"})
-    holdout_every: int = field(default=10, metadata={"help": "every n-th record is held out for the guard (0: off)"})
+    holdout_every: int = field(default=10, metadata={"help": "the first record and every n-th after it are held out "
+                                                             "for the guard (0: no guard, every version is "
+                                                             "published)"})
     holdout_size: int = field(default=16, metadata={"help": "held-out records kept (most recent)"})
-    guard_margin: float = field(default=0.02, metadata={"help": "reject a version whose held-out acceptance is this "
-                                                                "much below the last published one"})
+    guard_margin: float = field(default=0.02, metadata={"help": "publish a version only when its held-out "
+                                                                "acceptance is at most this much below the best "
+                                                                "version known (the offline one included); roll back "
+                                                                "to that one when the served version falls below it"})
     beta: float = field(default=0.1, metadata={"help": "dpo: preference scale of the sigmoid loss"})
     round_every: int = field(default=25, metadata={"help": "dpo / sft: requests per update round"})
     pair_batch: int = field(default=16, metadata={"help": "dpo / sft: preference pairs per optimizer step"})
@@ -140,13 +148,20 @@ class OnlineTrainer:
         self.last_vocab: dict[str, dict] = {}  # the latest round's swaps: name -> {"swapped", "coverage"}
         self.updaters = {n: make_updater(cfg, trainable(m)) for n, (_, m) in models.items()}
         self.holdout: deque[Feedback] = deque(maxlen=cfg.holdout_size)
-        self.published = {n: {k: v.clone() for k, v in versioned(kind, m, self.vocab).items()}
-                          for n, (kind, m) in models.items()}
+        self.guards = {n: Guard(versioned(kind, m, self.vocab), cfg.guard_margin, cfg.holdout_every > 0)
+                       for n, (kind, m) in models.items()}
         self.seen = 0
         self.rounds = 0
-        self.rejected = 0
         self.holdout_changes = 0  # bumped whenever the held-out set changes
-        self._published_acc: dict[str, tuple[int, float]] = {}  # name -> (holdout_changes, acc of published)
+
+    @property
+    def published(self) -> dict[str, dict[str, torch.Tensor]]:
+        """The version of each drafter the server was last given (what an export writes)."""
+        return {n: g.published for n, g in self.guards.items()}
+
+    @property
+    def rejected(self) -> int:
+        return sum(g.rejected for g in self.guards.values())
 
     def loss(self, name: str, params: dict[str, torch.Tensor], batch: list[Feedback]) -> torch.Tensor:
         kind, model = self.models[name]
@@ -159,7 +174,7 @@ class OnlineTrainer:
         train = []
         for fb in batch:
             self.seen += 1
-            if self.cfg.holdout_every and self.seen % self.cfg.holdout_every == 0:
+            if self.cfg.holdout_every and (self.seen - 1) % self.cfg.holdout_every == 0:  # the 1st, then every n-th
                 for name, (kind, model) in self.models.items():  # rule: a record the guard cannot measure raises
                     held_out_acceptance(kind, model, self.published[name], [fb])  # here, not at every later guard
                 self.holdout.append(fb)
@@ -211,33 +226,32 @@ class OnlineTrainer:
             out.update(get_kind(kind).vocab_buffers(module))
         return out
 
-    def guard(self, name: str) -> tuple[bool, float | None, float | None]:
-        """Whether the candidate weights of `name` may be published: their held-out acceptance against the last
-        published version's, both measured on the current held-out records. -> (ok, candidate acc, published acc).
-        A published candidate becomes the reference for the next check."""
-        cand = self.candidate(name)
-        if not self.holdout:
-            self.published[name] = {k: v.clone() for k, v in cand.items()}
-            return True, None, None
+    def guard(self, name: str) -> Verdict:
+        """Which version of `name` the server may take now (online/guard.py): the candidate, the best version again
+        (a rollback: training restarts from it, with fresh optimizer state), or nothing new."""
         kind, model = self.models[name]
-        acc = held_out_acceptance(kind, model, cand, list(self.holdout))
-        cached = self._published_acc.get(name)
-        if cached is not None and cached[0] == self.holdout_changes:
-            last = cached[1]  # the published weights were measured on this same held-out set
-        else:
-            last = held_out_acceptance(kind, model, self.published[name], list(self.holdout))
-            self._published_acc[name] = (self.holdout_changes, last)
-        if acc < last - self.cfg.guard_margin:
-            self.rejected += 1
-            return False, acc, last
-        self.published[name] = {k: v.clone() for k, v in cand.items()}
-        self._published_acc[name] = (self.holdout_changes, acc)
-        return True, acc, last
+        rows = list(self.holdout)
+        verdict = self.guards[name].check(self.candidate(name), lambda w: held_out_acceptance(kind, model, w, rows),
+                                          self.holdout_changes, bool(rows))
+        if verdict.action == "rollback":
+            self._restart_from(name, verdict.weights)
+        return verdict
+
+    @torch.no_grad()
+    def _restart_from(self, name: str, weights: dict[str, torch.Tensor]) -> None:
+        kind, module = self.models[name]
+        vocab = get_kind(kind).vocab_buffers(module) if self.vocab else {}
+        for key, buf in vocab.items():  # the version's draft vocabulary, which its lm_head rows belong to
+            buf.copy_(weights[key].to(buf.device))
+        self.updaters[name] = make_updater(self.cfg, {k: v for k, v in weights.items() if k not in vocab})
 
     def state(self) -> dict:
-        """Everything a restarted trainer needs to go on where this one stopped (updater weights, optimizer
-        moments, ensemble losses, the guard's reference weights and counters); held-out records are not kept."""
+        """Everything a restarted trainer needs to go on where this one stopped: updater weights, optimizer
+        moments, ensemble losses, each guard's versions (offline, best, published) and its held-out records, the
+        counters."""
         return {"updaters": {n: u.state() for n, u in self.updaters.items()}, "published": self.published,
+                "guards": {n: g.state() for n, g in self.guards.items()},
+                "holdout": [pack_feedback(fb.to("cpu")) for fb in self.holdout],
                 "seen": self.seen, "rounds": self.rounds, "rejected": self.rejected,
                 "vocab": {n: {"d2t": self.models[n][1].d2t.clone(), "t2d": self.models[n][1].t2d.clone(),
                               "seen": c.seen.clone(), "swaps": self.vocab_swaps[n]} for n, c in self.counters.items()}}
@@ -248,8 +262,17 @@ class OnlineTrainer:
                              f"{sorted(self.updaters)}")
         for n, u in self.updaters.items():
             u.load_state(state["updaters"][n])
-        self.published = {n: {k: v.clone() for k, v in p.items()} for n, p in state["published"].items()}
-        self.seen, self.rounds, self.rejected = state["seen"], state["rounds"], state["rejected"]
+        for n, g in self.guards.items():
+            if "guards" in state:
+                g.load_state(state["guards"][n])
+            else:  # a state written before the guard kept its versions: what was published is all it knows
+                g.load_state({"offline": state["published"][n], "best": state["published"][n],
+                              "published": state["published"][n], "rejected": 0})
+        self.holdout.clear()
+        device = next(iter(self.guards.values())).offline_device
+        self.holdout.extend(unpack_feedback(d).to(device) for d in state.get("holdout", []))
+        self.holdout_changes += 1
+        self.seen, self.rounds = state["seen"], state["rounds"]
         for n, v in state.get("vocab", {}).items():
             if n in self.counters:  # the vocabulary the restored lm_head rows belong to
                 head = self.models[n][1]
@@ -257,3 +280,15 @@ class OnlineTrainer:
                 head.t2d.copy_(v["t2d"])
                 self.counters[n].seen = v["seen"].clone()
                 self.vocab_swaps[n] = v["swaps"]
+
+
+def pack_feedback(fb: Feedback) -> dict:
+    """A feedback record as plain tensors, numbers and strings (a trainer state loads with weights_only=True)."""
+    return {"request_id": fb.request_id, "tokens": fb.tokens, "prompt_len": fb.prompt_len, "logp": fb.target.logp,
+            "ids": fb.target.ids, "feats": fb.feats, "version": fb.version, "drafter": fb.drafter,
+            "accepted": list(fb.accepted)}
+
+
+def unpack_feedback(d: dict) -> Feedback:
+    return Feedback(d["request_id"], d["tokens"], d["prompt_len"], TopK(d["logp"], d["ids"]), d["feats"],
+                    d["version"], d["drafter"], list(d["accepted"]))

@@ -24,6 +24,7 @@ vLLM returns on request. The trainer and its target copy live in draftpool's env
 from __future__ import annotations
 
 import json
+import os
 import queue
 import shutil
 import threading
@@ -240,7 +241,10 @@ class VllmProxy:
             self._report(rid, i, prompts.get(i), tokens.get(i), reason)
 
     def _app(self) -> FastAPI:
-        app = FastAPI(title="draftpool (vLLM)", summary="vLLM's OpenAI server with an adapting drafter")
+        # no slash redirects (their Location reflected the Host header), no /docs or /redoc pages (scripts from a
+        # CDN); /openapi.json stays, behind the API key (Edge)
+        app = FastAPI(title="draftpool (vLLM)", summary="vLLM's OpenAI server with an adapting drafter",
+                      docs_url=None, redoc_url=None, redirect_slashes=False)
 
         @app.get("/health")
         @app.get("/metrics")
@@ -341,7 +345,20 @@ def serve_vllm(cfg, info, target, pool_dir: Path, out_dir: Path, serve_dir: Path
                         target_sha256=info.weights_sha256).start()
     adapter = proxy = None
     stop = threading.Event()
-    previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
+    stopping = threading.Event()  # set once the stop (front end, trainer's final export, vLLM) is under way
+
+    def on_signal(signum, frame):
+        if stopping.is_set():  # a second signal must not cut the stop short: ignored, and said so
+            line = (f"[online] {signal.Signals(signum).name} ignored: the stop is already under way; waiting for the "
+                    f"trainer's final export (SIGKILL abandons it, and what was learnt since the last export)\n")
+            try:  # os.write: a print could re-enter a stderr write this signal interrupted
+                os.write(2, line.encode())
+            except OSError:
+                pass
+            return
+        stop.set()
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         if s.adapt:
             out_embed = target.get_output_embeddings().weight.detach().float().cpu() if cfg.trainer.vocab_every \
@@ -360,9 +377,12 @@ def serve_vllm(cfg, info, target, pool_dir: Path, out_dir: Path, serve_dir: Path
             last = report_acceptance(engine, last, v.k)
         counters = engine.counters()
     finally:
-        for sig, h in previous.items():
-            signal.signal(sig, h)
-        shut_down(proxy, adapter, engine)
+        stopping.set()  # from here on a stop signal is ignored; the original handlers come back once all is saved
+        try:
+            shut_down(proxy, adapter, engine)
+        finally:
+            for sig, h in previous.items():
+                signal.signal(sig, h)
     swap_ms = [x["wall_s"] * 1e3 for x in adapter.versions] if adapter else []
     return {"engine": f"vllm {engine.version}", "drafter": name, "served_version": start_version,
             "exports": [e["path"] for e in adapter.handle.exports] if adapter else [],

@@ -283,8 +283,16 @@ class AutoChooser:
         self.trees = tuple(trees) if rank_prior else ()
         self.tree_gain = 1.0  # averaged accepted / expected drafts of tree cycles
         self.plain_steps = 0
-        self.chosen: list[int] = []  # k per chain cycle (0: a plain step; -1: a tree cycle)
-        self.plans: list[str] = []  # Choice.label per cycle
+        # rule: the last cycle's plan only (a chooser lives as long as its decoder: a list per cycle would grow for
+        # the life of a server); a request's plans per cycle are its metrics' (RequestMetrics.plans)
+        self.last_k: int | None = None  # k of the last cycle (0: a plain step; -1: a tree cycle); None before any
+        self.last_plan: str | None = None  # Choice.label of the last cycle ("k=1" for a probe)
+
+    @property
+    def plans(self) -> tuple[str, ...]:
+        """The last cycle's plan as a one-item tuple (empty before any): for readers of `plans[-1]`; read
+        `last_plan`."""
+        return () if self.last_plan is None else (self.last_plan,)
 
     def rank_rates(self) -> list[list[float]] | None:
         """Rank rates now: the offline rank shape, scaled per depth as the online top-1 estimate moved from its
@@ -311,8 +319,8 @@ class AutoChooser:
             self.plain_steps += 1
             if self.plain_steps % self.probe_every == 0:
                 k = 1  # rule: keep measuring the drafter while plain wins
-        self.chosen.append(-1 if tree else k)
-        self.plans.append(c.label if (k, tree) == (c.k, c.tree) else f"k={k}")
+        self.last_k = -1 if tree else k
+        self.last_plan = c.label if (k, tree) == (c.k, c.tree) else f"k={k}"
         return k, tree
 
     def next_k(self) -> int:
@@ -363,12 +371,15 @@ class AutoSpec:
     """Settings of `auto` chains (specsel/decoding/auto.py): `priors` per drafter name (per-depth acceptance from its
     offline evaluation; a drafter without one starts from `no_prior`: plain decoding with k = 1 probes until its
     acceptance shows it pays); `costs` measured on the first request when not given (or read from `costs_cache`, a
-    JSON file keyed by machine, target and drafter, and written there); `time_weight`: how fast measured cycle times
+    JSON file keyed by machine, target and drafter, and written there); `sampled_priors` per drafter name: the same
+    for sampled requests (1 - TV from the offline evaluation: sampled and greedy requests accept differently and are
+    estimated apart); `time_weight`: how fast measured cycle times
     correct the modelled overheads (0: never); `window`: the acceptance estimates' memory in cycles
     (`AcceptanceEstimate`). `rank_priors` per drafter name (`rank_prior` of its evaluation) let
     `auto` weigh the trees of `trees` too (tree-drafting drafters, where tree verification is token-exact)."""
 
     priors: dict[str, list[float]] = field(default_factory=dict)
+    sampled_priors: dict[str, list[float]] = field(default_factory=dict)
     rank_priors: dict[str, list[list[float]]] = field(default_factory=dict)
     trees: tuple = TREE_GRID
     margin: float = 0.02
@@ -383,16 +394,17 @@ class AutoSpec:
     measured: dict[str, Costs] = field(default_factory=dict, repr=False)  # costs measured here, by cost key
 
 
-def auto_spec(evals: Mapping[str, dict | None], sampling: bool = False, with_trees: bool = True,
-              **settings) -> AutoSpec:
+def auto_spec(evals: Mapping[str, dict | None], with_trees: bool = True, **settings) -> AutoSpec:
     """The `auto` settings of a pool from each drafter's offline evaluation ({name: the `eval` of its pool manifest
-    entry, or None}): per-depth acceptance priors (`acceptance_prior`: top-1 agreement, 1 - TV when `sampling`) and,
-    `with_trees`, per-depth rank priors (`rank_prior`) that let auto weigh trees. A drafter whose evaluation lacks
-    them gets none (it starts from `no_prior`). `settings`: any other AutoSpec field (costs_cache, costs, margin,
-    ...); explicit `priors` / `rank_priors` there are added over the ones read from `evals`."""
-    priors = {n: p for n, ev in evals.items() if (p := acceptance_prior(ev, sampling))}
-    # rule: trees verify greedily, so a sampling setup gets no rank rates (no tree costs measured for nothing)
-    ranks = {n: r for n, ev in evals.items() if (r := rank_prior(ev))} if with_trees and not sampling else {}
+    entry, or None}): per-depth acceptance priors for greedy requests (`acceptance_prior`: top-1 agreement) and for
+    sampled ones (1 - TV) and, `with_trees`, per-depth rank priors (`rank_prior`) that let auto weigh trees for
+    greedy requests. A drafter whose evaluation lacks them gets none (it starts from `no_prior`). `settings`: any
+    other AutoSpec field (costs_cache, costs, margin, ...); explicit `priors` / `sampled_priors` / `rank_priors`
+    there are added over the ones read from `evals`."""
+    priors = {n: p for n, ev in evals.items() if (p := acceptance_prior(ev))}
+    sampled = {n: p for n, ev in evals.items() if (p := acceptance_prior(ev, sampling=True))}
+    ranks = {n: r for n, ev in evals.items() if (r := rank_prior(ev))} if with_trees else {}
     priors.update(settings.pop("priors", {}))
+    sampled.update(settings.pop("sampled_priors", {}))
     ranks.update(settings.pop("rank_priors", {}))
-    return AutoSpec(priors=priors, rank_priors=ranks, **settings)
+    return AutoSpec(priors=priors, sampled_priors=sampled, rank_priors=ranks, **settings)

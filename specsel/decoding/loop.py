@@ -146,10 +146,13 @@ class SpecDecoder:
             raise SpecError(f"k (draft tokens per cycle{', at most' if mode == 'auto' else ''}) must be >= 1, "
                             f"got {k}")
         self.auto = (auto or AutoSpec()) if mode == "auto" else None
-        if self.auto is not None and set(self.auto.priors) - set(drafters):
-            unknown = sorted(set(self.auto.priors) - set(drafters))
+        named = set(self.auto.priors) | set(self.auto.sampled_priors) if self.auto is not None else set()
+        if named - set(drafters):
+            unknown = sorted(named - set(drafters))
             raise SpecError(f"auto priors for drafters not in the pool: {unknown}")
-        self.choosers: dict[int, AutoChooser] = {}  # per drafter, kept across requests (the estimate goes on)
+        # per (drafter, greedy): kept across requests (the estimate goes on); greedy and sampled requests accept
+        # differently, so each has its own estimate
+        self.choosers: dict[tuple[int, bool], AutoChooser] = {}
         self.mode, self.k = mode, k
         self.tree = tree or TreeSpec()
         self.names, self.drafters = list(drafters), list(drafters.values())
@@ -195,8 +198,8 @@ class SpecDecoder:
         self.collector = None  # online/feedback.FeedbackCollector: keeps the target rows of committed positions
         # called at every cycle boundary (online/hotswap.HotSwap.poll): -> indices of drafters whose weights changed
         self.on_cycle: Callable[[], list[int]] | None = None
-        self.cancelled: Callable[[], bool] | None = None  # e.g. the HTTP client hung up: stop at the next cycle
         self.swaps = 0
+        self.watch: Callable[[list[int]], bool] | None = None  # the current request's (generate)
         self.selector: SelectorProtocol = FixedSelector()
         if self.drafters:
             self.set_selector(selector or FixedSelector())
@@ -259,9 +262,21 @@ class SpecDecoder:
         self.swaps += len(changed)
 
     def generate(self, prompt: list[int], max_new_tokens: int, params: SamplingParams = GREEDY,
-                 seed: int = 0) -> tuple[list[int], RequestMetrics]:
-        """-> (new tokens, stopping after a stop token or max_new_tokens, and the request's metrics)."""
+                 seed: int = 0, watch: Callable[[list[int]], bool] | None = None) -> tuple[list[int], RequestMetrics]:
+        """-> (new tokens, stopping after a stop token or max_new_tokens, and the request's metrics).
+
+        watch: called after the prefill and after every cycle with the new tokens committed so far (not yet cut at
+        a stop token or max_new_tokens); True stops decoding there (a client that hung up, a stop string, a stream
+        that sends each cycle's text)."""
         self.check_request(prompt, max_new_tokens, params)
+        self.watch = watch
+        try:
+            return self._generate(prompt, max_new_tokens, params, seed)
+        finally:
+            self.watch = None
+
+    def _generate(self, prompt: list[int], max_new_tokens: int, params: SamplingParams, seed: int
+                  ) -> tuple[list[int], RequestMetrics]:
         gen = torch.Generator(device=self.target.device).manual_seed(seed)
         m = RequestMetrics()
         clock = PhaseTimer(m, self.target.device)
@@ -317,7 +332,7 @@ class SpecDecoder:
         # rule: auto chooses the chain length of model drafters; a self-limiting drafter (model-free: its proposal
         # stops where its confidence does, and costs microseconds) gets the whole k
         auto = self.auto is not None and not self.drafters[i].self_limiting
-        chooser = self.chooser(i, state) if auto else None  # first use: costs measured
+        chooser = self.chooser(i, state, params.greedy) if auto else None  # first use: costs measured
         clock.lap("select_s")
         mark = clock.last  # the chooser learns from the time of draft + verify
         # rule: trees verify greedily, and selectors read a cycle's rows as a chain's: auto weighs trees only for
@@ -351,7 +366,7 @@ class SpecDecoder:
             else:
                 chooser.observe(k, n_acc)
             chooser.observe_time(k, clock.last - mark, plan)
-            m.plans.append(chooser.plans[-1])
+            m.plans.append(chooser.last_plan)
         m.target_forwards += 1
         m.accepted.append(n_acc)
         m.choices.append(i)
@@ -373,13 +388,13 @@ class SpecDecoder:
             m.switches += 1
             m.catchup_tokens += max(0, behind - (1 + m.accepted[-1]))
 
-    def chooser(self, i: int, state: DecodeState) -> AutoChooser:
-        """Drafter i's `auto` chooser, made on first use (costs from the cache, else measured on this request's
-        prefix)."""
-        if i not in self.choosers:
+    def chooser(self, i: int, state: DecodeState, greedy: bool = True) -> AutoChooser:
+        """Drafter i's `auto` chooser for greedy or sampled requests, made on first use (costs from the cache, else
+        measured on this request's prefix)."""
+        if (i, greedy) not in self.choosers:
             a = self.auto
             costs = a.costs
-            ranks = a.rank_priors.get(self.names[i]) if self.auto_trees else None
+            ranks = a.rank_priors.get(self.names[i]) if self.auto_trees and greedy else None
             trees = self.auto_trees if ranks else ()  # trees are weighed only with the drafter's rank rates
             if costs is None:
                 key = cost_model.cost_key(self.target.model, self.drafters[i], self.k, self.target.forward_id)
@@ -390,10 +405,10 @@ class SpecDecoder:
                     state.synced[i] = len(state.tokens)  # measure synced it (its draft is dropped at the next sync)
                     cost_model.store(a.costs_cache, key, costs)
                 a.measured[key] = costs
-            prior = a.priors.get(self.names[i], [a.no_prior])
-            self.choosers[i] = AutoChooser(costs, prior, self.k, a.margin, a.prior_weight, a.probe_every,
+            prior = (a.priors if greedy else a.sampled_priors).get(self.names[i], [a.no_prior])
+            self.choosers[i, greedy] = AutoChooser(costs, prior, self.k, a.margin, a.prior_weight, a.probe_every,
                                            a.time_weight, ranks, trees, a.window)
-        return self.choosers[i]
+        return self.choosers[i, greedy]
 
     def _finish(self, state: DecodeState, max_new_tokens: int, clock: PhaseTimer
                 ) -> tuple[list[int], RequestMetrics]:
@@ -454,7 +469,8 @@ class SpecDecoder:
 
     def done(self, state: DecodeState, max_new_tokens: int) -> bool:
         n = len(state.tokens)
-        if n - state.prompt_len >= max_new_tokens or (self.cancelled is not None and self.cancelled()):
+        if n - state.prompt_len >= max_new_tokens or (self.watch is not None and self.watch(state.tokens[
+                state.prompt_len:])):
             return True
         # a cycle adds at most lookahead + 1 tokens: only those can hold a new stop token
         tail = state.tokens[max(state.prompt_len, n - self.lookahead - 1):]

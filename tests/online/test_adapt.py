@@ -189,10 +189,11 @@ def test_a_request_whose_id_looks_like_a_bad_lines_record_is_served_after_a_rest
 
 
 @pytest.mark.parametrize("content", [b"# my notes\nnot an answers file", b'{"id": "a"}\n{"prompt": "x"}\n',
-                                     b'{"id": "a"}\n{oops\n{"id": "b"}\n', b'{"id": "a"}\n[1, 2]'])
+                                     b'{"id": "a"}\n{oops\n{"id": "b"}\n', b'{"id": "a"}\n[1, 2]',
+                                     b'{"id": "q1", "question": "What is 2 + 2?", "answer": "4"}\n'])
 def test_a_file_that_is_not_an_answers_file_is_refused_untouched(tmp_path, pool, content, capsys):
     """serve.answers naming some other file (or a corrupt answers file): one error naming the file and line, the file
-    unchanged (it was once cut to its last newline), nothing served."""
+    unchanged (it was once cut to its last newline; a dataset with string ids was appended to), nothing served."""
     other = tmp_path / "notes.txt"
     other.write_bytes(content)
     reqs = requests(tmp_path / "r.jsonl", [{"id": "z", "prompt": "hi"}])
@@ -201,6 +202,42 @@ def test_a_file_that_is_not_an_answers_file_is_refused_untouched(tmp_path, pool,
     assert err.count("error:") == 1 and "Traceback" not in err
     assert f"{other} line " in err and "not an answers record of online_adapt" in err
     assert other.read_bytes() == content
+
+
+def test_the_requests_file_as_serve_answers_is_refused(tmp_path, pool, capsys):
+    """serve.answers naming the requests file itself: its requests were taken for answered ones (served 0, exit 0).
+    Now one error naming the file and line 1, exit 2, the file unchanged, no summary."""
+    reqs = requests(tmp_path / "r.jsonl", [{"id": "a", "prompt": "hi"}, {"id": "b", "prompt": "ho"}])
+    before = reqs.read_bytes()
+    assert online_adapt.main(args(tmp_path, pool, reqs, "serve.adapt=false", f"serve.answers={reqs}")) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and out.err.count("error:") == 1 and f"{reqs} line 1 is not an answers record" in out.err
+    assert reqs.read_bytes() == before and not (tmp_path / "online" / "answers.jsonl").exists()
+
+
+def test_an_answers_file_of_every_record_kind_is_resumed(tmp_path, pool, capsys):
+    """An answers file as the JSONL and HTTP front ends write it (answers, an HTTP answer with its end versions, a
+    cancelled one, failed requests with and without a line, a bad line) is accepted: a restart skips what it records,
+    serves the rest and appends."""
+    recorded = [{"id": "a", "text": "Hello", "new_tokens": 2, "mat": 1.5, "tok_s": 4.0, "seconds": 0.5,
+                 "versions_at_start": {"sql-eagle3": 0, "python-eagle3": 0}},
+                {"id": "cmpl-1", "text": " x", "new_tokens": 1, "mat": None, "tok_s": None, "seconds": 0.0,
+                 "versions_at_start": {"sql-eagle3": 0}, "versions_at_end": {"sql-eagle3": 3}},
+                {"id": "cmpl-2", "text": "", "new_tokens": 0, "mat": None, "tok_s": None, "seconds": 0.1,
+                 "versions_at_start": {"sql-eagle3": 3}, "versions_at_end": {"sql-eagle3": 3},
+                 "cancelled": "the client closed the connection: decoding stopped early"},
+                {"id": "huge", "line": 2, "error": "request line 2: beyond the target's context"},
+                {"id": "chatcmpl-3", "error": "RuntimeError: boom"},
+                {"id": None, "line": 3, "error": "request line 3: Expecting value"}]
+    (tmp_path / "online").mkdir()
+    answers = requests(tmp_path / "online" / "answers.jsonl", recorded)
+    reqs = requests(tmp_path / "r.jsonl", [{"id": "a", "prompt": "hi"}, {"id": "huge", "prompt": "x"}, "{not json",
+                                           {"id": "b", "prompt": "ho"}])
+    assert online_adapt.main(args(tmp_path, pool, reqs, "serve.adapt=false")) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["served"] == 1 and summary["errors"] == 0 and summary["skipped_answered"] == 6
+    got = _records(answers)
+    assert got[:-1] == recorded and got[-1]["id"] == "b" and got[-1]["new_tokens"] > 0
 
 
 @pytest.mark.parametrize("extra,msg", [
@@ -296,8 +333,7 @@ def test_http_endpoint(tmp_path, pool, target, capsys):
             got["raw"] = _call(base + "/v1/completions", {"prompt": raw_prompt, "max_tokens": NEW, "temperature": 0})
             got["hot"] = _call(base + "/v1/completions", {"prompt": raw_prompt, "temperature": 0.7})
             got["zero"] = _call(base + "/v1/completions", {"prompt": raw_prompt, "max_tokens": 0})
-            got["stream"] = _call(base + "/v1/chat/completions",
-                                  {"messages": [{"role": "user", "content": "hi"}], "stream": True})
+            got["n"] = _call(base + "/v1/chat/completions", {"messages": [{"role": "user", "content": "hi"}], "n": 2})
             got["route"] = _call(base + "/v1/embeddings", {"input": "x"})
             got["penalty"] = _call(base + "/v1/completions", {"prompt": raw_prompt, "presence_penalty": 0.5})
             got["unknown"] = _call(base + "/v1/completions", {"prompt": raw_prompt, "logit_bias": {"5": 1}})
@@ -328,7 +364,7 @@ def test_http_endpoint(tmp_path, pool, target, capsys):
     with pytest.raises(OSError):  # stopped: nothing listens any more
         _call(base + "/health")
     summary = json.loads(capsys.readouterr().out)
-    assert code == 0 and summary["stopped_by"] == "SIGTERM" and summary["served"] == 2 and summary["failed"] == 0
+    assert code == 0 and summary["stopped_by"] == "SIGTERM" and summary["served"] == 3 and summary["failed"] == 0
     assert summary["rounds"] >= 1 and len(summary["exports"]) == 1
     status, chat = got["chat"]
     assert status == 200 and chat["object"] == "chat.completion"
@@ -340,9 +376,10 @@ def test_http_endpoint(tmp_path, pool, target, capsys):
     assert raw["draftpool"]["mat"] >= 1.0 and raw["draftpool"]["versions_at_start"]
     assert got["models"][0] == 200
     assert sorted(got["models"][1]["data"][0]["draftpool"]["drafters"]) == ["python-eagle3", "sql-eagle3"]
-    assert got["hot"][0] == 400 and "temperature" in got["hot"][1]["error"]["message"]
+    # a request's own temperature is served (trainer on: its feedback is the target's distribution, as any other)
+    assert got["hot"][0] == 200 and got["hot"][1]["usage"]["completion_tokens"] >= 1
     assert got["zero"][0] == 400 and "max_tokens" in got["zero"][1]["error"]["message"]
-    assert got["stream"][0] == 400 and "stream" in got["stream"][1]["error"]["message"]
+    assert got["n"][0] == 400 and "n and best_of" in got["n"][1]["error"]["message"]
     assert got["route"][0] == 404
     assert got["penalty"][0] == 400 and "presence_penalty" in got["penalty"][1]["error"]["message"]
     assert got["unknown"][0] == 400 and "logit_bias" in got["unknown"][1]["error"]["message"]
@@ -351,7 +388,8 @@ def test_http_endpoint(tmp_path, pool, target, capsys):
     assert got["stalled"].startswith(b"HTTP/1.1 408") and got["after_stall"][0] == 200
     assert got["in_flight"][0] == 503 and got["queued"][0] == 503
     answers = [json.loads(line) for line in (tmp_path / "online" / "answers.jsonl").read_text().splitlines()]
-    assert [a["id"] for a in answers] == [chat["id"], raw["id"]]
+    assert [a["id"] for a in answers] == [chat["id"], raw["id"], got["hot"][1]["id"]]
+    assert answers[2]["sampling"]["temperature"] == 0.7 and "sampling" not in answers[0]
 
 
 def test_http_sigterm_without_adaptation_answers_the_request_in_flight(tmp_path, pool):

@@ -1,7 +1,7 @@
 """online_adapt.py against a hostile client and a hostile out_dir, on the real embedded target: a crafted trainer
 state is refused (nothing of it runs), tiny requests do not turn adaptation off, Ctrl-C / SIGTERM to the process group
-still export the adapted pool, an export that fails is a loss the summary names (exit 3), an out_dir that cannot be
-written fails at once."""
+still export the adapted pool (also when more of them come during the stop: ignored, said so), an export that fails
+is a loss the summary names (exit 3), an out_dir that cannot be written fails at once."""
 
 import json
 import os
@@ -147,3 +147,176 @@ def test_a_stop_signal_to_the_process_group_still_exports(tmp_path, pool, sig): 
     version, folder = latest_version(tmp_path / "online")
     assert (folder / "trainer_state.pt").is_file() and str(folder) in summary["exports"][-1]
     assert summary["last_event"]["event"] == "stopped" and summary["last_event"]["unsaved_rounds"] == 0
+
+
+def _stderr_lines(proc, lines: list[str]) -> threading.Thread:
+    """Read the child's stderr into `lines` as it comes (the test waits on trainer rounds)."""
+    th = threading.Thread(target=lambda: lines.extend(proc.stderr), daemon=True)
+    th.start()
+    return th
+
+
+@pytest.mark.parametrize("sigs,gap", [
+    ((signal.SIGTERM,) * 3, 0.15),  # the report: three SIGTERMs to the group, 0.15 s apart
+    ((signal.SIGINT, signal.SIGINT), 0.05),  # a double Ctrl-C
+    ((signal.SIGINT, signal.SIGTERM), 0.5),  # Ctrl-C, then a service manager's SIGTERM half a second later
+], ids=["3xSIGTERM-0.15s", "2xSIGINT-0.05s", "SIGINT+SIGTERM-0.5s"])
+def test_more_stop_signals_during_the_stop_still_export(tmp_path, pool, sigs, gap):  # noqa: F811
+    """After a few trainer rounds, 2 or 3 stop signals to the process group: 3 SIGTERMs 0.15 s apart, 2 SIGINTs
+    0.05 s apart, a SIGINT then a SIGTERM 0.5 s apart. The first stops the run; the later ones, during the stop
+    (trainer hand-over, final export), are ignored with one stderr line each: the run exits 0 with its summary and
+    the adapted pool exported (they once killed it mid-stop: status -15, no summary, nothing exported)."""
+    reqs = requests(tmp_path / "r.jsonl", [{"id": f"q{i}", "prompt": f"Count to {i}."} for i in range(200)])
+    proc = subprocess.Popen([sys.executable, "online_adapt.py", *args(tmp_path, pool, reqs)], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    err: list[str] = []
+    reader = _stderr_lines(proc, err)
+    sent = 0
+    try:
+        t0 = time.time()
+        while sum("[online] round " in line for line in err) < 3:
+            assert proc.poll() is None and time.time() - t0 < 300, "".join(err)[-3000:] if proc.poll() else "timeout"
+            time.sleep(0.05)
+        for i, sig in enumerate(sigs):
+            if i:
+                time.sleep(gap)
+            if proc.poll() is not None:
+                break
+            os.killpg(proc.pid, sig)
+            sent += 1
+        out = proc.stdout.read()
+        proc.wait(timeout=300)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    reader.join(30)
+    err_text = "".join(err)
+    assert proc.returncode == 0, err_text[-3000:]
+    assert sent == len(sigs)  # every signal reached the run during its stop
+    # one line per later signal; a signal sent again before the run took the first (in a long torch call) is one
+    ignored = err_text.count("the stop is already under way")
+    assert len(set(sigs)) - 1 <= ignored <= sent - 1 and "error:" not in err_text
+    summary = json.loads(out)
+    assert summary["stopped_by"] == sigs[0].name and summary["trainer_faults"] == [] and summary["exports"]
+    assert summary["adaptation_lost"] is None and summary["rounds"] >= 3
+    version, folder = latest_version(tmp_path / "online")
+    assert (folder / "trainer_state.pt").is_file() and str(folder) in summary["exports"][-1]
+    assert summary["last_event"]["event"] == "stopped" and summary["last_event"]["unsaved_rounds"] == 0
+
+
+class _Recorder:
+    """Stands for the handlers a caller had before the run (SIG_DFL would kill the test process): records calls."""
+
+    def __init__(self):
+        self.calls: list[str] = []
+
+    def __call__(self, signum, frame):
+        self.calls.append(signal.Signals(signum).name)
+
+
+def _send(*sigs):
+    for sig in sigs:
+        os.kill(os.getpid(), sig)
+        time.sleep(0.05)  # the handler runs in the main thread, at its next bytecode
+
+
+@pytest.fixture
+def recorders():
+    rec = _Recorder()
+    old = {sig: signal.signal(sig, rec) for sig in (signal.SIGINT, signal.SIGTERM)}
+    yield rec
+    for sig, h in old.items():
+        signal.signal(sig, h)
+
+
+@pytest.mark.parametrize("first", [signal.SIGTERM, None], ids=["signal", "end-of-requests"])
+def test_signals_during_the_stop_are_ignored_and_said_so(tmp_path, capfd, recorders, first):
+    """`_serve` in-process with a stub server and trainer (no target): a SIGTERM at the trainer's start stops the run
+    (or the requests end); SIGINT and SIGTERM during the trainer's stop are ignored with one stderr line each, the stop
+    runs to its end, and the caller's handlers are back only after it."""
+    from types import SimpleNamespace
+
+    from online.adapt import ServeConfig, _serve
+
+    stopped = []
+
+    class Handle(SimpleNamespace):
+        def start(self):
+            if first is not None:
+                _send(first)
+
+        def stop(self):
+            _send(signal.SIGINT, signal.SIGTERM)
+            assert signal.getsignal(signal.SIGTERM) is online_adapt._on_signal  # not the caller's yet
+            stopped.append(True)
+            return [{"event": "stopped", "unsaved_rounds": 0}]
+
+    handle = Handle(faults=[], restarts=0, dropped=0, rounds_seen=0, exports=[], skipped=0, lost=None)
+    server = SimpleNamespace(events=[], failed=0, learned=0, swap=SimpleNamespace(swaps=0, versions=lambda: {}))
+    reqs = requests(tmp_path / "r.jsonl", ["{not json"])  # a bad line: its record needs no tokenizer
+    summary = _serve(ServeConfig(requests=str(reqs)), server, handle, None, None, ["h"], tmp_path / "online", [])
+    assert stopped and summary["stopped_by"] == (first.name if first is not None else "end of requests")
+    assert recorders.calls == [] and signal.getsignal(signal.SIGINT) is recorders  # restored after the stop
+    err = capfd.readouterr().err
+    assert err.count("the stop is already under way") == 2 and "SIGKILL" in err
+    assert "[online] SIGINT ignored" in err and "[online] SIGTERM ignored" in err
+    _send(signal.SIGTERM)
+    assert recorders.calls == ["SIGTERM"]  # the caller's handler again
+
+
+def test_vllm_signals_during_the_stop_are_ignored_and_said_so(tmp_path, capfd, recorders, monkeypatch):
+    """`serve_vllm` in-process with a stub engine and front end (no vLLM): SIGTERM stops it; SIGINT and SIGTERM
+    during the shut-down (trainer's final export, vLLM's stop) are ignored with one stderr line each, and the
+    caller's handlers are back only after it."""
+    from types import SimpleNamespace
+
+    import draftpool.pool
+    import online.vllm_adapt as vllm_adapt
+    from online.adapt import AdaptConfig
+
+    stopped = []
+
+    class Engine:
+        version, url = "stub", "http://127.0.0.1:1"
+
+        def __init__(self, *a, **k):
+            pass
+
+        def start(self):
+            return self
+
+        def counters(self):
+            return {}
+
+        def stop(self):
+            _send(signal.SIGINT, signal.SIGTERM)
+            assert recorders.calls == []
+            stopped.append(True)
+
+    class Proxy:
+        url, failed = "http://127.0.0.1:1", 0
+
+        def __init__(self, *a, **k):
+            pass
+
+        def start(self):
+            _send(signal.SIGTERM)
+            return self
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(vllm_adapt, "VllmEngine", Engine)
+    monkeypatch.setattr(vllm_adapt, "VllmProxy", Proxy)
+    monkeypatch.setattr(draftpool.pool, "load_pool", lambda *a: (["h"], {"h": ("eagle3", None)}))
+    monkeypatch.setattr(draftpool.pool, "read_manifest", lambda d: {"drafters": {"h": {"path": "h"}}})
+    cfg = AdaptConfig()
+    cfg.serve.adapt, cfg.serve.http = False, "127.0.0.1:1"
+    info = SimpleNamespace(path=tmp_path, name="t", weights_sha256="0")
+    summary = vllm_adapt.serve_vllm(cfg, info, None, tmp_path / "pool", tmp_path / "online")
+    assert stopped and summary["failed"] == 0
+    assert recorders.calls == [] and signal.getsignal(signal.SIGTERM) is recorders
+    err = capfd.readouterr().err
+    assert err.count("the stop is already under way") == 2 and "SIGKILL" in err

@@ -42,8 +42,9 @@ def test_suffix_member_indexes_served_answers_and_resumes(tmp_path, pool, target
             f"serve.auto_costs={tmp_path}/auto_costs.json"]
     reqs.write_text(json.dumps({"id": "a", "prompt": prompts[0]}) + "\n")
     assert online_adapt.main(base) == 0
-    summary = json.loads(capsys.readouterr().out)
-    assert summary["served"] == 1 and summary["indexed_answers"] == 1
+    out, err = capsys.readouterr()
+    summary = json.loads(out)
+    assert summary["served"] == 1 and summary["indexed_answers"] == 1 and "resuming" not in err
     answers = [json.loads(x) for x in (tmp_path / "online" / "answers.jsonl").read_text().splitlines()]
     assert answers[0]["text"] == tok.decode(want[0], skip_special_tokens=True)  # lossless with three members
     saved = SUFFIX.load(tmp_path / "online" / "indexes" / "sql-suffix", target_info, None)
@@ -54,8 +55,13 @@ def test_suffix_member_indexes_served_answers_and_resumes(tmp_path, pool, target
     # a restart serves from the saved index, and indexes the next answer on top of it
     reqs.write_text(json.dumps({"id": "b", "prompt": prompts[1]}) + "\n")
     assert online_adapt.main(base) == 0
-    summary = json.loads(capsys.readouterr().out)
+    out, err = capsys.readouterr()
+    summary = json.loads(out)
     assert summary["served"] == 1 and summary["skipped_answered"] == 1
+    indexes = tmp_path / "online" / "indexes"  # the restart says what it resumed: the seed and one answer
+    assert (f"[online] resuming suffix member sql-suffix from {indexes / 'sql-suffix'} (2 sequences, "
+            f"{saved.index.n_tokens} tokens indexed)\n") in err, err
+    assert f"[online] resuming ngram member any-ngram from {indexes / 'any-ngram'}\n" in err, err
     again = SUFFIX.load(tmp_path / "online" / "indexes" / "sql-suffix", target_info, None)
     assert again.index.n_tokens == saved.index.n_tokens + len(render_prompt(tok, prompts[1]) + want[1])
     answers = [json.loads(x) for x in (tmp_path / "online" / "answers.jsonl").read_text().splitlines()]

@@ -43,3 +43,24 @@ def test_pool_decoder_feeds_the_collector_through_its_engine():
     dec.generate([7], 25)
     fb = dec.collector.finish("r1", dec.state)
     assert fb.target.ids[:, 0].tolist() == fb.tokens[fb.prompt_len:].tolist()
+
+
+@pytest.mark.parametrize("temperature", [0.0, 0.7, 1.5])
+def test_a_sampled_request_feeds_the_target_s_own_distribution(temperature):
+    """Per-request sampling over HTTP: whatever a request samples with, the feedback rows are the target's raw
+    log-probabilities at the committed positions (what the trainer distills), never the temperature's."""
+    from online.server import AdaptiveServer, Request
+    from specsel.decoding.sampling import SamplingParams
+
+    logits = torch.randn(V, V, generator=torch.Generator().manual_seed(0)) * 3  # a target that really samples
+    model = BigramLM(logits)
+    server = AdaptiveServer(SpecDecoder(model, drafter(lambda t: (t + 1) % V), mode="chain", k=3), {"drafter": None},
+                            None, SamplingParams(), feedback_top_k=V)
+    server.dec.collector = server.collector
+    server.collector.start()
+    rec = server.serve(Request("s", [3], 24, params=SamplingParams(temperature=temperature), seed=11))
+    fb = server.collector.finish("s", server.dec.state)
+    tokens = fb.tokens.tolist()
+    want = torch.log_softmax(logits[tokens[fb.prompt_len - 1:-1]].float(), -1)  # row r: p(token prompt_len + r)
+    got = torch.full_like(want, float("-inf")).scatter(1, fb.target.ids, fb.target.logp)
+    assert rec["tokens"] and torch.allclose(got, want, atol=1e-5)

@@ -82,6 +82,19 @@ def test_an_older_answers_file_stays_readable(tmp_path):
     (lines(ANSWER) + b"[" * 100_000 + b"\n", 2),
     (lines(ANSWER) + b"[1, 2]", 2),  # complete JSON without its newline, but not a record
     (lines(ANSWER) + b'{"text": "x"', 2),  # a partial line that is not the start of a record
+    # files with string ids that are not answers files: they were appended to, their ids taken for answered
+    (lines({"id": "q1", "question": "What is 2 + 2?", "answer": "4"}, {"id": "q2", "question": "x"}), 1),  # a dataset
+    (lines({"id": "a", "prompt": "hi"}, {"id": "b", "prompt": "ho", "max_new_tokens": 4}), 1),  # the requests file
+    (lines({"id": "a", "text": "a corpus line"}), 1),
+    (lines(ANSWER, {**ANSWER, "id": "b", "label": 1}), 2),  # an unknown key
+    (lines(ANSWER, {**ANSWER, "id": "b", "new_tokens": "2"}), 2),
+    (lines(ANSWER, {**ANSWER, "id": "b", "new_tokens": True}), 2),
+    (lines(ANSWER, {**ANSWER, "id": "b", "new_tokens": -1}), 2),
+    (lines(ANSWER, {"id": "b", "error": 5}), 2),
+    (lines(ANSWER, {"id": "b", "line": 0, "error": "x"}), 2),
+    (lines(ANSWER, {"id": "b", "error": "x", "text": "y"}), 2),
+    (b'{"id": "q1", "question": "What is', 1),  # one partial line, but not the start of a record: not cut off
+    (b'{"id": 7, "text": "x', 1),
 ])
 def test_a_file_that_is_not_an_answers_file_is_refused_and_left_untouched(tmp_path, content, line):
     path = tmp_path / "notes.txt"
@@ -90,3 +103,33 @@ def test_a_file_that_is_not_an_answers_file_is_refused_and_left_untouched(tmp_pa
         answered_ids(path)
     assert "\n" not in str(e.value) and "nothing was changed" in str(e.value)
     assert path.read_bytes() == content
+
+
+def test_every_record_online_adapt_writes_is_an_answers_record(tmp_path):
+    """The schema of an answers file is answer_record's: every kind it writes (a JSONL answer, an HTTP answer with
+    its end versions, a cancelled one, a lookahead answer, a failed request with and without its line, a bad line) is
+    read back; a key added to answer_record that the schema (online/requests.py) lacks fails here."""
+    from online.adapt import answer_record
+
+    class Tok:
+        def decode(self, ids, skip_special_tokens=True):
+            return "x" * len(ids)
+
+    answer = {"id": "a", "tokens": [1, 2], "metrics": {"mat": 1.5}, "seconds": 0.5, "versions_at_start": {"h": 0}}
+    recs = [answer,
+            {**answer, "id": "cmpl-1", "versions_at_end": {"h": 2}},
+            {**answer, "id": "cmpl-2", "versions_at_end": {"h": 2}, "cancelled": True},
+            {**answer, "id": "la", "metrics": {"lookahead": {"rounds": 2, "tok_s": 3.0}}, "pairs": 1},
+            {**answer, "id": "fast", "seconds": 0.0},
+            {"id": "huge", "line": 6, "error": "request line 6: beyond the target's context"},
+            {"id": "chatcmpl-3", "error": "RuntimeError: boom"},
+            {"id": None, "line": 8, "error": "request line 8: Expecting value"}]
+    path = tmp_path / "answers.jsonl"
+    # an HTTP answer as online/openai_jobs.py completes it: the finish reason and the sampling a request asked for
+    http = {**answer_record({**answer, "id": "cmpl-4"}, Tok()), "finish_reason": "stop",
+            "sampling": {"temperature": 0.7, "top_p": 1.0, "seed": 3}}
+    written = lines(*(answer_record(r, Tok()) for r in recs), http)
+    path.write_bytes(written)
+    done = answered_ids(path)
+    assert done.ids == {"a", "cmpl-1", "cmpl-2", "la", "fast", "huge", "chatcmpl-3", "cmpl-4"} and done.lines == {8}
+    assert path.read_bytes() == written

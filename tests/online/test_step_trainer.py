@@ -66,14 +66,14 @@ def test_the_guard_refuses_a_version_that_lowers_step_acceptance(env, target):
     tr.round([StepFeedback("a", pairs(3))])
     cutter = StepCutter(tok, env.spec)
     assert step_acceptance(model, list(tr.holdout), cutter, {EOS}, ExactJudge()) == 1.0
-    ok, acc, last = tr.guard("step")
-    assert ok and acc == last == 1.0
+    v = tr.guard("step")
+    assert v.ok and v.candidate == v.published == 1.0
     published = {k: v.clone() for k, v in tr.published["step"].items()}
     with torch.no_grad():  # a worse candidate: the norm back, greedy steps no longer [EOS]
         model.model.norm.weight.fill_(1.0)
         model.lm_head.weight[EOS].fill_(-1.0)
-    ok, acc, last = tr.guard("step")
-    assert not ok and acc < last == 1.0 and tr.rejected == 1
+    v = tr.guard("step")
+    assert not v.ok and v.weights is None and v.candidate < v.published == 1.0 and tr.rejected == 1
     assert all(torch.equal(published[k], v) for k, v in tr.published["step"].items())
     assert torch.equal(model.model.norm.weight, published["model.norm.weight"])  # back to the published weights
 

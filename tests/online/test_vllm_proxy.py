@@ -160,6 +160,17 @@ def test_hostile_framing_never_reaches_vllm(setup):
     for head in (b"Content-Length: -1", b"Content-Length: 12x", b"Content-Length: 2000000"):
         raw = _raw(proxy.url, b"POST /v1/completions HTTP/1.1\r\nHost: x\r\n" + head + b"\r\n\r\n" + hidden)
         assert raw.count(b"HTTP/1.1 ") == 1 and raw.split(b" ")[1] in (b"400", b"413"), (head, raw)
+    # Content-Length beside Transfer-Encoding (either order), a doubled coding, a folded header line: one 400 and
+    # the connection closed at once (not at the 5 s keep-alive), the chunked body and what follows never forwarded
+    body = b'{"prompt": "hi", "max_tokens": 3}'
+    chunked = b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body)
+    te, cl = b"transfer-encoding: Chunked", b"CONTENT-LENGTH: %d" % len(chunked + hidden)
+    for head in (te + b"\r\n" + cl, cl + b"\r\n" + te, b"Transfer-Encoding: chunked, chunked",
+                 b"X-Note: a\r\n Transfer-Encoding: chunked\r\nContent-Length: %d" % len(chunked + hidden)):
+        t0 = time.time()
+        raw = _raw(proxy.url, b"POST /v1/completions HTTP/1.1\r\nHost: x\r\n%s\r\n\r\n%s%s" % (head, chunked, hidden),
+                   wait=6)
+        assert raw.count(b"HTTP/1.1 ") == 1 and raw.startswith(b"HTTP/1.1 400") and time.time() - t0 < 4, (head, raw)
     assert up.bodies == [] and seen == []
     slow = VllmProxy(SimpleNamespace(url=up.url, served_name="served"), None, body_timeout=0.5).start()
     try:
@@ -183,6 +194,30 @@ def test_hostile_framing_never_reaches_vllm(setup):
         assert time.time() - t0 < 3 and (reply == b"" or reply.startswith(b"HTTP/1.1 408")), reply
     finally:
         slow.close()
+    assert up.bodies == []
+
+
+def test_no_redirect_no_docs_pages_and_the_schema_needs_the_key(setup):
+    """No slash redirect to the Host header (/v1/models/ is a 404), no /docs or /redoc, /openapi.json behind the key
+    when one is set."""
+    up, proxy, seen = setup
+    raw = _raw(proxy.url, b"GET /v1/models/ HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n")
+    assert raw.startswith(b"HTTP/1.1 404") and b"location" not in raw.lower() and b"evil" not in raw, raw
+    keyed = VllmProxy(SimpleNamespace(url=up.url, served_name="served"), None, api_key="k").start()
+    try:
+        for url, key in ((proxy.url, None), (keyed.url, "k")):
+            auth = {"Authorization": f"Bearer {key}"} if key else {}
+            for page in ("/docs", "/redoc"):
+                with pytest.raises(urllib.error.HTTPError) as e:
+                    urllib.request.urlopen(urllib.request.Request(url + page, headers=auth), timeout=30)
+                assert e.value.code == 404, (url, page)
+            with urllib.request.urlopen(urllib.request.Request(url + "/openapi.json", headers=auth), timeout=30) as r:
+                assert "/v1/completions" in json.loads(r.read())["paths"]
+        with pytest.raises(urllib.error.HTTPError) as e:
+            urllib.request.urlopen(keyed.url + "/openapi.json", timeout=30)
+        assert e.value.code == 401
+    finally:
+        keyed.close()
     assert up.bodies == []
 
 

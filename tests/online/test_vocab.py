@@ -107,7 +107,7 @@ def test_trainer_swaps_vocabulary_rows_and_moments_consistently(target):
     assert torch.equal(cand["d2t"], head.d2t) and torch.equal(cand["t2d"], head.t2d)
     assert set(cand) == set(versioned("eagle3", head, True))
     # the guard measures each version with its own vocabulary; a restart restores vocabulary, counts and rows
-    ok, acc, last = tr.guard("h")
+    tr.guard("h")
     twin = OnlineTrainer({"h": ("eagle3", make_head(target, 1))}, cfg, out_embed=out_embed)
     twin.load_state(tr.state())
     assert torch.equal(twin.models["h"][1].d2t, head.d2t) and torch.equal(twin.counters["h"].seen, 2 * seen)

@@ -143,8 +143,7 @@ def test_auto_spec_priors_from_an_eval_dict():
     a = auto_spec({"a": EVAL, "b": None, "c": {"top1_per_step": [1.5]}}, costs_cache="c.json", margin=0.1)
     assert a.priors == {"a": [0.5, 0.4]} and a.rank_priors == {"a": rank_prior(EVAL)}
     assert (a.costs_cache, a.margin, a.trees, a.costs) == ("c.json", 0.1, TREE_GRID, None)
-    sampled = auto_spec({"a": EVAL}, sampling=True)
-    assert sampled.priors == {"a": [0.3, 0.2]} and sampled.rank_priors == {}  # sampling never drafts trees
+    assert a.sampled_priors == {"a": [0.3, 0.2]}  # sampled requests: 1 - TV (they never draft trees)
     assert auto_spec({"a": EVAL}, with_trees=False).rank_priors == {}
     assert auto_spec({"a": EVAL}, priors={"b": [0.7]}).priors == {"a": [0.5, 0.4], "b": [0.7]}
     assert auto_spec({}) == AutoSpec()
@@ -152,13 +151,13 @@ def test_auto_spec_priors_from_an_eval_dict():
 
 def test_auto_spec_builds_what_each_caller_built_before():
     evals = {"h1": EVAL, "h2": None, "h3": {"top1_per_step": [0.2]}}
+    greedy, sampled = {"h1": [0.5, 0.4], "h3": [0.2]}, {"h1": [0.3, 0.2]}
     # scripts/gpu_check.py and benchmarks/decode.py: acceptance and rank priors where the evaluation has them
-    assert auto_spec(evals, costs_cache="c") == AutoSpec(priors={"h1": [0.5, 0.4], "h3": [0.2]},
+    assert auto_spec(evals, costs_cache="c") == AutoSpec(priors=greedy, sampled_priors=sampled,
                                                          rank_priors={"h1": rank_prior(EVAL)}, costs_cache="c")
-    # online/adapt.py: the priors of the served sampling, no rank priors
-    for sampling, h1 in ((False, [0.5, 0.4]), (True, [0.3, 0.2])):
-        want = AutoSpec(priors={"h1": h1, **({} if sampling else {"h3": [0.2]})}, costs_cache="c")
-        assert auto_spec(evals, sampling=sampling, with_trees=False, costs_cache="c") == want
+    # online/adapt.py: greedy and sampled priors (per-request sampling), no rank priors
+    assert auto_spec(evals, with_trees=False, costs_cache="c") == AutoSpec(priors=greedy, sampled_priors=sampled,
+                                                                           costs_cache="c")
     # benchmarks/select.py: greedy priors only, no costs cache
     assert auto_spec(evals, with_trees=False).priors == {"h1": [0.5, 0.4], "h3": [0.2]}
 
@@ -297,10 +296,55 @@ def test_rank_prior_from_top_k_agreement_and_the_chooser_corrects_trees_online()
     cheap = Costs({1: 0.05, 5: 0.055}, 0.002, tree_target={5: 0.055, 9: 0.06}, tree_step={2: 0.002})
     ch = AutoChooser(cheap, [0.4, 0.3], 4, rank_prior=ranks, trees=((3, 2, 8),), time_weight=0.3)
     k, tree = ch.next_plan()
-    assert (k, tree) == (0, (3, 2, 8)) and ch.plans == ["tree 3/2/8"] and ch.chosen == [-1]
+    assert (k, tree) == (0, (3, 2, 8)) and ch.last_plan == "tree 3/2/8" and ch.last_k == -1
+    assert ch.plans == ("tree 3/2/8",)  # plans[-1]: the last cycle's, for its readers (SpecDecoder.spec_cycle)
     assert ch.next_plan(trees=False)[1] is None  # a sampled request: chains only
     for _ in range(30):  # the trees accept nothing: the gain decays and auto leaves them
         ch.observe_tree((3, 2, 8), 0)
     assert ch.tree_gain < 0.01 and ch.choice().tree is None
     with pytest.raises(ValueError, match="rank rates"):
         AutoChooser(cheap, [0.4], 4, rank_prior=[[]])
+
+
+def _held(x, seen: set) -> int:
+    """Items in the lists, tuples, sets and dicts reachable from x (through objects' attributes), each counted once."""
+    if id(x) in seen:
+        return 0
+    seen.add(id(x))
+    if isinstance(x, dict):
+        return len(x) + sum(_held(v, seen) for v in x.values())
+    if isinstance(x, (list, tuple, set)):
+        return len(x) + sum(_held(v, seen) for v in x)
+    return _held(vars(x), seen) if hasattr(x, "__dict__") else 0
+
+
+def test_a_chooser_holds_as_much_after_thousands_of_cycles_as_after_some():
+    """A chooser lives as long as its decoder (a server's whole life): what it keeps does not grow per cycle (it
+    keeps the last cycle's plan, not a list of them)."""
+    ranks = [[0.4, 0.3, 0.1], [0.3, 0.2, 0.05]]
+    costs = Costs({1: 0.05, 5: 0.055}, 0.002, tree_target={5: 0.055, 9: 0.06}, tree_step={2: 0.002})
+    ch = AutoChooser(costs, [0.4, 0.3], 4, probe_every=2, rank_prior=ranks, trees=((3, 2, 8),), window=64)
+    assert not ch.plans
+    rng = random.Random(0)
+
+    def cycles(n: int) -> set:
+        seen = set()
+        for i in range(n):
+            k, tree = ch.next_plan(trees=i % 3 == 0)
+            seen.add(ch.plans[-1])
+            if tree is not None:
+                ch.observe_tree(tree, rng.randint(0, 3))
+            else:
+                ch.observe(k, rng.randint(0, k))
+            ch.observe_time(k, rng.uniform(0.03, 0.08), tree)
+            if i % 500 == 250:  # phases of a useless drafter: plain steps and k = 1 probes too
+                for _ in range(200):
+                    ch.observe(4, 0)
+        return seen
+
+    plans = cycles(2000)
+    held = _held(ch, set())
+    plans |= cycles(2000)
+    assert len(plans) >= 3  # plain steps, probes, chains and trees were chosen
+    assert _held(ch, set()) == held
+    assert ch.plans == (ch.last_plan,) and ch.last_k in (-1, 0, 1, 2, 3, 4)

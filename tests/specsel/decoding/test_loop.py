@@ -96,16 +96,16 @@ def test_tree_with_decoys_keeps_the_true_path(correct):
 
 @pytest.mark.parametrize("mode", ["plain", "chain"])
 def test_a_cancelled_request_stops_at_the_next_cycle_with_the_tokens_so_far(mode):
-    """The HTTP front end sets `cancelled` when the client hangs up: decoding stops at the next cycle boundary, and
-    what was committed so far is still the target's own continuation."""
+    """A request's `watch` sees the committed tokens after the prefill and every cycle (growing, each a prefix of the
+    next) and stops decoding when it says so (the HTTP front end: a client that hung up, a stop string): at the next
+    cycle boundary, and what was committed so far is still the target's own continuation."""
     dec = decoder(TARGET_NEXT, k=2) if mode == "chain" else SpecDecoder(BigramLM(successor_table(V, TARGET_NEXT)),
                                                                          mode="plain")
-    asked = []
-    dec.cancelled = lambda: asked.append(1) or len(asked) > 3
-    out, m = dec.generate([3], 40)
+    seen = []
+    out, m = dec.generate([3], 40, watch=lambda new: seen.append(list(new)) or len(seen) > 3)
     assert 0 < len(out) < 40 and out == plain_output([3], 40)[:len(out)]
-    assert m.target_forwards <= 4
-    dec.cancelled = None
+    assert m.target_forwards <= 4 and dec.watch is None  # the watch is the request's: gone after it
+    assert seen[-1] == out and all(seen[i] == seen[i + 1][:len(seen[i])] for i in range(len(seen) - 1))
     assert dec.generate([3], 40)[0] == plain_output([3], 40)
 
 

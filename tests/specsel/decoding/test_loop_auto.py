@@ -57,16 +57,16 @@ def test_the_online_estimate_overrides_a_pessimistic_prior():
 def test_no_prior_starts_plain_and_costs_are_measured_once_then_cached(tmp_path):
     cache = tmp_path / "costs.json"
     dec = decoder(TARGET_NEXT, k=3, costs_cache=str(cache))
-    out, _ = dec.generate([2], 12)
+    out, m = dec.generate([2], 12)
     assert out == plain([2], 12)
-    costs = dec.choosers[0].base
+    costs = dec.choosers[0, True].base
     assert set(costs.target) == {1, 2, 4, 8} and all(t > 0 for t in costs.target.values())
-    assert dec.choosers[0].chosen[0] == 0  # no acceptance figures: plain first, probes tell the rest
+    assert m.plans[0] == "plain"  # no acceptance figures: plain first, probes tell the rest
     dec.generate([4], 12)
-    assert dec.choosers[0].base is costs
+    assert dec.choosers[0, True].base is costs
     # a new decoder on the same machine, target and drafter reads the cached costs instead of measuring
     again = decoder(TARGET_NEXT, k=3, costs_cache=str(cache))
-    assert again.generate([2], 12)[0] == out and again.choosers[0].base == costs
+    assert again.generate([2], 12)[0] == out and again.choosers[0, True].base == costs
     # another k is another entry
     decoder(TARGET_NEXT, k=2, costs_cache=str(cache)).generate([2], 6)
     assert len(json.loads(cache.read_text())) == 2
@@ -111,10 +111,23 @@ def test_measured_cycle_times_turn_a_losing_setting_off():
 @pytest.mark.parametrize("seed", [0, 1])
 def test_sampling_is_distribution_exact_per_seed_path(seed):
     # with a drafter equal to the target, every draft is accepted: the output equals plain sampling's
-    dec = decoder(TARGET_NEXT, k=3, priors={"d": [0.9]}, costs=CHEAP_VERIFY)
+    dec = decoder(TARGET_NEXT, k=3, sampled_priors={"d": [0.9]}, costs=CHEAP_VERIFY)
     params = SamplingParams(temperature=1.0)
     out, m = dec.generate([5], 12, params, seed)
     assert out == plain([5], 12, params, seed) and set(m.drafted) == {3}
+
+
+def test_greedy_and_sampled_requests_keep_apart_estimates():
+    # one decoder serving both (per-request sampling over HTTP): a sampled request starts from the sampled prior
+    # and its acceptance never moves the greedy requests' estimate
+    dec = decoder(lambda t: (t + 2) % V, k=3, priors={"d": [0.9]}, sampled_priors={"d": [0.0]}, costs=CHEAP_VERIFY)
+    out, m = dec.generate([5], 12, SamplingParams(temperature=1.0), 3)
+    assert out == plain([5], 12, SamplingParams(temperature=1.0), 3)
+    assert set(dec.choosers) == {(0, False)} and m.drafted.count(0) >= 8  # prior 0: plain steps (k = 1 probes)
+    before = dec.choosers[0, False].estimate.rates(3)
+    dec.generate([5], 12)
+    assert set(dec.choosers) == {(0, False), (0, True)} and dec.choosers[0, False].estimate.rates(3) == before
+    assert dec.choosers[0, True].estimate.rates(1)[0] < 0.9  # the greedy estimate saw the wrong drafts
 
 
 def test_auto_under_full_information_selection():

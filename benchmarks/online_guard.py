@@ -1,0 +1,201 @@
+"""Does online adaptation ever make a good drafter worse? The guard and the update size on an in-domain stream and
+on a domain shift, replayed exactly and served live.
+
+    python -m benchmarks.online_guard --pool pools/{target_slug} --drafter sql-eagle3 \
+        --stream benchmarks/streams/sql_three_schemas.jsonl --shift python --shift-requests 60 \
+        --variants static,off,lr1e-3,lr3e-4,lr1e-4 --live off,on [--old-tree DIR] --out runs/bench/guard
+
+1. Replay (exact at temperature 0, benchmarks/online.py's machinery): the target's greedy answers to each stream
+   (cached), the feedback the server would collect, and, with the drafter's weights at that moment, its greedy
+   chain acceptance (k drafts) at every position; the trainer (online/trainer.py, guard included) runs a round every
+   `--batch` requests and what the guard lets out is served from the next request on. Two streams: `--stream` (in
+   domain for the drafter) and `--shift-requests` prompts of `--shift`, a domain the drafter never trained on.
+   Variants: `static` (no adaptation), `off` (no guard: every update published, as the guard did before its first
+   held-out record), `lrX` (the guard on, learning rate X; the other settings are TrainerConfig's defaults, which
+   recipes/online/adapt.yaml serves with). MAT per window of `--window` requests.
+2. Live (`--live off,on`): `online_adapt.py serve.requests=<stream> serve.kinds=[<kind>]` with adaptation off and on
+   (the recipe's settings, `--serve key=value` overrides), MAT and tok/s per window from its answers; `--old-tree` runs
+   the same adaptation-on command from another checkout (e.g. a `git worktree` of the commit before the guard) for a
+   side by side in one run.
+Outputs: <out>/results.json, <out>/table.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks.online import cached_feedback, greedy_stream, mat, run_method
+from draftpool.config import ConfigError
+from draftpool.io import atomic_write_json, atomic_write_text
+from draftpool.target import DEFAULT_TARGET, load_target, resolve_target
+from online.trainer import TrainerConfig
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def read_stream(path: Path) -> list[tuple[str, str, str]]:
+    """A requests JSONL ({"id", "prompt"} per line) -> [(id, "stream", prompt)]."""
+    rows = []
+    for n, line in enumerate(path.read_text().splitlines(), 1):
+        if line.strip():
+            r = json.loads(line)
+            rows.append((str(r.get("id", f"line-{n}")), "stream", r["prompt"]))
+    if not rows:
+        raise ConfigError(f"{path} holds no requests")
+    return rows
+
+
+def variant_config(name: str) -> TrainerConfig | None:
+    """static -> None; off -> no guard; lrX -> the guard with learning rate X (TrainerConfig's other defaults)."""
+    if name == "static":
+        return None
+    if name == "off":
+        return TrainerConfig(holdout_every=0)
+    if name.startswith("lr"):
+        return TrainerConfig(lr=float(name[2:]))
+    raise ConfigError(f"--variants takes static, off and lr<rate> (e.g. lr3e-4); got {name!r}")
+
+
+def windows(tokens: list[int], forwards: list[int], w: int) -> list[float]:
+    res = {"tokens": tokens, "forwards": forwards}
+    return [round(mat(res, i, i + w), 4) for i in range(0, len(tokens), w)]
+
+
+def replay_part(args, model, tok, info, out: Path) -> dict[str, Any]:
+    from draftpool.pool import load_pool
+
+    pool_dir = Path(args.pool.format(target_slug=info.slug))
+    names, models = load_pool(pool_dir, info, model, [args.kind])
+    if args.drafter not in models:
+        raise ConfigError(f"--drafter {args.drafter!r} is not a {args.kind} drafter of {pool_dir} "
+                          f"({', '.join(names)})")
+    models = {args.drafter: models[args.drafter]}
+    aux = models[args.drafter][1].config.eagle_aux_hidden_state_layer_ids if args.kind == "eagle3" else []
+    from data_gen.domains import domain_prompts
+
+    streams = {"in-domain": read_stream(Path(args.stream))}
+    if args.shift_requests:
+        sp = domain_prompts(args.shift)
+        streams[f"shift-{args.shift}"] = [(r["id"], args.shift, r["prompt"])
+                                          for r in sp["train"] + sp["held_out"]][:args.shift_requests]
+    report: dict[str, Any] = {}
+    for sname, rows in streams.items():
+        items = greedy_stream(model, tok, rows, args.max_new_tokens, out / f"answers-{sname}-{args.max_new_tokens}"
+                              ".jsonl")
+        feedback, _ = cached_feedback(model, items, list(aux), 64, out / f"feedback-{sname}")
+        rows_out = {}
+        for v in args.variants.split(","):
+            t0 = time.time()
+            r = run_method(v, models, feedback, variant_config(v), 0, args.k)
+            rows_out[v] = {"mat": round(mat(r, 0, len(items)), 4), "mat_windows": windows(r["tokens"], r["forwards"],
+                                                                                         args.window),
+                           "rounds": r["rounds"], "rejected": r["rejected"], "seconds": round(time.time() - t0, 1)}
+            print(f"[guard] {sname} {v}: MAT {rows_out[v]['mat']:.3f} windows {rows_out[v]['mat_windows']} "
+                  f"(rejected {r['rejected']} of {r['rounds']} rounds)", file=sys.stderr, flush=True)
+        report[sname] = {"requests": len(items), "variants": rows_out}
+    return report
+
+
+def live_run(args, tree: Path, adapt: bool, out: Path, tag: str) -> dict[str, Any]:
+    """online_adapt.py over the stream from checkout `tree` -> MAT and tok/s per window, the trainer's summary."""
+    run_dir = out / f"live-{tag}"
+    if run_dir.exists():
+        import shutil
+
+        shutil.rmtree(run_dir)
+    cmd = [sys.executable, "online_adapt.py", f"serve.pool={args.pool}", f"serve.out_dir={run_dir}",
+           f"serve.requests={Path(args.stream).resolve()}", f"serve.kinds=[{args.kind}]",
+           f"serve.max_new_tokens={args.max_new_tokens}", f"serve.adapt={'true' if adapt else 'false'}",
+           f"serve.auto_costs={out / 'auto_costs.json'}", *args.serve]
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    t0 = time.time()
+    proc = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"live {tag} exited {proc.returncode}: {proc.stderr[-2000:]}")
+    answers = [json.loads(line) for line in (run_dir / "answers.jsonl").read_text().splitlines()]
+    tokens = [a["new_tokens"] for a in answers]
+    forwards = [round(a["new_tokens"] / a["mat"]) for a in answers]
+    summary = json.loads(proc.stdout)
+    w = args.window
+    return {"tree": str(tree), "adapt": adapt, "mat": round(sum(tokens) / sum(forwards), 4),
+            "mat_windows": windows(tokens, forwards, w),
+            "tok_s_windows": [round(sum(tokens[i:i + w]) / sum(a["seconds"] for a in answers[i:i + w]), 2)
+                              for i in range(0, len(answers), w)],
+            "rounds": summary.get("rounds"), "swaps": summary.get("swaps"), "seconds": round(time.time() - t0, 1),
+            "guard_log": [line for line in proc.stderr.splitlines() if "round" in line and "guard" in line][-3:]}
+
+
+def format_table(report: dict[str, Any]) -> str:
+    lines = []
+    for sname, part in report.get("replay", {}).items():
+        lines += [f"\nReplay, {sname} ({part['requests']} requests; MAT per window of {report['window']}):\n",
+                  "| variant | MAT | per window | rounds | rejected |", "|---|---|---|---|---|"]
+        for v, r in part["variants"].items():
+            lines.append(f"| {v} | {r['mat']:.3f} | {' / '.join(f'{x:.2f}' for x in r['mat_windows'])} | "
+                         f"{r['rounds']} | {r['rejected']} |")
+    if report.get("live"):
+        lines += [f"\nLive, in-domain stream (MAT and tok/s per window of {report['window']}):\n",
+                  "| run | MAT | MAT per window | tok/s per window | rounds | swaps |", "|---|---|---|---|---|---|"]
+        for tag, r in report["live"].items():
+            lines.append(f"| {tag} | {r['mat']:.3f} | {' / '.join(f'{x:.2f}' for x in r['mat_windows'])} | "
+                         f"{' / '.join(f'{x:.1f}' for x in r['tok_s_windows'])} | {r['rounds']} | {r['swaps']} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--target", default=DEFAULT_TARGET)
+    ap.add_argument("--pool", default="pools/{target_slug}")
+    ap.add_argument("--drafter", default="sql-eagle3", help="the pool's drafter to adapt")
+    ap.add_argument("--kind", default="eagle3")
+    ap.add_argument("--stream", default=str(ROOT / "benchmarks/streams/sql_three_schemas.jsonl"))
+    ap.add_argument("--shift", default="python", help="a domain the drafter never trained on")
+    ap.add_argument("--shift-requests", type=int, default=60, help="0: no shift stream")
+    ap.add_argument("--max-new-tokens", type=int, default=64)
+    ap.add_argument("--k", type=int, default=4, help="replay: greedy chain length")
+    ap.add_argument("--window", type=int, default=20)
+    ap.add_argument("--variants", default="static,off,lr1e-3,lr3e-4,lr1e-4")
+    ap.add_argument("--live", default="", help="live runs: off,on (empty: none)")
+    ap.add_argument("--old-tree", default="", help="another checkout whose adaptation-on run goes beside this one's")
+    ap.add_argument("--serve", nargs="*", default=[], help="key=value overrides for the live runs")
+    ap.add_argument("--parts", default="replay,live")
+    ap.add_argument("--out", default="runs/bench/guard")
+    args = ap.parse_args(argv)
+    try:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        info = resolve_target(args.target)
+        args.pool = args.pool.format(target_slug=info.slug)
+        report: dict[str, Any] = {"target": info.name, "pool": args.pool, "drafter": args.drafter,
+                                  "window": args.window, "max_new_tokens": args.max_new_tokens, "argv": argv or
+                                  sys.argv[1:]}
+        if "replay" in args.parts:
+            model, tok = load_target(info)
+            report["replay"] = replay_part(args, model, tok, info, out)
+        live = [x for x in args.live.split(",") if x]
+        if "live" in args.parts and live:
+            report["live"] = {}
+            for mode in live:
+                if mode not in ("off", "on"):
+                    raise ConfigError(f"--live takes off,on; got {mode!r}")
+                report["live"][f"adapt {mode}"] = live_run(args, ROOT, mode == "on", out, mode)
+            if args.old_tree:
+                report["live"]["adapt on (old tree)"] = live_run(args, Path(args.old_tree).resolve(), True, out, "old")
+    except (ConfigError, ValueError, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    atomic_write_json(out / "results.json", report)
+    atomic_write_text(out / "table.md", format_table(report))
+    print(format_table(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
