@@ -2,13 +2,17 @@
 
     python -m benchmarks.online_vllm --pool 'pools/{target_slug}' --drafter python-eagle3 --shift sql \
         --requests 300 --window 25 --in-flight 4 --out runs/bench/online_vllm
+    python -m benchmarks.online_vllm --drafter sql-eagle3 --stream benchmarks/streams/sql_three_schemas.jsonl \
+        --requests 60 --window 20 --goal-last 60 --in-flight 1 --max-new-tokens 64 --kill-at 1000 --no-plain
+        (an in-domain stream: does adaptation keep a good head's acceptance? benchmarks/online_guard.py, native)
 
 Three runs over the same stream of unseen-domain prompts (the shift domain's train prompts, then its held-out ones),
 each on a fresh vLLM server behind draftpool's front end with `--in-flight` requests at a time: `plain` (no drafter:
 the reference outputs and tok/s; `--no-plain` skips it), `static` (the head, no trainer) and `adapted` (the trainer
 learns from every finished request, its versions are swapped into vLLM's drafter; the trainer is SIGKILLed at request
-`--kill-at`, default half-way). The trainer uses the online recipe's settings (OGD, Adam, lr 1e-3, rounds of 4
-records, 2 updates per round, the guard on) unless told otherwise. Per window of requests: vLLM's accepted tokens per
+`--kill-at`, default half-way). The trainer uses the online recipe's settings (TrainerConfig's defaults: OGD, Adam,
+rounds of 4 records, 2 updates per round, the guard on) unless told otherwise. `--stream FILE` serves a requests
+file ({"id", "prompt"} lines) instead of the shift domain's prompts. Per window of requests: vLLM's accepted tokens per
 draft (`spec_decode_num_accepted_tokens / spec_decode_num_drafts`, differences of its counters), tok/s, requests in
 flight (vLLM's `num_requests_running` gauge, sampled every 0.5 s), versions swapped in. The goal figure is accepted
 per draft over the last `--goal-last` requests, adapted vs static. Greedy outputs of the speculative runs are
@@ -190,11 +194,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--max-new-tokens", type=int, default=96)
     ap.add_argument("--k", type=int, default=3)
     ap.add_argument("--updater", default="ogd", choices=("ogd", "optimistic"))
-    ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument("--lr", type=float, default=TrainerConfig.lr, help="(default: the online recipe's)")
     ap.add_argument("--batch", type=int, default=4)
     ap.add_argument("--epochs", type=int, default=2, help="updates per round (the online recipe's 2)")
     ap.add_argument("--kill-at", type=int, default=-1, help="request at which the trainer is killed (-1: half-way)")
     ap.add_argument("--no-plain", action="store_true", help="skip the plain-decoding run (the output reference)")
+    ap.add_argument("--stream", default="", help="a requests JSONL to serve instead of --shift's prompts")
     ap.add_argument("--out", default="runs/bench/online_vllm")
     args = ap.parse_args(argv)
     if not 0 < args.goal_last <= args.requests or args.goal_last % args.window:
@@ -205,15 +210,20 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     entries = read_manifest(pool_dir).get("drafters", {})
     if args.drafter not in entries:
         raise ConfigError(f"--drafter {args.drafter} is not in {pool_dir}")
-    if entries[args.drafter].get("domain") in (args.shift, "general"):
+    if not args.stream and entries[args.drafter].get("domain") in (args.shift, "general"):
         raise ConfigError(f"{args.drafter} was trained on {args.shift} data: pick a head of another domain")
     model, tok = load_target(info)
     _, models = load_pool(pool_dir, info, model, ["eagle3"])
     head = models[args.drafter][1]
-    rows = domain_prompts(args.shift)
-    prompts = [render_prompt(tok, r["prompt"]) for r in rows["train"] + rows["held_out"]][:args.requests]
+    if args.stream:
+        texts = [json.loads(line)["prompt"] for line in Path(args.stream).read_text().splitlines() if line.strip()]
+    else:
+        rows = domain_prompts(args.shift)
+        texts = [r["prompt"] for r in rows["train"] + rows["held_out"]]
+    prompts = [render_prompt(tok, t) for t in texts][:args.requests]
     if len(prompts) < args.requests:
-        raise ConfigError(f"{args.shift} has {len(prompts)} prompts, fewer than --requests {args.requests}")
+        raise ConfigError(f"{args.stream or args.shift} has {len(prompts)} prompts, fewer than --requests "
+                          f"{args.requests}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     head_dir = pool_dir / entries[args.drafter]["path"]
@@ -222,7 +232,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     runs["static"] = one_run(args, info, model, args.drafter, head, head_dir, prompts, False, out)
     runs["adapted"] = one_run(args, info, model, args.drafter, head, head_dir, prompts, True, out)
     fig, lines = summarize(runs, len(prompts), args.goal_last)
-    report = {"target": info.name, "drafter": args.drafter, "shift": args.shift, "requests": len(prompts),
+    report = {"target": info.name, "drafter": args.drafter, "shift": args.stream or args.shift,
+              "requests": len(prompts),
               "config": {k: v for k, v in vars(args).items() if k != "pool_dir"}, **fig,
               "runs": {k: {kk: vv for kk, vv in r.items() if kk != "outputs"} for k, r in runs.items()}}
     atomic_write_json(out / "results.json", report)
