@@ -11,8 +11,9 @@ on a domain shift, replayed exactly and served live.
    `--batch` requests and what the guard lets out is served from the next request on. Two streams: `--stream` (in
    domain for the drafter) and `--shift-requests` prompts of `--shift`, a domain the drafter never trained on.
    Variants: `static` (no adaptation), `off` (no guard: every update published, as the guard did before its first
-   held-out record), `lrX` (the guard on, learning rate X; the other settings are TrainerConfig's defaults, which
-   recipes/online/adapt.yaml serves with). MAT per window of `--window` requests.
+   held-out record), and the guard on with TrainerConfig's defaults (what recipes/online/adapt.yaml serves with)
+   but for the settings a variant names: `lr3e-4`, `lr1e-4:m0` (guard margin 0), `lr1e-4:h5` (holdout_every 5).
+   MAT per window of `--window` requests.
 2. Live (`--live off,on`): `online_adapt.py serve.requests=<stream> serve.kinds=[<kind>]` with adaptation off and on
    (the recipe's settings, `--serve key=value` overrides), MAT and tok/s per window from its answers; `--old-tree` runs
    the same adaptation-on command from another checkout (e.g. a `git worktree` of the commit before the guard) for a
@@ -52,15 +53,24 @@ def read_stream(path: Path) -> list[tuple[str, str, str]]:
     return rows
 
 
+KEYS = {"lr": "lr", "m": "guard_margin", "h": "holdout_every"}
+
+
 def variant_config(name: str) -> TrainerConfig | None:
-    """static -> None; off -> no guard; lrX -> the guard with learning rate X (TrainerConfig's other defaults)."""
+    """static -> None; off -> no guard (TrainerConfig's lr); otherwise the guard with TrainerConfig's defaults but
+    for the settings named, ':'-separated: lr<rate>, m<guard margin>, h<holdout_every> (e.g. lr1e-4:m0)."""
     if name == "static":
         return None
     if name == "off":
         return TrainerConfig(holdout_every=0)
-    if name.startswith("lr"):
-        return TrainerConfig(lr=float(name[2:]))
-    raise ConfigError(f"--variants takes static, off and lr<rate> (e.g. lr3e-4); got {name!r}")
+    settings = {}
+    for part in name.split(":"):
+        key = next((k for k in KEYS if part.startswith(k)), None)
+        try:
+            settings[KEYS[key]] = (int if key == "h" else float)(part[len(key):])
+        except (KeyError, TypeError, ValueError):
+            raise ConfigError(f"--variants takes static, off or settings like lr3e-4:m0:h5; got {name!r}") from None
+    return TrainerConfig(**settings)
 
 
 def windows(tokens: list[int], forwards: list[int], w: int) -> list[float]:

@@ -1,23 +1,24 @@
-"""The acceptance guard: which version of a drafter the server may take, judged on held-out feedback.
+"""The acceptance guard: which version of a drafter the server may take, judged on feedback no version trained on.
 
 A trained drafter starts good; online updates can make it worse (an update size that suits a fresh head overshoots a
 trained one, a stream narrower than the training data pulls it away). The guard keeps three versions of each drafter
-and their held-out acceptance, measured on the same held-out rows (paired: noise in the rows is shared):
+and measures them and each candidate on the same rows (paired: the rows' noise is shared; which rows is the trainer's
+business, online/trainer.py):
 
     offline    the weights serving began with (the pool's; after a restart, still the pool's)
     best       the best version known so far (the offline one until a candidate beats it)
     published  what the server serves now
 
 Rules, one per line of `check`:
-1. no held-out rows, no publish: a candidate is never published blind (rounds go on training)
+1. no rows, no publish: a candidate is never published blind (rounds go on training)
 2. a candidate is published when its acceptance is at least the best known one's minus `margin`; one above the best
    becomes the best
 3. a candidate below that is rejected; if the published version has itself fallen below best - margin on the rows as
    they are now, the best version is published again (a rollback) and training restarts from it
-4. the guard is off only when no rows are ever held out (holdout_every 0): then every candidate is published
+4. the guard is off when asked (`enabled` False: holdout_every 0): then every candidate is published
 
-Acceptance values are cached per version and held-out set (`rows`, bumped whenever the rows change), so a round that
-does not change the rows measures only its candidate. Pure bookkeeping: the measurement is the caller's (`measure`).
+Acceptance values are cached per version and set of rows (`rows`, bumped whenever the rows change), so a check on
+rows already seen measures only its candidate. Pure bookkeeping: the measurement is the caller's (`measure`).
 """
 
 from __future__ import annotations

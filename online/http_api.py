@@ -9,12 +9,14 @@
 The HTTP thread (uvicorn, online/asgi.py) only validates and queues; the one decode loop (the main thread, which also
 owns signals and the trainer handle) takes jobs in arrival order, so requests are served one at a time exactly as
 from a JSONL file, and each reply carries the usual answer record under "draftpool" (MAT, tok/s, the drafter versions
-that served it). What the server cannot honour is refused with a 400 and one message, never silently ignored: a
-temperature other than the server's (`serve.temperature`), n > 1, streaming, stop strings, logprobs, top_p < 1,
-non-zero presence / frequency penalties, any field this server does not know (`prompt` on chat, too), a non-finite
-number, both max_tokens and max_completion_tokens, and a prompt plus max_tokens beyond the target's context; a model
-other than the served one gets a 404. At most `max_queue` requests wait (503 past it); a request whose client hangs
-up waiting is dropped before its decode, or stopped at the next decode cycle.
+that served it). A request may stream (server-sent events, one chunk per decode cycle that adds text, `[DONE]` at
+the end) and set its own temperature, top_p, seed, stop strings and stop token ids (`JobSettings`; the decode loop's
+side is online/openai_jobs.py). What the server cannot honour is refused with a 400 and one message, never silently
+ignored: n > 1, logprobs, echo, suffix, non-zero presence / frequency penalties, a temperature > 0 where the decode
+mode verifies greedily, any field this server does not know (`prompt` on chat, too), a non-finite number, both
+max_tokens and max_completion_tokens, and a prompt plus max_tokens beyond the target's context; a model other than
+the served one gets a 404. At most `max_queue` requests wait (503 past it); a request whose client hangs up waiting
+is dropped before its decode, or stopped at the next decode cycle (streamed or not).
 """
 
 from __future__ import annotations

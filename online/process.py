@@ -121,6 +121,8 @@ def _forget(trainer, records: list) -> None:
     """Take the records of a failed round out of whatever would read them again: the guard's held-out set (records,
     or a step trainer's pairs) and a step trainer's pair buffer."""
     drop = {id(r) for r in records} | {id(p) for r in records for p in getattr(r, "pairs", ())}
+    if hasattr(trainer, "rows"):  # the token trainer's guard rows of the failed round
+        trainer.rows = [x for x in trainer.rows if id(x) not in drop]
     kept = [x for x in trainer.holdout if id(x) not in drop]
     if len(kept) != len(trainer.holdout):
         trainer.holdout.clear()

@@ -2,11 +2,13 @@
 
 `OnlineTrainer` is the in-process core (tested directly): one updater per drafter (OGD, optimistic OGD or the Hedge
 ensemble, whose state lives as long as the trainer), a round = `epochs` steps of each drafter's updater on the mean
-loss of a feedback batch, and a guard per drafter (online/guard.py) that lets a version out only when its acceptance on
-held-out feedback (records set aside, never trained on; the first record and every `holdout_every`-th after it) is
-within `guard_margin` of the best version it knows, the offline one included, never blind, and rolls back to that
-best version when the served one falls below it. The held-out records and the guard's versions are part of the
-trainer's state: a restarted trainer guards with them at once.
+loss of a feedback batch, and a guard per drafter (online/guard.py) that lets a version out only when its acceptance,
+on feedback none of the versions compared trained on, is within `guard_margin` of the best version it knows, the
+offline one included, never blind, and rolls back to that best version when the served one falls below it. The rows
+it judges on: each round's new records before they are trained on (the version judged is the one the round started
+from: it is published a round later) and held-out records (the first record and every `holdout_every`-th after it,
+never trained on). The held-out records and the guard's versions are part of the trainer's state: a restarted
+trainer guards with them at once.
 
 Which drafters learn from a request: the one that served it (`full_information=False`, what OSD / OnlineSpec do), or
 every drafter of the pool (`full_information=True`): the verified tokens and the target's distributions do not
@@ -152,7 +154,9 @@ class OnlineTrainer:
                        for n, (kind, m) in models.items()}
         self.seen = 0
         self.rounds = 0
-        self.holdout_changes = 0  # bumped whenever the held-out set changes
+        self.holdout_changes = 0  # bumped whenever the guard's rows change (every round)
+        self.judged: dict[str, dict[str, torch.Tensor]] = {}  # per drafter: the weights the guard judges next
+        self.rows: list[Feedback] = []  # what it judges them on
 
     @property
     def published(self) -> dict[str, dict[str, torch.Tensor]]:
@@ -169,8 +173,9 @@ class OnlineTrainer:
                             for fb in batch]).mean()
 
     def round(self, batch: list[Feedback]) -> dict:
-        """One update round on a feedback batch; returns the drafters updated and their losses. Every
-        `holdout_every`-th record goes to the guard's held-out set instead of training."""
+        """One update round on a feedback batch; returns the drafters updated and their losses. The first record and
+        every `holdout_every`-th after it go to the guard's held-out set instead of training. Before the update, each
+        drafter's weights are set aside for the guard (`guard`), with this round's rows to judge them on."""
         train = []
         for fb in batch:
             self.seen += 1
@@ -185,6 +190,12 @@ class OnlineTrainer:
             seen = next(iter(self.counters.values()))
             for fb in batch:
                 seen.add(fb.tokens[fb.prompt_len:])  # the target's committed tokens: what a head should propose
+        # rule: the guard judges the weights as they were before this round's update, on rows none of its versions
+        # trained on: this round's records and the held-out ones (prequential: a stream that moves on shows a
+        # version fitted to its past at once, before the new records are trained on)
+        self.judged = {n: {k: v.clone() for k, v in self.candidate(n).items()} for n in self.names}
+        self.rows = train + list(self.holdout)
+        self.holdout_changes += 1
         losses = {}
         for name in self.names:
             mine = train if self.cfg.full_information else [fb for fb in train if self._served_by(fb) == name]
@@ -227,12 +238,15 @@ class OnlineTrainer:
         return out
 
     def guard(self, name: str) -> Verdict:
-        """Which version of `name` the server may take now (online/guard.py): the candidate, the best version again
-        (a rollback: training restarts from it, with fresh optimizer state), or nothing new."""
+        """Which version of `name` the server may take now (online/guard.py): the candidate (the weights the last
+        round started from, judged on that round's records and the held-out ones), the best version again (a
+        rollback: training restarts from it, with fresh optimizer state), or nothing new."""
         kind, model = self.models[name]
-        rows = list(self.holdout)
-        verdict = self.guards[name].check(self.candidate(name), lambda w: held_out_acceptance(kind, model, w, rows),
-                                          self.holdout_changes, bool(rows))
+        rows = self.rows
+        # guard off (holdout_every 0): the newest weights go out at once
+        judged = self.judged.get(name, {}) if self.cfg.holdout_every else self.candidate(name)
+        verdict = self.guards[name].check(judged, lambda w: held_out_acceptance(kind, model, w, rows),
+                                          self.holdout_changes, bool(rows) and name in self.judged)
         if verdict.action == "rollback":
             self._restart_from(name, verdict.weights)
         return verdict

@@ -52,7 +52,12 @@ class HeadBank:
         for n in names:
             module, name = n.split(".", 1)
             self.params.setdefault(module, {})[name] = torch.stack([p[n].detach() for p in params])
-        self.run = vmap(self._one, in_dims=(0, None, None, None, None, 0, 0, None))
+
+    def run(self, *args):
+        """`_one` vmapped over the stack. Wrapped per call, never kept: a vmapped bound method stored on the bank is a
+        reference cycle (bank -> wrapper -> bank), and every bank replaced after a weight swap would keep its stacked
+        weights until a full collection of the cyclic garbage collector (hundreds of MB on a serving process)."""
+        return vmap(self._one, in_dims=(0, None, None, None, None, 0, 0, None))(*args)
 
     def _one(self, params: dict[str, dict[str, torch.Tensor]], feats: torch.Tensor, emb: torch.Tensor,
              cos: torch.Tensor, sin: torch.Tensor, past_k: torch.Tensor, past_v: torch.Tensor, allowed: torch.Tensor):

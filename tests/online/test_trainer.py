@@ -69,40 +69,56 @@ def break_candidate(tr, scale):
 
 
 def test_the_guard_never_publishes_blind(tiny):
-    """No held-out record yet: nothing is published (the server keeps the offline drafter), however the candidate
-    looks; it once published every round until its first held-out record."""
+    """Before any round there is nothing to judge a version on: nothing is published (the server keeps the offline
+    drafter); the guard once published every round until its first held-out record."""
     target, _ = tiny
     _, tr, fb = twin_trainer(target, holdout_every=10, lr=1e-2)
-    tr.holdout.clear()  # as before the first held-out record
     v = tr.guard("twin")
     assert v.action == "hold" and v.weights is None and "no held-out" in v.reason
     _, off, _ = twin_trainer(target, holdout_every=0)  # asked for no guard: every candidate goes out
     assert off.guard("twin").ok
 
 
+def test_the_guard_judges_a_round_s_starting_weights_on_its_new_records(tiny):
+    """Prequential: the weights a round starts from are judged on that round's records (never trained on by any
+    version compared) before the update; they are published a round later."""
+    target, _ = tiny
+    _, tr, fb = twin_trainer(target, holdout_every=10, guard_margin=0.05, lr=1e-2)
+    tr.round(fb([[1, 2, 3], [9, 8], [4, 4, 5]]))  # the first record held out, two trained on
+    assert [f.request_id for f in tr.rows] == ["r1", "r2", "r0"]  # the round's new records, then the held-out one
+    before = {k: v.clone() for k, v in tr.guards["twin"].offline.items()}
+    assert all(torch.equal(tr.judged["twin"][k], before[k]) for k in before)  # the weights before the update
+    assert changed(tr.judged["twin"], tr.candidate("twin"))
+    assert tr.guard("twin").ok
+
+
 def test_a_rollback_restarts_training_from_the_best_version(tiny):
-    """The guard's rules on real feedback (their arithmetic: tests/online/test_guard.py): a broken candidate is held
+    """The guard's rules on real feedback (their arithmetic: tests/online/test_guard.py): a broken version is held
     back; a served version that fell behind the offline one is replaced by it, and the updater restarts there."""
     target, _ = tiny
-    _, tr, fb = twin_trainer(target, holdout_every=1, guard_margin=0.05)
-    tr.round(fb([[1, 2, 3], [9, 8]]))  # held out: the guard's rows
+    _, tr, fb = twin_trainer(target, holdout_every=1, guard_margin=0.05)  # every record held out: nothing trains
+    tr.round(fb([[1, 2, 3], [9, 8]]))
     v = tr.guard("twin")
-    assert v.ok and v.candidate == v.best == 1.0  # nothing trained: the candidate is the offline weights
+    assert v.ok and v.candidate == v.best == 1.0  # the offline weights
     offline = {k: p.clone() for k, p in tr.guards["twin"].offline.items()}
     break_candidate(tr, 5.0)
+    tr.round(fb([[4, 4, 5]]))
     v = tr.guard("twin")
     assert v.action == "hold" and v.candidate < 0.95 and v.published == v.best == 1.0 and tr.rejected == 1
     tr.guards["twin"].published = {k: p + 5 * torch.randn_like(p) for k, p in offline.items()}  # served: broken
+    tr.round(fb([[6, 7]]))
     v = tr.guard("twin")
     assert v.action == "rollback" and v.published < 0.95 and v.best == 1.0 and tr.guards["twin"].rollbacks == 1
     assert all(torch.equal(v.weights[k], offline[k]) for k in offline)
     assert all(torch.equal(tr.candidate("twin")[k], offline[k]) for k in offline)  # the updater starts from it
-    assert tr.guard("twin").ok  # and its next candidate (unchanged) is published
+    tr.round(fb([[2, 3]]))
+    assert tr.guard("twin").ok  # and the weights it starts from are published again
 
 
 def test_a_restarted_trainer_guards_with_its_rows_and_versions(tiny):
     """The held-out records and the guard's offline / best / published versions are in the trainer state: a
-    restarted trainer holds a worse candidate back at once (it once started with no rows and published blind)."""
+    restarted trainer judges against the offline drafter and its old rows (it once started with no rows and
+    published blind)."""
     target, _ = tiny
     _, tr, fb = twin_trainer(target, holdout_every=1, guard_margin=0.05)
     tr.round(fb([[1, 2, 3], [9, 8]]))
@@ -112,7 +128,11 @@ def test_a_restarted_trainer_guards_with_its_rows_and_versions(tiny):
     assert [f.request_id for f in fresh.holdout] == [f.request_id for f in tr.holdout]
     assert all(torch.equal(a.tokens, b.tokens) and torch.equal(a.target.logp, b.target.logp)
                for a, b in zip(fresh.holdout, tr.holdout))
+    for role in ("offline", "best", "published"):
+        assert all(torch.equal(getattr(fresh.guards["twin"], role)[k], v)
+                   for k, v in getattr(tr.guards["twin"], role).items())
     break_candidate(fresh, 5.0)
+    fresh.round([])  # a round with no new record: judged on the resumed held-out rows alone
     v = fresh.guard("twin")
     assert not v.ok and v.weights is None and v.best == 1.0
     assert held_out_acceptance("llama", twin2, fresh.guards["twin"].published, list(fresh.holdout)) == 1.0

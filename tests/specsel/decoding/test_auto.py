@@ -297,7 +297,7 @@ def test_rank_prior_from_top_k_agreement_and_the_chooser_corrects_trees_online()
     ch = AutoChooser(cheap, [0.4, 0.3], 4, rank_prior=ranks, trees=((3, 2, 8),), time_weight=0.3)
     k, tree = ch.next_plan()
     assert (k, tree) == (0, (3, 2, 8)) and ch.last_plan == "tree 3/2/8" and ch.last_k == -1
-    assert ch.plans == ("tree 3/2/8",)  # plans[-1]: the last cycle's, for its readers (SpecDecoder.spec_cycle)
+    assert ch.plans == ("tree 3/2/8",)  # plans[-1] reads the last cycle's plan; nothing per cycle is kept
     assert ch.next_plan(trees=False)[1] is None  # a sampled request: chains only
     for _ in range(30):  # the trees accept nothing: the gain decays and auto leaves them
         ch.observe_tree((3, 2, 8), 0)

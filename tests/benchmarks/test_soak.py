@@ -1,0 +1,58 @@
+"""benchmarks.soak on a few requests: the real server (a subprocess) with a random head and a suffix member; the
+report's fields are there and agree with each other (no timing or memory threshold is asserted)."""
+
+import json
+
+import pytest
+
+from benchmarks.soak import fit_slope, index_cap_cost, main
+from draftpool.models.suffix import SUFFIX, build_suffix
+from draftpool.pool import update_pool_manifest, write_eagle3
+from tests.stubs import random_head
+
+
+@pytest.fixture(scope="module")
+def pool(tmp_path_factory, target, target_info):
+    model, _ = target
+    root = tmp_path_factory.mktemp("soak") / "pool"
+    meta = {"kind": "eagle3", "target_weights_sha256": target_info.weights_sha256}
+    write_eagle3(random_head(model, target_info, 0, 1024), root / "sql-eagle3", target_info, meta)
+    SUFFIX.write(build_suffix([[1, 2, 3, 4]], target_info.vocab_size), root / "sql-suffix", target_info,
+                 {**meta, "kind": "suffix"})
+    for name, kind in (("sql-eagle3", "eagle3"), ("sql-suffix", "suffix")):
+        update_pool_manifest(root, target_info, name, {"kind": kind, "path": name})
+    return root
+
+
+def test_a_short_soak_reports_consistent_fields(tmp_path, pool, capsys):
+    out = tmp_path / "soak.json"
+    rep = main(["--requests", "4", "--warmup", "2", "--every", "1", "--max-tokens", "4", "--pool", str(pool),
+                "--out", str(out), "--out-dir", str(tmp_path / "run"), "serve.kinds=[eagle3,suffix]",
+                "trainer.batch=1", "trainer.holdout_every=0", "process.export_every=0",
+                f"serve.auto_costs={tmp_path}/auto_costs.json"])
+    assert json.loads(out.read_text())["statuses"] == rep["statuses"] == {"200": 4}
+    assert rep["error"] is None and rep["exit_code"] == 0 and not rep["killed"] and rep["sent"] == 4
+    assert rep["partial"] is False  # the file was rewritten at every sample, then whole
+    assert [s["requests"] for s in rep["samples"]] == [0, 1, 2, 3, 4]
+    assert all(s["server_rss"] > 0 for s in rep["samples"]) and rep["samples"][-1]["trainer_rss"] > 0
+    for who in ("server", "trainer"):
+        r = rep[who]
+        assert len(r["windows"]) == 2 and [w["from"] for w in r["windows"]] == [2, 3]
+        assert r["end_mb"] == rep["samples"][-1][f"{who}_rss"] / 2**20
+        assert r["warmup_end_mb"] == rep["samples"][2][f"{who}_rss"] / 2**20
+        assert r["growth_after_warmup_mb"] == pytest.approx(r["end_mb"] - r["warmup_end_mb"])
+        assert r["slope_kb_per_request"] is not None
+    summary = rep["server_summary"]
+    assert summary["served"] == 4 and summary["failed"] == 0 and summary["stopped_by"] == "SIGTERM"
+    assert summary["indexed_answers"] == 4  # the suffix member indexed every answer
+    assert rep["usage"]["completion_tokens"] <= 4 * 4 and rep["indexed_tokens"] == sum(rep["usage"].values())
+    table = capsys.readouterr().out
+    assert "slope after warm-up, KB/request" in table and "| 2-3 |" in table
+
+
+def test_slope_and_the_index_at_its_cap():
+    assert fit_slope([0, 1, 2, 3], [5, 7, 9, 11]) == pytest.approx(2.0)
+    assert fit_slope([1], [1]) is None
+    cap = index_cap_cost(20_000, 4_096, 8)
+    assert cap["evicted_tokens"] > 0 and cap["held_tokens"] <= cap["max_tokens"] < cap["added_tokens"]
+    assert 16.0 < cap["bytes_per_held_token"] < 16.2  # int64 tokens (+ SEPs) and suffix array per token
