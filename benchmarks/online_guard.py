@@ -3,7 +3,7 @@ on a domain shift, replayed exactly and served live.
 
     python -m benchmarks.online_guard --pool pools/{target_slug} --drafter sql-eagle3 \
         --stream benchmarks/streams/sql_three_schemas.jsonl --shift python --shift-requests 60 \
-        --variants static,off,lr1e-3,lr3e-4,lr1e-4 --live off,on [--old-tree DIR] --out runs/bench/guard
+        --variants static,off,lr1e-3,lr3e-4,lr1e-4 --live off,on[,old --old-tree DIR] --out runs/bench/guard
 
 1. Replay (exact at temperature 0, benchmarks/online.py's machinery): the target's greedy answers to each stream
    (cached), the feedback the server would collect, and, with the drafter's weights at that moment, its greedy
@@ -15,9 +15,9 @@ on a domain shift, replayed exactly and served live.
    but for the settings a variant names: `lr3e-4`, `lr1e-4:m0` (guard margin 0), `lr1e-4:h5` (holdout_every 5).
    MAT per window of `--window` requests.
 2. Live (`--live off,on`): `online_adapt.py serve.requests=<stream> serve.kinds=[<kind>]` with adaptation off and on
-   (the recipe's settings, `--serve key=value` overrides), MAT and tok/s per window from its answers; `--old-tree` runs
-   the same adaptation-on command from another checkout (e.g. a `git worktree` of the commit before the guard) for a
-   side by side in one run.
+   (the recipe's settings, `--serve key=value` overrides), MAT and tok/s per window from its answers; `old` runs the
+   same adaptation-on command from `--old-tree`, another checkout (e.g. a `git worktree` of the commit before the
+   guard), for a side by side in one run.
 Outputs: <out>/results.json, <out>/table.md.
 """
 
@@ -115,15 +115,15 @@ def replay_part(args, model, tok, info, out: Path) -> dict[str, Any]:
 
 def live_run(args, tree: Path, adapt: bool, out: Path, tag: str) -> dict[str, Any]:
     """online_adapt.py over the stream from checkout `tree` -> MAT and tok/s per window, the trainer's summary."""
-    run_dir = out / f"live-{tag}"
+    run_dir = (out / f"live-{tag}").resolve()  # absolute: the run's working folder is `tree`
     if run_dir.exists():
         import shutil
 
         shutil.rmtree(run_dir)
-    cmd = [sys.executable, "online_adapt.py", f"serve.pool={args.pool}", f"serve.out_dir={run_dir}",
+    cmd = [sys.executable, "online_adapt.py", f"serve.pool={Path(args.pool).resolve()}", f"serve.out_dir={run_dir}",
            f"serve.requests={Path(args.stream).resolve()}", f"serve.kinds=[{args.kind}]",
            f"serve.max_new_tokens={args.max_new_tokens}", f"serve.adapt={'true' if adapt else 'false'}",
-           f"serve.auto_costs={out / 'auto_costs.json'}", *args.serve]
+           f"serve.auto_costs={(out / 'auto_costs.json').resolve()}", *args.serve]
     env = {**os.environ, "PYTHONPATH": str(tree)}
     t0 = time.time()
     proc = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True)
@@ -172,8 +172,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--k", type=int, default=4, help="replay: greedy chain length")
     ap.add_argument("--window", type=int, default=20)
     ap.add_argument("--variants", default="static,off,lr1e-3,lr3e-4,lr1e-4")
-    ap.add_argument("--live", default="", help="live runs: off,on (empty: none)")
-    ap.add_argument("--old-tree", default="", help="another checkout whose adaptation-on run goes beside this one's")
+    ap.add_argument("--live", default="", help="live runs, of off, on, old (empty: none)")
+    ap.add_argument("--old-tree", default="", help="old: another checkout, adaptation on, beside this one's runs")
     ap.add_argument("--serve", nargs="*", default=[], help="key=value overrides for the live runs")
     ap.add_argument("--parts", default="replay,live")
     ap.add_argument("--out", default="runs/bench/guard")
@@ -192,12 +192,12 @@ def main(argv: list[str] | None = None) -> int:
         live = [x for x in args.live.split(",") if x]
         if "live" in args.parts and live:
             report["live"] = {}
-            for mode in live:
-                if mode not in ("off", "on"):
-                    raise ConfigError(f"--live takes off,on; got {mode!r}")
-                report["live"][f"adapt {mode}"] = live_run(args, ROOT, mode == "on", out, mode)
-            if args.old_tree:
-                report["live"]["adapt on (old tree)"] = live_run(args, Path(args.old_tree).resolve(), True, out, "old")
+            for mode in live:  # off, on: this checkout; old: adaptation on in --old-tree
+                if mode not in ("off", "on", "old") or (mode == "old" and not args.old_tree):
+                    raise ConfigError(f"--live takes off, on and old (with --old-tree); got {mode!r}")
+                tree = Path(args.old_tree).resolve() if mode == "old" else ROOT
+                report["live"]["adapt on (old tree)" if mode == "old" else f"adapt {mode}"] = live_run(
+                    args, tree, mode != "off", out, mode)
     except (ConfigError, ValueError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -35,6 +35,7 @@ import torch
 
 from data_gen.generate import stop_token_ids
 from draftpool.config import ConfigError, field, help_text, load_config
+from draftpool.heap import bound_heap
 from draftpool.io import LockedError, cache_root, run_lock
 from draftpool.models import KINDS, get_kind
 from draftpool.pool import load_pool, read_manifest
@@ -223,6 +224,7 @@ def _on_signal(signum, frame):
 def main_cfg(cfg: AdaptConfig) -> dict[str, Any]:
     """Serve until the requests end or a stop signal; -> a summary."""
     s = cfg.serve
+    bound_heap()  # a server lives for days: buffers that follow request sizes must not fragment its heap
     torch.set_num_threads(s.threads)
     resolve_device(s.device)
     resolve_device(cfg.process.device)

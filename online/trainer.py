@@ -43,7 +43,8 @@ UPDATERS = ("ogd", "optimistic", "ensemble", "dpo", "sft")  # dpo / sft: lookahe
 class TrainerConfig:
     updater: str = field(default="ogd", metadata={"help": "ogd | optimistic | ensemble (token drafters); dpo "
                                                           "(Online-LR) | sft (OSD-LR) (lookahead step drafters)"})
-    lr: float = field(default=1e-3, metadata={"help": "OGD / optimistic rate (ensemble: the smallest rate)"})
+    lr: float = field(default=1e-4, metadata={"help": "OGD / optimistic rate (ensemble: the smallest rate); 1e-4 "
+                                                      "suits a trained head (docs/benchmarks.md, the guard)"})
     optimizer: str = field(default="adam", metadata={"help": "OGD / optimistic direction: sgd or adam (0.9, 0.95)"})
     ensemble_size: int = field(default=3, metadata={"help": "base learners, rates lr * 2^i"})
     eps: float = field(default=0.0, metadata={"help": "ensemble: Hedge meta rate on losses scaled to [0, 1] (0: the "
@@ -58,7 +59,7 @@ class TrainerConfig:
                                                              "for the guard (0: no guard, every version is "
                                                              "published)"})
     holdout_size: int = field(default=16, metadata={"help": "held-out records kept (most recent)"})
-    guard_margin: float = field(default=0.02, metadata={"help": "publish a version only when its held-out "
+    guard_margin: float = field(default=0.0, metadata={"help": "publish a version only when its held-out "
                                                                 "acceptance is at most this much below the best "
                                                                 "version known (the offline one included); roll back "
                                                                 "to that one when the served version falls below it"})
