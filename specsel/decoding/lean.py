@@ -17,6 +17,12 @@ the keys they see. A verified row is then computed exactly as a plain step compu
 row-invariant for M >= 2 (oneDNN fp32 and bf16 are on the CPU tried; `batch_invariant` measures it for the model at
 hand). Masked passes (trees) attend in query blocks of at most QUERY_BLOCK rows.
 
+Memory: oneDNN keeps native memory for every row count a linear has run at (~1-2 MB each for SmolLM2-135M on CPU,
+never freed), so a server prefilling prompts of ever new lengths grew for its whole life. A causal pass of more than
+LONG_PASS rows (a prefill) is therefore padded to one of a few row counts per doubling (`padded_rows`, at most
+15 or 12.5% more rows; pad rows are scratch past the cache pointer that no real row sees), measured in
+docs/benchmarks.md, serving soak.
+
 The lean forward is used only where it reproduces the model: `build` checks the architecture and compares
 logits with the transformers forward on a probe, and returns the reason when it declines (the runner then falls
 back to the transformers forward).
@@ -41,6 +47,19 @@ PAD_ROWS = (2, 3, 4)  # rows a shorter pass may be padded to (>= 2: the kernels 
 PACK_ROWS = 4  # oneDNN's row-count hint for the packed layout (4: fastest for 1..9 rows on the CPUs tried)
 QUERY_BLOCK = 8  # attention query rows per masked SDPA call (bf16 SDPA changes its reduction order above 16 rows)
 PER_ROW_MAX = 32  # causal passes after the prefill up to this many rows attend row by row (chain verification)
+
+
+LONG_PASS = 32  # causal passes of more rows (prefills) are padded to a few row counts; shorter ones (chains) never
+
+
+def padded_rows(rows: int) -> int:
+    """The row count a causal pass of `rows` > LONG_PASS runs at: rounded up to a multiple of 16 up to 256 rows,
+    above that to eight steps per doubling (100 -> 112, 300 -> 320, 1000 -> 1024); fewer rows run as they are."""
+    if rows <= LONG_PASS:
+        return rows
+    step = max(16, 1 << (rows.bit_length() - 4))
+    return -(-rows // step) * step
+
 _LAYER_PARTS = ("input_layernorm.weight", "input_layernorm.variance_epsilon", "post_attention_layernorm.weight",
                 "post_attention_layernorm.variance_epsilon", "self_attn.q_proj", "self_attn.k_proj",
                 "self_attn.v_proj", "self_attn.o_proj", "mlp.gate_proj", "mlp.up_proj", "mlp.down_proj", "mlp.act_fn")
@@ -300,6 +319,8 @@ class LeanForward:
         # rule: causal rows after the prefill attend row by row (no mask); other passes take one masked call
         per_row = allowed is None and (n > 0 or T == 1) and T <= PER_ROW_MAX
         rows = self.pad_rows if T < self.pad_rows and self.pad_single else T
+        if allowed is None and positions is None:
+            rows = max(rows, padded_rows(T))  # rule: a long causal pass runs at one of a few row counts (memory)
         extra = rows - T
         if not per_row:
             if allowed is None:  # rule: causal over the cache and the new rows
@@ -311,7 +332,7 @@ class LeanForward:
         if extra:
             # rule: a pass of fewer than pad_rows rows is padded with copies of its last row (their KV slots are
             # scratch beyond the pointer), so every pass runs the >= 2-row kernels verification uses, at the row
-            # count measured fastest here (`fastest_pad`)
+            # count measured fastest here (`fastest_pad`); a long causal pass is padded the same way (above)
             tokens, pos = tokens + tokens[-1:] * extra, pos + pos[-1:] * extra
         self._reserve(n + rows)
         ids = torch.tensor(tokens, device=self.device)

@@ -53,23 +53,43 @@ def test_lean_matches_transformers_logits_features_and_cache(name, prepack):
     model = MODELS[name]()
     fwd, why = lean.build(model, prepack=prepack)
     assert why is None and fwd.prepacked == prepack
-    ids = torch.randint(0, 96, (20,), generator=torch.Generator().manual_seed(1))
+    ids = torch.randint(0, 96, (90,), generator=torch.Generator().manual_seed(1))
     aux = [0, 1, 3]  # embeddings, after layer 0, the final-normed output
     cache = DynamicCache(config=model.config)
     with torch.inference_mode():
         fwd.reset()
-        for chunk in (ids[:11], ids[11:12], ids[12:16], ids[16:]):  # a prefill, a one-token step, two verify passes
+        # a prefill padded to 48 rows, a one-token step, two verify passes, a 40-row causal pass padded to 48
+        for chunk in (ids[:41], ids[41:42], ids[42:46], ids[46:50], ids[50:]):
             want = model(input_ids=chunk[None], **cache_kw(model, cache), use_cache=True, output_hidden_states=True)
             hidden, feats = fwd.forward(chunk.tolist(), None, None, aux)
             torch.testing.assert_close(fwd.lm_head(hidden), want.logits[0], atol=1e-4, rtol=1e-4)
             assert list(feats) == aux  # {HF hidden_states id: [T,H]}
             for i in aux:
                 torch.testing.assert_close(feats[i], want.hidden_states[i][0], atol=1e-5, rtol=1e-4)
-    assert fwd.n == 20
+    assert fwd.n == 90
     for i, layer in enumerate(cache.layers):
         keys, values = fwd.kv(i)
         torch.testing.assert_close(keys, layer.keys, atol=1e-5, rtol=1e-4)
         torch.testing.assert_close(values, layer.values, atol=1e-5, rtol=1e-4)
+
+
+def test_long_causal_passes_run_at_a_few_row_counts_with_little_padding():
+    counts = {lean.padded_rows(t) for t in range(1, 4097)}
+    assert len(counts) <= lean.LONG_PASS + 46  # up to 32 rows as they are, then 14 to 256 and 8 per doubling
+    for t in range(1, 4097):
+        rows = lean.padded_rows(t)
+        assert t <= rows <= t + max(15, t // 8)
+        assert rows == t or t > lean.LONG_PASS  # chain verification passes are never padded
+    fwd, _ = lean.build(MODELS["llama"]())
+    seen = []
+    block_in = fwd.block_in
+    fwd.block_in = lambda h, *a: seen.append(h.shape[0]) or block_in(h, *a)
+    fwd.reset()
+    for length in (41, 4, 40, 45):  # a prefill, a verify pass, two long causal passes
+        seen.clear()
+        hidden, _ = fwd.forward(list(range(length)), None, None, None)
+        assert hidden.shape[0] == length and set(seen) == {lean.padded_rows(length) if length > 4 else 4}
+    assert fwd.n == 41 + 4 + 40 + 45
 
 
 def test_rollback_and_tree_packing_match_a_fresh_prefill():
