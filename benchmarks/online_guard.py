@@ -3,7 +3,7 @@ on a domain shift, replayed exactly and served live.
 
     python -m benchmarks.online_guard --pool pools/{target_slug} --drafter sql-eagle3 \
         --stream benchmarks/streams/sql_three_schemas.jsonl --shift python --shift-requests 60 \
-        --variants static,off,lr1e-3,lr3e-4,lr1e-4 --live off,on[,old --old-tree DIR] --out runs/bench/guard
+        --variants static,off:lr1e-3,off,lr1e-3,lr3e-4,lr1e-4 --live off,on[,old --old-tree DIR] --out runs/bench/guard
 
 1. Replay (exact at temperature 0, benchmarks/online.py's machinery): the target's greedy answers to each stream
    (cached), the feedback the server would collect, and, with the drafter's weights at that moment, its greedy
@@ -11,8 +11,9 @@ on a domain shift, replayed exactly and served live.
    `--batch` requests and what the guard lets out is served from the next request on. Two streams: `--stream` (in
    domain for the drafter) and `--shift-requests` prompts of `--shift`, a domain the drafter never trained on.
    Variants: `static` (no adaptation), `off` (no guard: every update published, as the guard did before its first
-   held-out record), and the guard on with TrainerConfig's defaults (what recipes/online/adapt.yaml serves with)
-   but for the settings a variant names: `lr3e-4`, `lr1e-4:m0` (guard margin 0), `lr1e-4:h5` (holdout_every 5).
+   held-out record; `off:lr1e-3` at the rate the server used before the guard's fixes), and the guard on with
+   TrainerConfig's defaults (what recipes/online/adapt.yaml serves with) but for the settings a variant names:
+   `lr3e-4`, `lr1e-4:m0.02` (guard margin 0.02), `lr1e-4:h5` (holdout_every 5).
    MAT per window of `--window` requests.
 2. Live (`--live off,on`): `online_adapt.py serve.requests=<stream> serve.kinds=[<kind>]` with adaptation off and on
    (the recipe's settings, `--serve key=value` overrides), MAT and tok/s per window from its answers; `old` runs the
@@ -57,19 +58,19 @@ KEYS = {"lr": "lr", "m": "guard_margin", "h": "holdout_every"}
 
 
 def variant_config(name: str) -> TrainerConfig | None:
-    """static -> None; off -> no guard (TrainerConfig's lr); otherwise the guard with TrainerConfig's defaults but
-    for the settings named, ':'-separated: lr<rate>, m<guard margin>, h<holdout_every> (e.g. lr1e-4:m0)."""
+    """static -> None; otherwise TrainerConfig's defaults but for the settings named, ':'-separated: lr<rate>,
+    m<guard margin>, h<holdout_every> (e.g. lr1e-4:m0); `off` first turns the guard off (off:lr1e-3)."""
     if name == "static":
         return None
-    if name == "off":
-        return TrainerConfig(holdout_every=0)
-    settings = {}
-    for part in name.split(":"):
+    parts = name.split(":")
+    settings = {"holdout_every": 0} if parts[0] == "off" else {}
+    for part in parts[1:] if parts[0] == "off" else parts:
         key = next((k for k in KEYS if part.startswith(k)), None)
         try:
             settings[KEYS[key]] = (int if key == "h" else float)(part[len(key):])
         except (KeyError, TypeError, ValueError):
-            raise ConfigError(f"--variants takes static, off or settings like lr3e-4:m0:h5; got {name!r}") from None
+            raise ConfigError(f"--variants takes static, off[:settings] or settings like lr3e-4:m0:h5; got {name!r}"
+                              ) from None
     return TrainerConfig(**settings)
 
 
@@ -171,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-new-tokens", type=int, default=64)
     ap.add_argument("--k", type=int, default=4, help="replay: greedy chain length")
     ap.add_argument("--window", type=int, default=20)
-    ap.add_argument("--variants", default="static,off,lr1e-3,lr3e-4,lr1e-4")
+    ap.add_argument("--variants", default="static,off:lr1e-3,off,lr1e-3,lr3e-4,lr1e-4")
     ap.add_argument("--live", default="", help="live runs, of off, on, old (empty: none)")
     ap.add_argument("--old-tree", default="", help="old: another checkout, adaptation on, beside this one's runs")
     ap.add_argument("--serve", nargs="*", default=[], help="key=value overrides for the live runs")

@@ -5,11 +5,12 @@ It runs apart from the server (torch.multiprocessing, forkserver: see `context`)
 round: feedback crosses over a small queue fed by the server's drop-oldest buffer, weights come back through
 shared-memory boards (`online/weights.py`), never through disk.
 
-Each loop: heartbeat -> up to `batch` records -> one round of every learning drafter's updater (whose optimizer and
-ensemble state live as long as the process, and across restarts of `online_adapt.py` through the exported state) ->
-the guard -> publish the accepted drafters as version v. Every `export_every` rounds and at stop the adapted pool is
-written as a new pool version `<out>/versions/v000123/` in the offline pipeline's format (plus `trainer_state.pt`),
-into a temp folder renamed into place, and `<out>/latest.json` points at it (online/versions.py).
+Each loop: heartbeat -> `batch` records (gathered over loops; fewer only at the stop) -> one round of every learning
+drafter's updater (whose optimizer and ensemble state live as long as the process, and across restarts of
+`online_adapt.py` through the exported state) -> the guard -> publish the accepted drafters as version v. Every
+`export_every` rounds and at stop the adapted pool is written as a new pool version `<out>/versions/v000123/` in the
+offline pipeline's format (plus `trainer_state.pt`), into a temp folder renamed into place, and `<out>/latest.json`
+points at it (online/versions.py).
 
 `TrainerHandle` is the server's side: start, submit feedback (never blocks), poll (drain status, detect a crash or a
 stale heartbeat, restart up to `max_restarts` times from the last exported trainer state, or from the served weights
@@ -228,13 +229,15 @@ def trainer_main(models: dict[str, tuple[str, torch.nn.Module]], tcfg: TrainerCo
 
     parent = os.getppid()
     status.put({"event": "started", "version": version, "rounds": trainer.rounds, "cleaned": cleaned})
+    pending: list[Feedback] = []
     while not stop.is_set():
         if os.getppid() != parent:  # rule: the server is gone (killed): do not outlive it
             return
         heartbeat[0] = time.time()
-        batch = get_batch(transport, tcfg.batch, timeout=0.2)
-        if not batch:
+        pending += get_batch(transport, tcfg.batch - len(pending), timeout=0.2)
+        if len(pending) < tcfg.batch:  # rule: a round trains on `batch` records (the guard judges them), no fewer
             continue
+        batch, pending = pending, []
         train_safely(batch)
         if trainer.rounds == crash_at:
             raise RuntimeError(f"injected crash after {crash_at} rounds")
@@ -243,8 +246,10 @@ def trainer_main(models: dict[str, tuple[str, torch.nn.Module]], tcfg: TrainerCo
                 time.sleep(1)
         if export is not None and pcfg.export_every and trainer.rounds - tried_at >= pcfg.export_every:
             do_export()
-    # at stop: every record handed over gets its round (the server hands over all it buffered before the stop)
-    while batch := get_batch(transport, tcfg.batch, timeout=0.5):
+    # at stop: every record handed over gets its round (the server hands over all it buffered before the stop); the
+    # last round may be short
+    while batch := pending + get_batch(transport, tcfg.batch - len(pending), timeout=0.5):
+        pending = []
         heartbeat[0] = time.time()
         train_safely(batch)
     if export is not None and trainer.rounds > exported_at:

@@ -92,6 +92,26 @@ def test_trainer_learns_publishes_and_exports(tmp_path, target, plain_out):
     assert fresh.rounds == state["rounds"] >= 3
 
 
+def test_a_round_waits_for_batch_records_and_the_stop_trains_the_rest(tmp_path, target, plain_out):
+    """trainer.batch is the records per round: a trainer idle between requests does not train on fewer (rounds of
+    one record each made many small noisy updates and let the guard judge them on a single request); at the stop the
+    records left over get one short round."""
+    tcfg = TrainerConfig(lr=1e-2, batch=3, holdout_every=0, full_information=True)
+    server, handle, _, _ = start(tmp_path, target, tcfg=tcfg)
+    try:
+        serve_until(server, plain_out, lambda: True, at_least=2)
+        t0 = time.time()
+        while time.time() - t0 < 4:  # the trainer has started and holds 2 records
+            handle.poll()
+            time.sleep(0.1)
+        assert handle.starts and handle.rounds_seen == 0
+        serve_until(server, plain_out, lambda: handle.poll() is not None and handle.rounds_seen >= 1, at_least=2)
+        assert handle.last_round["records"] == 3  # the first round took 3 records, not the 1 or 2 it had earlier
+    finally:
+        handle.stop()
+    assert handle.rounds_seen >= 2 and handle.last_round["records"] > 3 and handle.faults == []
+
+
 def test_killed_trainer_is_restarted_and_no_request_fails(tmp_path, target, plain_out):
     server, handle, heads, _ = start(tmp_path, target, max_restarts=2)
     try:
