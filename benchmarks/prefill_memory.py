@@ -3,12 +3,15 @@ without the lean forward's padded long passes and the bounded glibc heap.
 
     python -m benchmarks.prefill_memory [--lengths 40:300] [--again-every 3] [--new-tokens 2]
         [--variants padded+bound,padded,unpadded+bound,unpadded] [--threads 1] [--out runs/bench/prefill_memory]
+        [--drafter sql-eagle3 --pool pools/{target_slug}]
 
 Each variant runs in its own fresh interpreter (RSS is per process): the target loads, `SpecDecoder(mode="plain")`
 decodes `--new-tokens` tokens after a prompt of every length in `--lengths` once (synthetic token ids), then every
-`--again-every`-th length a second time; the RSS is sampled every 20 prompts. `unpadded` runs every causal pass at
-its own row count (what the lean forward did before `padded_rows`), `bound` calls `draftpool.heap.bound_heap` first
-(what a server does). Outputs: <out>/results.json and <out>/table.md.
+`--again-every`-th length a second time; the RSS is sampled every 20 prompts. With `--drafter` the decoder is a
+greedy chain (k = 4) with that pool drafter instead (its prefill over the prompt runs through prepacked linears too).
+`unpadded` runs every pass at its own row count (what the lean forward and the drafters' prepacked linears did before
+`padded_rows`), `bound` calls `draftpool.heap.bound_heap` first (what a server does).
+Outputs: <out>/results.json and <out>/table.md.
 """
 
 from __future__ import annotations
@@ -29,8 +32,8 @@ MB = 2**20
 VARIANTS = ("padded+bound", "padded", "unpadded+bound", "unpadded")
 
 
-def child(variant: str, lengths: range, again_every: int, new_tokens: int, threads: int, target: str
-          ) -> dict[str, Any]:
+def child(variant: str, lengths: range, again_every: int, new_tokens: int, threads: int, target: str,
+          drafter: str = "", pool: str = "") -> dict[str, Any]:
     """One variant in this process -> {"first": [(length, MB)], "again": [(length, MB)], "load_mb", "seconds"}."""
     parts = set(variant.split("+"))
     if "bound" in parts:
@@ -47,8 +50,18 @@ def child(variant: str, lengths: range, again_every: int, new_tokens: int, threa
     if "unpadded" in parts:
         lean.padded_rows = lambda rows: rows  # every pass at its own row count, as before the padding
     torch.set_num_threads(threads)
-    model, _ = load_target(resolve_target(target))
-    dec = SpecDecoder(model, mode="plain")
+    info = resolve_target(target)
+    model, _ = load_target(info)
+    if drafter:
+        from draftpool.pool import load_pool
+        from specsel.decoding.drafter import make_drafter
+
+        _, models = load_pool(pool.format(target_slug=info.slug), info, model)
+        if drafter not in models:
+            raise ConfigError(f"--drafter {drafter!r} is not in {pool} ({', '.join(models)})")
+        dec = SpecDecoder(model, make_drafter(*models[drafter]), mode="chain", k=4)
+    else:
+        dec = SpecDecoder(model, mode="plain")
     proc = psutil.Process()
     rss = lambda: round(proc.memory_info().rss / MB, 1)  # noqa: E731
     report: dict[str, Any] = {"load_mb": rss(), "first": [], "again": []}
@@ -93,6 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--variants", default=",".join(VARIANTS))
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--out", default="runs/bench/prefill_memory")
+    ap.add_argument("--drafter", default="", help="a pool drafter: decode greedy chains (k = 4) with it")
+    ap.add_argument("--pool", default="pools/{target_slug}")
     ap.add_argument("--child", default="", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     try:
@@ -101,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
             raise ConfigError("--again-every and --new-tokens must be >= 1")
         if args.child:
             print(json.dumps(child(args.child, lengths, args.again_every, args.new_tokens, args.threads,
-                                   args.target)))
+                                   args.target, args.drafter, args.pool)))
             return 0
         variants = [v for v in args.variants.split(",") if v]
         bad = [v for v in variants if v not in VARIANTS]
@@ -113,7 +128,8 @@ def main(argv: list[str] | None = None) -> int:
         for v in variants:
             cmd = [sys.executable, "-m", "benchmarks.prefill_memory", "--child", v, "--lengths", args.lengths,
                    "--again-every", str(args.again_every), "--new-tokens", str(args.new_tokens),
-                   "--threads", str(args.threads), "--target", args.target]
+                   "--threads", str(args.threads), "--target", args.target, "--drafter", args.drafter,
+                   "--pool", args.pool]
             done = subprocess.run(cmd, capture_output=True, text=True)
             if done.returncode != 0:
                 raise ConfigError(f"variant {v} failed: {done.stderr.strip()[-2000:]}")
@@ -121,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[prefill_memory] {v}: {results[v]['first'][-1][1]:.0f} MB after the first pass, "
                   f"{results[v]['again'][-1][1]:.0f} after the second ({results[v]['seconds']} s)", flush=True)
         atomic_write_json(out / "results.json", {"lengths": args.lengths, "again_every": args.again_every,
+                                                 "drafter": args.drafter,
                                                  "new_tokens": args.new_tokens, "threads": args.threads,
                                                  "results": results})
         atomic_write_text(out / "table.md", table(results, lengths, args.again_every))

@@ -241,7 +241,11 @@ class PackedLinear(torch.nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if not self._current():
             return F.linear(x, self.src.weight, self.src.bias)
-        return self._packed(x.reshape(-1, x.shape[-1]))[0].reshape(*x.shape[:-1], -1)
+        x2 = x.reshape(-1, x.shape[-1])  # [T,in]
+        rows = x2.shape[0]
+        if padded_rows(rows) > rows:  # rule: a long pass runs at one of a few row counts (module docstring, memory)
+            x2 = torch.cat([x2, x2.new_zeros(padded_rows(rows) - rows, x2.shape[1])])  # [T',in]
+        return self._packed(x2)[0][:rows].reshape(*x.shape[:-1], -1)
 
 
 def packed_view(module: torch.nn.Module) -> torch.nn.Module:

@@ -32,3 +32,9 @@ def test_lengths_parse():
     assert parse_lengths("40:300") == range(40, 300)
     with pytest.raises(ConfigError):
         parse_lengths("0:3")
+
+
+def test_a_drafter_not_in_the_pool_is_refused(tmp_path, capsys):
+    assert main(["--lengths", "33:34", "--variants", "padded", "--drafter", "nope", "--pool", str(tmp_path / "none"),
+                 "--out", str(tmp_path / "o")]) == 2
+    assert "no pool at" in capsys.readouterr().err and not (tmp_path / "o" / "results.json").exists()

@@ -187,6 +187,16 @@ def test_packed_view_computes_the_module_and_follows_in_place_weight_swaps():
             p.copy_(torch.randn_like(p))
         want = model(ids).logits
         torch.testing.assert_close(view(ids).logits, want, atol=1e-5, rtol=1e-4)
+    long = torch.randint(0, 96, (1, 41), generator=torch.Generator().manual_seed(4))  # a drafter's prefill
+    seen = []
+    packed = view.model.layers[0].mlp.down_proj
+    packed._current()
+    inner = packed._packed
+    packed._current = lambda: True
+    packed._packed = lambda x: seen.append(x.shape[0]) or inner(x)
+    with torch.no_grad():
+        torch.testing.assert_close(view(long).logits, model(long).logits, atol=1e-5, rtol=1e-4)
+    assert seen == [lean.padded_rows(41)] == [48]  # run at one of a few row counts, cut back to 41
     assert lean.packed_view(model.to(torch.float16)) is model  # no oneDNN packing for fp16: the module itself
 
 
