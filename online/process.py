@@ -5,9 +5,9 @@ It runs apart from the server (torch.multiprocessing, forkserver: see `context`)
 round: feedback crosses over a small queue fed by the server's drop-oldest buffer, weights come back through
 shared-memory boards (`online/weights.py`), never through disk.
 
-Each loop: heartbeat -> `batch` records (gathered over loops; fewer only at the stop) -> one round of every learning
-drafter's updater (whose optimizer and ensemble state live as long as the process, and across restarts of
-`online_adapt.py` through the exported state) -> the guard -> publish the accepted drafters as version v. Every
+Each loop: heartbeat -> `batch` records (token drafters: gathered over loops, fewer only at the stop) -> one round of
+every learning drafter's updater (whose optimizer and ensemble state live as long as the process, and across restarts
+of `online_adapt.py` through the exported state) -> the guard -> publish the accepted drafters as version v. Every
 `export_every` rounds and at stop the adapted pool is written as a new pool version `<out>/versions/v000123/` in the
 offline pipeline's format (plus `trainer_state.pt`), into a temp folder renamed into place, and `<out>/latest.json`
 points at it (online/versions.py).
@@ -230,12 +230,15 @@ def trainer_main(models: dict[str, tuple[str, torch.nn.Module]], tcfg: TrainerCo
     parent = os.getppid()
     status.put({"event": "started", "version": version, "rounds": trainer.rounds, "cleaned": cleaned})
     pending: list[Feedback] = []
+    # rule: a token drafters' round trains on `batch` records (the guard judges them), no fewer; the step trainer
+    # takes pairs as they come and runs its own rounds every `round_every` requests
+    need = 1 if isinstance(trainer, StepTrainer) else tcfg.batch
     while not stop.is_set():
         if os.getppid() != parent:  # rule: the server is gone (killed): do not outlive it
             return
         heartbeat[0] = time.time()
         pending += get_batch(transport, tcfg.batch - len(pending), timeout=0.2)
-        if len(pending) < tcfg.batch:  # rule: a round trains on `batch` records (the guard judges them), no fewer
+        if len(pending) < need:
             continue
         batch, pending = pending, []
         train_safely(batch)
