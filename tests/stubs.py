@@ -230,3 +230,23 @@ def cut_step_pool(root, target, target_info, layers: int = 2):
     update_pool_manifest(root, target_info, "math-llama68m", {"kind": "llama", "path": "math-llama68m",
                                                                "domain": "math"})
     return root
+
+
+def head_and_suffix_pool(root, target, target_info, ngram: bool = False):
+    """A pool at `root`: a random SQL head (`sql-eagle3`) and a tiny suffix member (`sql-suffix`), plus a
+    prompt-lookup member (`any-ngram`) with `ngram`: model-free members beside a head, for serving tests."""
+    from draftpool.models.suffix import NGRAM, SUFFIX, NgramModel, build_suffix
+    from draftpool.pool import update_pool_manifest, write_eagle3
+
+    model, _ = target
+    meta = {"kind": "eagle3", "target_weights_sha256": target_info.weights_sha256}
+    write_eagle3(random_head(model, target_info, 0, 1024), root / "sql-eagle3", target_info, meta)
+    SUFFIX.write(build_suffix([[1, 2, 3, 4]], target_info.vocab_size), root / "sql-suffix", target_info,
+                 {**meta, "kind": "suffix"})
+    members = [("sql-eagle3", "eagle3"), ("sql-suffix", "suffix")]
+    if ngram:
+        NGRAM.write(NgramModel(target_info.vocab_size), root / "any-ngram", target_info, {**meta, "kind": "ngram"})
+        members.append(("any-ngram", "ngram"))
+    for name, kind in members:
+        update_pool_manifest(root, target_info, name, {"kind": kind, "path": name})
+    return root

@@ -242,9 +242,9 @@ class PackedLinear(torch.nn.Module):
         if not self._current():
             return F.linear(x, self.src.weight, self.src.bias)
         x2 = x.reshape(-1, x.shape[-1])  # [T,in]
-        rows = x2.shape[0]
-        if padded_rows(rows) > rows:  # rule: a long pass runs at one of a few row counts (module docstring, memory)
-            x2 = torch.cat([x2, x2.new_zeros(padded_rows(rows) - rows, x2.shape[1])])  # [T',in]
+        rows, padded = x2.shape[0], padded_rows(x2.shape[0])
+        if padded > rows:  # rule: a long pass runs at one of a few row counts (module docstring, memory)
+            x2 = torch.cat([x2, x2.new_zeros(padded - rows, x2.shape[1])])  # [T',in]
         return self._packed(x2)[0][:rows].reshape(*x.shape[:-1], -1)
 
 

@@ -6,22 +6,12 @@ import json
 import pytest
 
 from benchmarks.soak import fit_slope, index_cap_cost, main
-from draftpool.models.suffix import SUFFIX, build_suffix
-from draftpool.pool import update_pool_manifest, write_eagle3
-from tests.stubs import random_head
+from tests.stubs import head_and_suffix_pool
 
 
 @pytest.fixture(scope="module")
 def pool(tmp_path_factory, target, target_info):
-    model, _ = target
-    root = tmp_path_factory.mktemp("soak") / "pool"
-    meta = {"kind": "eagle3", "target_weights_sha256": target_info.weights_sha256}
-    write_eagle3(random_head(model, target_info, 0, 1024), root / "sql-eagle3", target_info, meta)
-    SUFFIX.write(build_suffix([[1, 2, 3, 4]], target_info.vocab_size), root / "sql-suffix", target_info,
-                 {**meta, "kind": "suffix"})
-    for name, kind in (("sql-eagle3", "eagle3"), ("sql-suffix", "suffix")):
-        update_pool_manifest(root, target_info, name, {"kind": kind, "path": name})
-    return root
+    return head_and_suffix_pool(tmp_path_factory.mktemp("soak") / "pool", target, target_info)
 
 
 def test_a_short_soak_reports_consistent_fields(tmp_path, pool, capsys):

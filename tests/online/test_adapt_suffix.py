@@ -9,26 +9,16 @@ import pytest
 import online.adapt as online_adapt
 from data_gen.domains import domain_prompts
 from data_gen.generate import render_prompt, stop_token_ids
-from draftpool.models.suffix import NGRAM, SUFFIX, NgramModel, build_suffix
-from draftpool.pool import update_pool_manifest, write_eagle3
+from draftpool.models.suffix import SUFFIX
 from specsel.decoding.loop import SpecDecoder
-from tests.stubs import random_head
+from tests.stubs import head_and_suffix_pool
 
 NEW = 12
 
 
 @pytest.fixture(scope="module")
 def pool(tmp_path_factory, target, target_info):
-    model, _ = target
-    root = tmp_path_factory.mktemp("adapt-suffix") / "pool"
-    meta = {"kind": "eagle3", "target_weights_sha256": target_info.weights_sha256}
-    write_eagle3(random_head(model, target_info, 0, 1024), root / "sql-eagle3", target_info, meta)
-    SUFFIX.write(build_suffix([[1, 2, 3, 4]], target_info.vocab_size), root / "sql-suffix", target_info,
-                 {**meta, "kind": "suffix"})
-    NGRAM.write(NgramModel(target_info.vocab_size), root / "any-ngram", target_info, {**meta, "kind": "ngram"})
-    for name, kind in (("sql-eagle3", "eagle3"), ("sql-suffix", "suffix"), ("any-ngram", "ngram")):
-        update_pool_manifest(root, target_info, name, {"kind": kind, "path": name})
-    return root
+    return head_and_suffix_pool(tmp_path_factory.mktemp("adapt-suffix") / "pool", target, target_info, ngram=True)
 
 
 def test_suffix_member_indexes_served_answers_and_resumes(tmp_path, pool, target, target_info, capsys):
