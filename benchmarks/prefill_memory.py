@@ -44,11 +44,11 @@ def child(variant: str, lengths: range, again_every: int, new_tokens: int, threa
     import torch
 
     from draftpool.target import load_target, resolve_target
-    from specsel.decoding import lean
+    from specsel.decoding import lean, packed
     from specsel.decoding.loop import SpecDecoder
 
-    if "unpadded" in parts:
-        lean.padded_rows = lambda rows: rows  # every pass at its own row count, as before the padding
+    if "unpadded" in parts:  # every pass at its own row count, as before the padding
+        lean.padded_rows = packed.padded_rows = lambda rows: rows
     torch.set_num_threads(threads)
     info = resolve_target(target)
     model, _ = load_target(info)

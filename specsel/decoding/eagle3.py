@@ -12,7 +12,7 @@ import torch.nn.functional as F
 
 from draftpool.models.eagle3 import OFFSET
 from specsel.decoding.drafter import take_rows
-from specsel.decoding.lean import packed_view
+from specsel.decoding.packed import packed_view
 from specsel.decoding.sampling import SamplingParams, probs_from_logits, sample
 from specsel.decoding.tree import DraftTree, TreeSpec, reindex, select_nodes
 
