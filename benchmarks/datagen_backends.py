@@ -1,13 +1,19 @@
-"""Self-distillation throughput: the HF backend vs the vLLM backend on the same prompts and lengths.
+"""Self-distillation throughput: the engine backend (continuous batching) beside the HF and vLLM backends, on the
+same prompts and lengths, with the machine's physical frame.
 
-    python -m benchmarks.datagen_backends --domain sql --prompts 32 --max-new-tokens 96 \
-        --hf-batch 1,8,32 --vllm-seqs 8,32 --out runs/bench/datagen
+    python -m benchmarks.datagen_backends --domain sql --prompts 128 --max-new-tokens 96 \
+        --hf-batch 16,64 --engine-slots 16,32,64,128 --engine-bf16 64 --vllm-seqs '' --out runs/bench/datagen
 
 Each setting generates the same greedy answers (train split, temperature 0, one shard holding every prompt, so each
 backend batches as wide as its setting allows) into its own data folder through `data_gen.generate.run`, the code
-path users run. tok/s = new tokens / generation seconds (the HF model load and vLLM's engine start-up are reported
-apart). Greedy answers are compared with the HF batch-1 answers (the unpadded reference): the share identical token
-for token and the mean common-prefix share. Writes results.json and table.md to --out.
+path users run. tok/s = new tokens / generation seconds (the model load and vLLM's engine start-up are reported
+apart). Greedy answers are compared with the first setting's (the reference): the share identical token for token,
+the mean common-prefix share and the first differing token of each answer that differs.
+
+Physical frame: the FLOPs of a new token (every real row through the decoder's linears, the shared prompt prefix run
+once, plus one lm_head row per new token; attention left out) against the rate the target's own linears run at here
+(the engine's prepacked kernels, timed at the slot count): the fastest this machine can generate these answers.
+Writes results.json and table.md to --out.
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+
+import torch
 
 from data_gen.domains import check_domain
 from data_gen.generate import DataGenConfig, load_distilled, run
@@ -42,13 +50,49 @@ def prefix_share(a: list[int], b: list[int]) -> float:
     return n / max(len(a), len(b))
 
 
+def linear_flops(model) -> tuple[int, int]:
+    """(FLOPs of one row through the decoder's linear layers, FLOPs of one lm_head row): 2 per weight."""
+    body = sum(m.weight.numel() for m in model.get_decoder().layers.modules() if isinstance(m, torch.nn.Linear))
+    return 2 * body, 2 * model.get_output_embeddings().weight.numel()
+
+
+@torch.inference_mode()
+def linear_rates(model, rows: int, reps: int = 5) -> tuple[float, float]:
+    """(FLOP/s of one decoder layer's linears, FLOP/s of the lm_head) on `rows` rows, as the engine runs them (the
+    lean forward's prepacked weights where this CPU packs the dtype): the median of `reps` timed runs."""
+    from specsel.decoding.lean import LeanForward
+
+    lean = LeanForward(model, pad_single=False)
+    layer = lean.layers[0]
+    lins = [layer[1], layer[2], layer[4], layer[6]]  # q/k/v, o, gate/up, down
+    ins = [torch.randn(rows, model.config.get_text_config().hidden_size, dtype=lean.dtype) for _ in range(3)]
+    ins.insert(3, torch.randn(rows, model.config.get_text_config().intermediate_size, dtype=lean.dtype))
+
+    def timed(fn) -> float:
+        fn()
+        times = []
+        for _ in range(reps):
+            t = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t)
+        return sorted(times)[reps // 2]
+
+    body_s = timed(lambda: [lin(x) for lin, x in zip(lins, ins)])
+    head_s = timed(lambda: lean.lm_head(ins[0]))
+    body, head = linear_flops(model)
+    return rows * body / len(model.get_decoder().layers) / body_s, rows * head / head_s
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--target", default=DEFAULT_TARGET)
     ap.add_argument("--domain", default="sql")
     ap.add_argument("--prompts", type=int, default=32)
     ap.add_argument("--max-new-tokens", type=int, default=96)
-    ap.add_argument("--hf-batch", default="1,8,32", help="HF backend batch sizes (1 first: the reference)")
+    ap.add_argument("--hf-batch", default="16,64", help="HF backend batch sizes ('' = none; the first setting run is "
+                                                          "the reference: hf, then engine, then vllm)")
+    ap.add_argument("--engine-slots", default="16,32,64,128", help="engine backend slot counts ('' = none)")
+    ap.add_argument("--engine-bf16", default="", help="engine slot counts to run in bf16 too ('' = none)")
     ap.add_argument("--vllm-seqs", default="8,32", help="vLLM max_num_seqs settings ('' = skip vLLM)")
     ap.add_argument("--out", default="runs/bench/datagen")
     args = ap.parse_args(argv)
@@ -60,38 +104,69 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     t0 = time.perf_counter()
     model, tok = load_target(info)
     load_s = time.perf_counter() - t0
-    settings = [(f"hf-b{b}", "hf", b, [f"batch_size={b}"]) for b in map(int, args.hf_batch.split(","))]
+    widths = {k: [int(x) for x in v.split(",") if x] for k, v in
+              (("hf", args.hf_batch), ("engine", args.engine_slots), ("bf16", args.engine_bf16))}
+    settings = [(f"hf-b{b}", "hf", b, ["backend=hf", f"batch_size={b}"]) for b in widths["hf"]]
+    settings += [(f"engine-s{b}", "engine", b, ["backend=engine", f"batch_size={b}"]) for b in widths["engine"]]
+    settings += [(f"engine-s{b}-bf16", "engine", b, ["backend=engine", f"batch_size={b}", "dtype=bfloat16"])
+                 for b in widths["bf16"]]
     settings += [(f"vllm-s{s}", "vllm", s, ["backend=vllm", f"vllm.max_num_seqs={s}"])
                  for s in map(int, filter(None, args.vllm_seqs.split(",")))]
+    if not settings:
+        raise ConfigError("no setting to run")
+    bf16 = None
     rows, answers = [], {}
     for name, backend, width, extra in settings:
         print(f"[{name}]", flush=True)
-        run(_setting(args, name, extra), info, model if backend == "hf" else None, tok)
+        if name.endswith("-bf16") and bf16 is None:
+            bf16 = load_target(info, "cpu", torch.bfloat16)[0]
+        run(_setting(args, name, extra), info, None if backend == "vllm" else bf16 if name.endswith("-bf16")
+            else model, tok)
         log = json.loads((out / name / "runs.jsonl").read_text().splitlines()[-1])
         gen_s = log.get("generate_s", log["seconds"])
         answers[name] = {r["prompt_id"]: r["response_ids"] for r in load_distilled(out / name).to_list()}
         rows.append({"setting": name, "backend": backend, "width": width, "tokens": log["new_tokens"],
                      "generate_s": gen_s, "tok_s": log["new_tokens"] / gen_s,
                      "startup_s": log.get("startup_s", load_s), "wall_s": log["seconds"],
+                     **({"rows": log["rows"], "passes": log["passes"]} if "rows" in log else {}),
                      **({"vllm_version": log["vllm_version"]} if "vllm_version" in log else {})})
     ref = answers[settings[0][0]]
     for row in rows:
         got = answers[row["setting"]]
         row["identical"] = sum(got[p] == ref[p] for p in ref) / len(ref)
         row["prefix_share"] = sum(prefix_share(got[p], ref[p]) for p in ref) / len(ref)
-    best = {b: max((r for r in rows if r["backend"] == b), key=lambda r: r["tok_s"], default=None)
-            for b in ("hf", "vllm")}
+        row["first_differences"] = {p: next((i for i, (x, y) in enumerate(zip(got[p], ref[p])) if x != y),
+                                            min(len(got[p]), len(ref[p]))) for p in ref if got[p] != ref[p]}
+    best = {b: max((r for r in rows if r["backend"] == b and not r["setting"].endswith("bf16")),
+                   key=lambda r: r["tok_s"], default=None) for b in ("hf", "engine", "vllm")}
+    frame = None
+    if best["engine"] is not None:
+        body, head = linear_flops(model)
+        body_rate, head_rate = linear_rates(model, best["engine"]["width"])
+        e = best["engine"]
+        seconds = e["rows"] * body / body_rate + e["tokens"] * head / head_rate
+        frame = {"body_flops_per_row": body, "head_flops_per_token": head, "body_flop_s": body_rate,
+                 "head_flop_s": head_rate, "rows_per_new_token": e["rows"] / e["tokens"],
+                 "ceiling_tok_s": e["tokens"] / seconds, "at_slots": e["width"]}
+    ratio = {f"{a}/{b}": best[a]["tok_s"] / best[b]["tok_s"] for a, b in (("engine", "hf"), ("vllm", "hf"))
+             if best[a] and best[b]}
     report = {"target": info.name, "domain": args.domain, "prompts": args.prompts,
               "max_new_tokens": args.max_new_tokens, "reference": settings[0][0], "rows": rows,
-              "best_ratio": (best["vllm"]["tok_s"] / best["hf"]["tok_s"]) if best["vllm"] and best["hf"] else None}
+              "best_ratio": ratio, "physical_frame": frame}
     atomic_write_json(out / "results.json", report)
-    lines = ["| setting | tok/s (generation) | tokens | generation s | start-up s | identical to hf-b1 | "
-             "common prefix |", "|---|---|---|---|---|---|---|"]
+    lines = [f"| setting | tok/s (generation) | tokens | generation s | start-up s | identical to {settings[0][0]} | "
+             "common prefix | first differing token |", "|---|---|---|---|---|---|---|---|"]
     lines += [f"| {r['setting']} | {r['tok_s']:.1f} | {r['tokens']} | {r['generate_s']:.1f} | {r['startup_s']:.1f} | "
-              f"{r['identical']:.2f} | {r['prefix_share']:.2f} |" for r in rows]
-    if report["best_ratio"] is not None:
-        lines.append(f"\nbest vLLM / best HF tok/s: {report['best_ratio']:.2f}x "
-                     f"({best['vllm']['setting']} vs {best['hf']['setting']})")
+              f"{r['identical']:.2f} | {r['prefix_share']:.2f} | "
+              f"{', '.join(map(str, sorted(r['first_differences'].values()))) or '-'} |" for r in rows]
+    for k, v in ratio.items():
+        lines.append(f"\nbest {k} tok/s: {v:.2f}x")
+    if frame is not None:
+        lines.append(f"\nphysical frame at {frame['at_slots']} rows: decoder linears {frame['body_flop_s'] / 1e9:.0f} "
+                     f"GFLOP/s, lm_head {frame['head_flop_s'] / 1e9:.0f} GFLOP/s; {frame['rows_per_new_token']:.2f} "
+                     f"rows per new token x {frame['body_flops_per_row'] / 1e6:.0f} MFLOP + "
+                     f"{frame['head_flops_per_token'] / 1e6:.0f} MFLOP lm_head -> ceiling "
+                     f"{frame['ceiling_tok_s']:.0f} tok/s (linears only)")
     atomic_write_text(out / "table.md", "\n".join(lines) + "\n")
     print("\n".join(lines))
     return report

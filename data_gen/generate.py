@@ -53,7 +53,8 @@ class DataGenConfig:
                                                help="held-out split temperatures (greedy by default, for eval)")
     top_p: float = field(1.0, help="nucleus sampling threshold for temperatures > 0")
     max_new_tokens: int = field(128, help="answer length cap in tokens")
-    batch_size: int = field(16, help="prompts generated together (left-padded)")
+    batch_size: int = field(64, help="answers generated together: engine, KV-cache slots under continuous batching; "
+                                     "hf, one left-padded batch")
     shard_size: int = field(64, help="samples per parquet shard (the unit of resume)")
     max_prompts_per_split: int = field(0, help="use only the first N prompts of each split (0 = all)")
     max_held_out_prompts: int = field(0, help="use only the first N held-out prompts (0 = as the train split)")
@@ -61,10 +62,14 @@ class DataGenConfig:
                                             "(prompt i gets temperatures i, i+1, ...); 0 = one per temperature")
     seed: int = field(0, help="base seed; each shard's seed derives from it and the shard name")
     device: str = field("auto", help="auto, cpu, cuda, cuda:1 ...")
+    dtype: Literal["auto", "float32", "bfloat16"] = field("auto", help="target precision (auto: bf16 on a GPU that "
+                                                                       "has it, else fp32; docs/data.md, precision)")
     system_prompt: str = field("", help="system message prepended to every prompt ('' = the template's default)")
     user_prompts: UserData | None = field(None, help="generate from your own prompts instead of a shipped domain")
-    backend: Literal["hf", "vllm"] = field("hf", help="hf: transformers generate here; vllm: a vLLM worker in the "
-                                                       "vLLM environment (scripts/setup_vllm.sh), same shards")
+    backend: Literal["auto", "engine", "hf", "vllm"] = field(
+        "auto", help="engine: the engine's own target forward with continuous batching (data_gen/continuous.py); hf: "
+                     "transformers generate; vllm: a vLLM worker in the vLLM environment (scripts/setup_vllm.sh); "
+                     "auto: engine where its forward reproduces the target, else hf. Same shards from each")
     vllm: VllmOptions = field(default_factory=VllmOptions, help="vLLM engine settings (backend vllm)")
 
     def validate(self) -> None:
@@ -212,7 +217,7 @@ def provenance(cfg: DataGenConfig, info: TargetInfo, tok, n_shards: int,
 _IDENTITY_KEYS = ("target_weights_sha256", "domain", "prompt_source", "prompt_table_sha256", "chat_template",
                   "system_prompt",
                   "train_temperatures", "held_out_temperatures", "top_p", "max_new_tokens", "seed", "shard_size",
-                  "max_prompts_per_split", "samples_per_prompt", "n_shards", "backend")
+                  "max_prompts_per_split", "samples_per_prompt", "n_shards", "backend", "dtype")
 
 
 def run(cfg: DataGenConfig, info: TargetInfo | None = None, model=None, tok=None) -> Path:
@@ -228,6 +233,11 @@ def run(cfg: DataGenConfig, info: TargetInfo | None = None, model=None, tok=None
     done = {p.stem for p in shard_dir.glob("*.parquet")} if shard_dir.exists() else set()
     todo = [s for s in shards if s["name"] not in done]
     engine_version = ""
+    if cfg.backend != "vllm" and model is None:
+        device = resolve_device(cfg.device)
+        model, tok = load_target(info, device, target_dtype(cfg.dtype, device))
+    backend = resolve_backend(cfg.backend, model)
+    cfg = dataclasses.replace(cfg, backend=backend)
     if cfg.backend == "vllm":
         from draftpool.vllm_env import vllm_python, vllm_version
 
@@ -237,10 +247,11 @@ def run(cfg: DataGenConfig, info: TargetInfo | None = None, model=None, tok=None
             from transformers import AutoTokenizer
 
             tok = AutoTokenizer.from_pretrained(info.path)
-    elif model is None:
-        device = resolve_device(cfg.device)
-        model, tok = load_target(info, device, default_dtype(device))
     prov = provenance(cfg, info, tok, len(shards), table)
+    if model is not None:
+        prov["dtype"] = str(next(model.parameters()).dtype).removeprefix("torch.")
+    elif cfg.backend == "vllm":
+        prov["dtype"] = str(target_dtype(cfg.dtype, resolve_device(cfg.device))).removeprefix("torch.")
     if engine_version:
         prov["vllm_version"] = engine_version
     prov_path = out / "provenance.json"
@@ -268,6 +279,8 @@ def run(cfg: DataGenConfig, info: TargetInfo | None = None, model=None, tok=None
     engine: dict[str, Any] = {}
     if cfg.backend == "vllm":
         engine = generate_vllm(cfg, info, todo, rendered, stop_ids, out, done_shard)
+    elif cfg.backend == "engine":
+        engine = generate_engine(cfg, model, todo, rendered, stop_ids, done_shard)
     else:
         for shard in todo:
             ids = rendered[shard["name"]]
@@ -306,6 +319,53 @@ def write_shard(shard_dir: Path, cfg: DataGenConfig, shard: dict[str, Any], ids:
     os.replace(tmp, shard_dir / f"{shard['name']}.parquet")
 
 
+def target_dtype(name: str, device: torch.device) -> torch.dtype:
+    """The precision a config names (auto: bf16 on a GPU that has it, else fp32)."""
+    return default_dtype(device) if name == "auto" else getattr(torch, name)
+
+
+def resolve_backend(backend: str, model) -> str:
+    """The backend `auto` stands for with this target: engine where the lean forward reproduces it (lean.build's
+    probe; the slot forward runs the same weights and blocks), else hf."""
+    if backend != "auto":
+        return backend
+    from specsel.decoding import lean_probe
+
+    why, _, _ = lean_probe.probe(model)
+    return "engine" if why is None else "hf"
+
+
+def generate_engine(cfg: DataGenConfig, model, todo: list[dict[str, Any]], rendered: dict[str, list],
+                    stop_ids: list[int], done_shard) -> dict[str, Any]:
+    """The missing shards by continuous batching over the slot forward (data_gen/continuous.py); a shard is written
+    as soon as its last answer ends. Jobs go shard by shard (a killed run loses little), each shard's by prompt
+    length; every job samples from its own seed, derived from (seed, shard name, row)."""
+    from data_gen.continuous import Job, Stats, generate
+    from specsel.decoding.slots import SlotForward
+
+    jobs = []
+    for shard in todo:
+        ids = rendered[shard["name"]]
+        for i in sorted(range(len(ids)), key=lambda i: len(ids[i])):
+            jobs.append(Job((shard["name"], i), ids[i], shard["temperature"], cfg.top_p,
+                            shard_seed(cfg.seed, f"{shard['name']}:{i}"), cfg.max_new_tokens))
+    longest = max(len(j.prompt) for j in jobs)
+    forward = SlotForward(model, cfg.batch_size + 1, longest + cfg.max_new_tokens)  # +1: the shared prefix
+    by_name = {s["name"]: s for s in todo}
+    results: dict[str, dict[int, tuple[list[int], bool]]] = {s["name"]: {} for s in todo}
+
+    def on_done(job: Job, answer: list[int], finished: bool) -> None:
+        name, i = job.key
+        results[name][i] = (list(answer), finished)
+        if len(results[name]) == len(rendered[name]):
+            done_shard(by_name[name], [results[name][k] for k in range(len(rendered[name]))])
+            del results[name]
+
+    stats = generate(forward, jobs, stop_ids, on_done, Stats())
+    return {"slots": cfg.batch_size, "passes": stats.passes, "rows": stats.rows,
+            "mean_busy_slots": stats.busy_slot_passes / max(stats.passes, 1)}
+
+
 def generate_vllm(cfg: DataGenConfig, info: TargetInfo, todo: list[dict[str, Any]], rendered: dict[str, list],
                   stop_ids: list[int], out: Path, done_shard) -> dict[str, Any]:
     """The missing shards through the vLLM worker (data_gen/vllm_backend.py); each shard is written as it ends.
@@ -313,7 +373,7 @@ def generate_vllm(cfg: DataGenConfig, info: TargetInfo, todo: list[dict[str, Any
     from data_gen.vllm_backend import engine_args, run_worker
 
     device = resolve_device(cfg.device)
-    dtype = str(default_dtype(device)).removeprefix("torch.")
+    dtype = str(target_dtype(cfg.dtype, device)).removeprefix("torch.")
     longest = max(len(p) for ids in rendered.values() for p in ids)
     engine = engine_args(cfg.vllm, device.type, dtype, longest + cfg.max_new_tokens + 8, cfg.seed)
     jobs = [{"name": s["name"], "temperature": s["temperature"], "top_p": cfg.top_p,
@@ -340,6 +400,7 @@ def log_run(out: Path, record: dict[str, Any]) -> None:
 def _check_same(out: Path, prov: dict[str, Any]) -> None:
     old = json.loads((out / "provenance.json").read_text())
     old.setdefault("backend", "hf")  # data from before the backend switch was made by transformers
+    old.setdefault("dtype", prov.get("dtype"))  # nor was the precision recorded then
     diff = [k for k in _IDENTITY_KEYS if old.get(k) != prov.get(k)]
     if diff:
         raise ConfigError(f"{out} holds data made with other settings ({', '.join(diff)} differ); "

@@ -304,6 +304,6 @@ def test_log_gets_progress_lines_not_parquet_bars(tmp_path, target_info, target,
     load_distilled(tmp_path / "sql", "train")
     err = capfd.readouterr().err
     assert "Creating parquet" not in err and "Generating train split" not in err and "Filter" not in err
-    lines = [ln for ln in err.splitlines() if ln.startswith("self-distill sql (hf): ")]
-    assert lines[0] == "self-distill sql (hf): 0/6 sample (0.0%), started"
-    assert lines[-1].startswith("self-distill sql (hf): 6/6 sample (100.0%), ") and "done in" in lines[-1]
+    lines = [ln for ln in err.splitlines() if ln.startswith("self-distill sql (engine): ")]
+    assert lines[0] == "self-distill sql (engine): 0/6 sample (0.0%), started"
+    assert lines[-1].startswith("self-distill sql (engine): 6/6 sample (100.0%), ") and "done in" in lines[-1]
