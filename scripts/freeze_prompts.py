@@ -18,7 +18,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from data_gen.domains import NEAR_DUPLICATE_JACCARD, PROMPT_SETS, PROMPTS_DIR, prompt_tokens, token_jaccard
+from data_gen.diversity import near_duplicate_pairs
+from data_gen.domains import PROMPT_SETS, PROMPTS_DIR
 
 HELD_OUT_SHARE = 0.20
 
@@ -37,20 +38,6 @@ def generated_rows() -> dict[str, list[dict[str, str]]]:
     if repeated:
         raise SystemExit(f"{len(repeated)} prompts appear more than once, e.g. {repeated[0]!r}")
     return sets
-
-
-def near_duplicate_pairs(prompts: list[str]) -> list[tuple[int, int]]:
-    """The index pairs of prompts whose token Jaccard is >= NEAR_DUPLICATE_JACCARD."""
-    tokens = [prompt_tokens(p) for p in prompts]
-    by_size = sorted(range(len(prompts)), key=lambda i: len(tokens[i]))
-    pairs = []
-    for k, i in enumerate(by_size):
-        for j in by_size[k + 1:]:
-            if len(tokens[i]) / len(tokens[j]) < NEAR_DUPLICATE_JACCARD:
-                break  # Jaccard <= smaller size / larger size, which only falls further on
-            if token_jaccard(tokens[i], tokens[j]) >= NEAR_DUPLICATE_JACCARD:
-                pairs.append((i, j))
-    return pairs
 
 
 def components(rows: list[dict[str, str]]) -> list[list[str]]:

@@ -3,7 +3,7 @@ physiology, microbiology and plant science, composed from varied hand-written te
 
 import random
 
-from . import from_families
+from . import from_families, topic_grid
 
 _SEED = 7_311_204
 
@@ -974,7 +974,263 @@ _FAMILIES = {
 }
 
 
-def prompts() -> list[tuple[str, str]]:
-    """(group, prompt) pairs in a fixed, deterministic order (a templated family's prompts share a group, e.g.
-    "organelles")."""
+def _original() -> list[tuple[str, str]]:
+    """The first 459 prompts, unchanged (a templated family's prompts share a group, e.g. "organelles")."""
     return from_families(_FAMILIES, _SEED)
+
+
+# ---------------------------------------------------------------------------
+# Extension: many more topics, each asked several different kinds of question (a kind's prompts share a group),
+# appended after the original prompts.
+# ---------------------------------------------------------------------------
+# (topic, a concrete case to anchor it)
+_TOPICS = [
+    # cells and molecules
+    ("osmosis in living cells", "a slug shrivelling when salt is sprinkled on it"),
+    ("facilitated diffusion through channel proteins", "glucose entering red blood cells"),
+    ("the sodium-potassium pump", "a resting nerve cell keeping its charge"),
+    ("enzyme specificity and the induced-fit model", "lactase breaking down milk sugar"),
+    ("the effect of temperature on enzyme activity", "a fever of 41 degrees Celsius"),
+    ("ATP as the energy currency of the cell", "a sprinter's muscles in the first ten seconds of a race"),
+    ("cell signalling with second messengers", "adrenaline raising blood sugar during a scare"),
+    ("apoptosis, or programmed cell death", "the webbing between a human embryo's fingers disappearing"),
+    ("the cell cycle checkpoints", "a skin cell with damaged DNA after sunburn"),
+    ("stem cells and cell differentiation", "bone marrow making new blood cells every day"),
+    ("the fluid mosaic model of the membrane", "how cholesterol keeps membranes flexible in the cold"),
+    ("protein folding and denaturation", "an egg white turning solid when it is fried"),
+    ("the structure of carbohydrates", "why we can digest starch but not wood"),
+    ("lipids and their roles in the body", "a hibernating bear living off its fat stores"),
+    ("nucleotides and the structure of nucleic acids", "a DNA test identifying a person from a hair"),
+    ("the endosymbiotic origin of mitochondria", "mitochondria having their own small circular DNA"),
+    ("cell size and the surface area to volume ratio", "why an elephant is not built from giant cells"),
+    ("exocytosis and the secretory pathway", "an insulin-producing cell after a meal"),
+    ("fermentation in yeast", "bread dough rising in a warm kitchen"),
+    ("lactic acid fermentation in muscle", "the burning feeling in the legs after sprinting uphill"),
+    ("photosynthetic pigments", "leaves turning yellow and red in autumn"),
+    ("photorespiration", "wheat crops losing yield on hot dry days"),
+    ("chemiosmosis and ATP synthase", "the way some poisons stop cells making energy"),
+    # genetics and molecular biology
+    ("dominant and recessive alleles", "two brown-eyed parents having a blue-eyed child"),
+    ("codominance and incomplete dominance", "roan cattle and pink snapdragons"),
+    ("sex-linked inheritance", "red-green colour blindness being more common in men"),
+    ("genetic linkage and crossing over", "two genes that are usually inherited together"),
+    ("polygenic traits", "the wide range of human heights"),
+    ("gene mutations and their effects", "sickle cell anemia caused by one changed base"),
+    ("chromosome mutations", "Down syndrome and an extra copy of chromosome 21"),
+    ("the genetic code and codons", "a point mutation that changes nothing in the protein"),
+    ("gene regulation in eukaryotes", "liver and skin cells having the same DNA but different jobs"),
+    ("the lac operon", "E. coli switching to lactose when glucose runs out"),
+    ("epigenetics and DNA methylation", "identical twins becoming less alike as they age"),
+    ("mitochondrial inheritance", "tracing the maternal line of a family with mitochondrial DNA"),
+    ("pedigree analysis", "a family tree showing a rare inherited disease"),
+    ("the polymerase chain reaction (PCR)", "detecting a virus from a tiny nasal swab"),
+    ("gel electrophoresis", "comparing DNA from a crime scene with suspects"),
+    ("CRISPR gene editing", "attempts to cure sickle cell disease by editing blood stem cells"),
+    ("genetically modified crops", "rice engineered to produce vitamin A"),
+    ("DNA sequencing", "reading the genome of a new virus within days"),
+    ("recombinant DNA and bacterial plasmids", "bacteria producing human insulin"),
+    ("gene therapy", "treating an inherited form of blindness"),
+    ("non-coding RNA and microRNAs", "small RNAs that silence genes in plants and animals"),
+    ("the human genome project", "how many genes a human actually has"),
+    ("genetic testing and ethics", "a test that reveals a high risk of a disease with no cure"),
+    # evolution
+    ("natural selection", "peppered moths during the industrial revolution"),
+    ("genetic drift", "a small island population losing genetic variety"),
+    ("the founder effect", "a rare disease being common in one isolated community"),
+    ("gene flow between populations", "wolves moving between two national parks"),
+    ("sexual selection", "a peacock's enormous tail"),
+    ("coevolution", "flowers and the insects that pollinate them"),
+    ("convergent evolution", "dolphins and sharks having similar body shapes"),
+    ("adaptive radiation", "the many beak shapes of Darwin's finches"),
+    ("antibiotic resistance as evolution", "MRSA spreading in hospitals"),
+    ("the fossil record", "the transitional fossil Tiktaalik"),
+    ("molecular clocks", "estimating when humans and chimpanzees split"),
+    ("human evolution", "Neanderthal DNA found in modern humans"),
+    ("mass extinctions", "the asteroid impact that ended the age of dinosaurs"),
+    ("vestigial structures", "the human appendix and wisdom teeth"),
+    ("phylogenetic trees", "whales being more closely related to hippos than to fish"),
+    ("speciation by polyploidy", "wheat and many other crop plants"),
+    ("kin selection and altruism", "worker bees that never reproduce"),
+    # ecology
+    ("energy flow through food chains", "why there are so few top predators"),
+    ("trophic cascades", "the return of wolves to Yellowstone"),
+    ("keystone species", "sea otters protecting kelp forests"),
+    ("invasive species", "cane toads spreading across Australia"),
+    ("carrying capacity", "deer on an island with no predators"),
+    ("predator-prey cycles", "the lynx and snowshoe hare populations in Canada"),
+    ("interspecific competition", "two kinds of barnacles on the same rocky shore"),
+    ("the ecological niche", "several warbler species feeding in the same tree"),
+    ("biomes", "the differences between a tundra and a tropical rainforest"),
+    ("eutrophication", "algal blooms in a lake after fertilizer runoff"),
+    ("bioaccumulation and biomagnification", "mercury levels in large tuna"),
+    ("the carbon cycle", "how burning fossil fuels changes the atmosphere"),
+    ("coral reef ecology", "coral bleaching in a marine heatwave"),
+    ("wetlands and their functions", "a marsh protecting a town from floods"),
+    ("soil ecology", "earthworms and fungi breaking down dead leaves"),
+    ("pollination ecology", "the decline of bee populations"),
+    ("habitat fragmentation", "a motorway cutting a forest in two"),
+    ("rewilding and conservation", "bringing beavers back to European rivers"),
+    ("ecological footprints", "the land needed to feed one person for a year"),
+    ("climate change and species ranges", "birds arriving earlier in spring"),
+    ("ocean acidification", "shellfish struggling to build their shells"),
+    ("population growth models", "bacteria growing in a flask with limited food"),
+    ("ecosystem services", "the value of insects that pollinate crops"),
+    # human physiology
+    ("the cardiac cycle", "what a doctor hears through a stethoscope"),
+    ("blood pressure regulation", "standing up quickly and feeling dizzy"),
+    ("gas exchange in the alveoli", "a climber breathing thin air on a high mountain"),
+    ("the control of breathing", "why you cannot hold your breath until you faint"),
+    ("hemoglobin and oxygen transport", "carbon monoxide poisoning"),
+    ("the lymphatic system", "swollen glands in the neck during a cold"),
+    ("kidney function and water balance", "producing less urine on a hot day"),
+    ("the liver's many jobs", "the liver clearing alcohol from the blood"),
+    ("digestion in the small intestine", "how villi increase the area for absorption"),
+    ("the gut microbiome", "the effect of a course of antibiotics on gut bacteria"),
+    ("hormonal control of blood glucose", "what happens after eating a sugary snack"),
+    ("the thyroid gland and metabolism", "feeling cold and tired with an underactive thyroid"),
+    ("the stress response", "cortisol levels during exam season"),
+    ("the menstrual cycle hormones", "how hormonal contraceptives work"),
+    ("pregnancy and the placenta", "how a fetus gets oxygen without breathing"),
+    ("bone growth and remodelling", "astronauts losing bone mass in space"),
+    ("skeletal muscle fibre types", "sprinters and marathon runners having different muscles"),
+    ("thermoregulation", "sweating and shivering to keep body temperature steady"),
+    ("the structure of the eye and vision", "needing glasses for short sight"),
+    ("hearing and the inner ear", "hearing loss from loud concerts"),
+    ("taste and smell", "food tasting bland when you have a blocked nose"),
+    ("the skin as an organ", "the skin healing after a graze"),
+    ("homeostasis and negative feedback", "a thermostat-like control of body temperature"),
+    # nervous system and behaviour
+    ("the structure of the brain", "what an MRI scan shows about different brain regions"),
+    ("neurotransmitters", "how caffeine keeps people awake"),
+    ("reflex arcs", "pulling your hand away from a hot pan"),
+    ("memory formation", "forgetting most of what you read the day before"),
+    ("sleep and circadian rhythms", "jet lag after flying across time zones"),
+    ("neuroplasticity", "stroke patients relearning to walk"),
+    ("animal communication", "the waggle dance of honeybees"),
+    ("learned and innate behaviour", "ducklings following the first moving object they see"),
+    ("animal migration", "arctic terns flying from pole to pole"),
+    ("social behaviour in animals", "meerkats taking turns as lookouts"),
+    # immunology and microbiology
+    ("antibodies and antigens", "a blood donor's blood type"),
+    ("vaccines and immune memory", "a booster shot years after the first dose"),
+    ("herd immunity", "measles returning when vaccination rates fall"),
+    ("allergies", "hay fever in spring"),
+    ("autoimmune disease", "type 1 diabetes"),
+    ("inflammation", "a sprained ankle swelling up"),
+    ("bacterial growth and reproduction", "food poisoning from rice left out overnight"),
+    ("viral replication", "a cold virus spreading through a classroom"),
+    ("fungi and their roles", "the mushrooms and moulds in a forest"),
+    ("protists", "the parasite that causes malaria"),
+    ("biofilms", "plaque on teeth"),
+    ("the discovery and action of antibiotics", "penicillin breaking bacterial cell walls"),
+    ("pathogens and how diseases spread", "cholera spreading through contaminated water"),
+    ("zoonotic diseases", "viruses that jump from bats to humans"),
+    ("microbes in food production", "bacteria turning milk into yogurt"),
+    # plants
+    ("transpiration and water transport", "a tree lifting water to leaves 80 metres up"),
+    ("stomata and gas exchange in leaves", "plants closing their pores during a drought"),
+    ("phototropism and auxin", "a houseplant bending toward the window"),
+    ("flowering and photoperiod", "poinsettias that only bloom when nights are long"),
+    ("plant defences", "acacia trees and the ants that guard them"),
+    ("seed dispersal", "burrs sticking to a dog's fur"),
+    ("plant nutrition and minerals", "yellow leaves on a plant short of nitrogen"),
+    ("root nodules and nitrogen-fixing bacteria", "farmers planting clover to enrich soil"),
+    ("alternation of generations", "the life cycle of a fern"),
+    ("vegetative propagation", "growing a new plant from a cutting"),
+    ("plant adaptations to dry habitats", "cacti storing water in their stems"),
+    ("the structure of a leaf", "why leaves are thin and flat"),
+    ("fruit ripening and ethylene", "a banana ripening faster in a paper bag"),
+    # development, reproduction and diversity
+    ("embryonic development", "how a single fertilized egg becomes a body with many cell types"),
+    ("metamorphosis", "a tadpole turning into a frog"),
+    ("sexual and asexual reproduction", "aphids that switch between the two"),
+    ("the classification of living things", "why the platypus puzzled early naturalists"),
+    ("the diversity of invertebrates", "insects making up most known animal species"),
+    ("the evolution of flight", "birds, bats and insects each evolving wings"),
+    ("amphibian decline", "the chytrid fungus killing frogs worldwide"),
+    ("marine life in the deep sea", "animals living around hydrothermal vents"),
+    ("regeneration", "a salamander regrowing a lost leg"),
+    ("ageing and telomeres", "why cells stop dividing after many divisions"),
+    ("cloning", "Dolly the sheep"),
+    ("biodiversity hotspots", "Madagascar's many species found nowhere else"),
+    ("extremophiles", "bacteria living in boiling hot springs"),
+    ("the origin of life", "simple molecules forming in early Earth conditions"),
+    ("bioinformatics", "comparing genes across hundreds of species with a computer"),
+    ("model organisms in research", "fruit flies and their role in genetics"),
+    ("biotechnology in medicine", "monoclonal antibodies used as drugs"),
+    ("ethics of animal research", "testing a new vaccine in mice before people"),
+]
+
+_PER_TOPIC = 10  # kinds of question per topic
+
+_TOPIC_FORMS = {
+    "topic-simple": "Explain {t} in simple terms, using {c} as the example.",
+    "topic-revision": "Revision notes, please: the key points about {t} as bullets, with {c} as the worked example.",
+    "topic-misconception": "What do people commonly get wrong about {t}? Use {c} to show what is actually true.",
+    "topic-mcq": "Write three multiple-choice questions on {t}, one of them about {c}, with the answers.",
+    "topic-experiment": "Design a school-lab investigation of {t}, inspired by {c}. Name the variables.",
+    "topic-child": "Explain {t} to a curious ten-year-old, starting from {c}.",
+    "topic-why-matters": "Why does {t} matter outside the classroom? Connect it to {c}.",
+    "topic-disrupted": "Think about {c}. What goes wrong, biologically, when {t} is disrupted or fails?",
+    "topic-flashcards": "Make five flashcards on {t}, including one about {c}.",
+    "topic-history": "How did scientists come to understand {t}? Give a brief history, then explain {c} with what "
+                     "we know now.",
+    "topic-diagram": "Describe the labelled diagram you would draw to explain {t} through {c}.",
+    "topic-application": "Give two practical uses of understanding {t}: one related to {c}, one of your choice.",
+    "topic-explain-case": "Explain {c}. Which part of {t} is at work there?",
+    "topic-three-sentences": "Summarize {t} in three sentences, the last one about {c}.",
+    "topic-open-questions": "Which open research questions remain about {t}?",
+    "topic-exam-answer": "Write a six-mark exam question on {t} built around {c}, plus a model answer.",
+    "topic-analogy": "Give an everyday analogy for {t}, apply it to {c}, and say where the analogy breaks down.",
+    "topic-steps": "List the main stages or components of {t} in order, then explain {c} in terms of them.",
+    "topic-methods": "Which methods do biologists use to study {t}? How would they investigate {c}?",
+    "topic-vocabulary": "Which key terms does a student need to explain {c} in terms of {t}? Define each in one "
+                        "sentence.",
+    "topic-true-false": "Four true-or-false statements about {t}, one of them on {c}, with answers.",
+    "topic-evolution-link": "How does {t} relate to natural selection? Use {c} if it fits.",
+    "topic-evidence": "What evidence supports our current understanding of {t}? Refer to {c} if it helps.",
+    "topic-university": "At first-year university level, explain {t}, using {c} to illustrate a technical point.",
+    "topic-case": "Use {c} as a short case study: which principles of {t} does it illustrate, and how?",
+    "topic-talk": "Plan a five-minute talk on {t} that opens with {c}. Give an outline and two likely audience "
+                  "questions.",
+    "topic-headline": "Write a catchy newspaper-style headline and a short explainer about {c}, making clear what "
+                      "it teaches us about {t}.",
+    "topic-debate": "Set up a classroom debate related to {t}, using {c} as the starting point. What would each side "
+                    "argue?",
+    "topic-predict": "Suppose conditions changed in {c}. Using what you know about {t}, predict what would happen "
+                     "and why.",
+    "topic-data": "Invent a small, realistic data table about {c} and explain what it shows about {t}.",
+    "topic-worksheet": "Create a short worksheet on {t}: two recall questions, one question applying it to {c}, and "
+                       "one challenge question.",
+    "topic-story": "Tell the story of {c} from the point of view of a cell or organism involved, in a way that "
+                   "teaches {t}.",
+    "topic-mistake": "A student answers an exam question about {c} by saying it has nothing to do with {t}. Write "
+                     "feedback explaining the link.",
+    "topic-scale": "Explain {t} at three scales, molecules, cells and whole organisms or ecosystems, using {c} "
+                   "where it fits.",
+    "topic-connect": "How does {t} connect to other big ideas in biology? Build a short concept map in words, "
+                     "starting from {c}.",
+    "topic-careers": "Which jobs use knowledge of {t} day to day? Mention one linked to {c}.",
+    "topic-ethics": "Are there ethical or social questions linked to {t}? Discuss briefly with reference to {c}.",
+    "topic-one-minute": "I have one minute to explain {t} to a friend while we look at {c}. What do I say?",
+    "topic-feynman": "Explain {t} as if teaching it to a classmate, then list the gaps a listener might still have "
+                     "about {c}.",
+    "topic-compare-case": "Compare {c} with another example of {t}. What is the same and what is different?",
+    "topic-quiz-hard": "Write one hard, thought-provoking question about {t} that uses {c}, and explain the answer.",
+    "topic-field-trip": "Plan a field trip or museum visit that would help students understand {t}, ending with a "
+                        "discussion of {c}.",
+    "topic-glossary-case": "Write a glossary entry for {t}, with {c} as the illustrative example.",
+    "topic-cause-chain": "Lay out the chain of causes and effects in {c}, and name the step where {t} comes in.",
+    "topic-podcast": "Write the opening of a science podcast episode about {t}, hooking listeners with {c}.",
+    "topic-check-claim": "Someone online claims {c} proves that everything we know about {t} is wrong. How would "
+                         "you check that claim?",
+}
+
+
+def prompts() -> list[tuple[str, str]]:
+    """(group, prompt) pairs in a fixed, deterministic order: the original prompts, then `_PER_TOPIC` kinds of
+    question about each of `_TOPICS` (a kind's prompts share a group, e.g. "topic-analogy")."""
+    result = _original()
+    result += topic_grid(_TOPICS, _TOPIC_FORMS, _PER_TOPIC, _SEED + 1, taken=[p for _, p in result])
+    assert len(result) >= 1850, len(result)
+    return result

@@ -3,7 +3,7 @@ trends, bonding, organic groups, thermochemistry, gas laws and lab safety, from 
 
 import random
 
-from . import from_families
+from . import from_families, topic_grid
 
 _SEED = 4_118_930
 
@@ -895,7 +895,249 @@ _FAMILIES = {
 }
 
 
-def prompts() -> list[tuple[str, str]]:
-    """(group, prompt) pairs in a fixed, deterministic order (a templated family's prompts share a group, e.g.
-    "molarity")."""
+def _original() -> list[tuple[str, str]]:
+    """The first 405 prompts, unchanged (a templated family's prompts share a group, e.g. "molarity")."""
     return from_families(_FAMILIES, _SEED)
+
+
+# ---------------------------------------------------------------------------
+# Extension: many more topics, each asked several different kinds of question (a kind's prompts share a group),
+# appended after the original prompts.
+# ---------------------------------------------------------------------------
+# (topic, a concrete case to anchor it)
+_TOPICS = [
+    # atoms and the periodic table
+    ("isotopes and relative atomic mass", "chlorine having an atomic mass of about 35.5"),
+    ("the structure of the atom", "Rutherford's gold foil experiment"),
+    ("electron shells and orbitals", "why sodium gives off a yellow flame"),
+    ("emission spectra", "astronomers identifying helium in the Sun"),
+    ("ionization energy", "why helium is so unreactive"),
+    ("electronegativity", "the partial charges in a water molecule"),
+    ("atomic radius across a period", "fluorine atoms being smaller than lithium atoms"),
+    ("the alkali metals", "potassium fizzing violently in water"),
+    ("the halogens", "chlorine displacing bromine from a salt solution"),
+    ("the noble gases", "argon being used inside light bulbs"),
+    ("transition metals", "copper compounds being blue or green"),
+    ("metalloids", "silicon being used in computer chips"),
+    ("the history of the periodic table", "Mendeleev leaving gaps for undiscovered elements"),
+    ("allotropes of carbon", "diamond, graphite and graphene"),
+    # bonding and structure
+    ("ionic bonding", "table salt forming a crystal lattice"),
+    ("covalent bonding", "two hydrogen atoms sharing electrons"),
+    ("metallic bonding", "copper wires conducting electricity"),
+    ("polar and non-polar molecules", "oil and water not mixing"),
+    ("hydrogen bonding", "ice floating on water"),
+    ("van der Waals forces", "a gecko walking up a glass wall"),
+    ("giant covalent structures", "the high melting point of quartz"),
+    ("molecular shape and VSEPR theory", "methane being tetrahedral rather than flat"),
+    ("resonance structures", "all bonds in benzene being the same length"),
+    ("hybridization of orbitals", "the triple bond in acetylene"),
+    ("lattice energy", "magnesium oxide melting at a much higher temperature than sodium chloride"),
+    ("sigma and pi bonds", "why ethene cannot rotate around its double bond"),
+    ("crystal structures", "why some metals are easy to bend and others brittle"),
+    # moles and stoichiometry
+    ("the mole concept", "counting atoms in a teaspoon of sugar"),
+    ("limiting reagents", "making sandwiches when you run out of bread"),
+    ("percentage yield", "a lab synthesis that gives less aspirin than expected"),
+    ("atom economy", "designing a greener industrial process"),
+    ("concentration and molarity", "making up a saline drip for a hospital"),
+    ("titration calculations", "finding the acid content of vinegar"),
+    ("empirical and molecular formulas", "analysing an unknown compound from a combustion test"),
+    ("gas volumes and molar volume", "the airbag in a car inflating from a solid"),
+    ("parts per million", "measuring lead in drinking water"),
+    # reactions
+    ("combustion reactions", "a gas stove burning methane"),
+    ("incomplete combustion", "carbon monoxide from a faulty boiler"),
+    ("precipitation reactions", "testing tap water for chloride with silver nitrate"),
+    ("displacement reactions", "an iron nail turning copper-coloured in copper sulfate solution"),
+    ("redox reactions", "rust forming on a bicycle chain"),
+    ("oxidation states", "manganese changing colour in permanganate reactions"),
+    ("corrosion and its prevention", "galvanizing steel with zinc"),
+    ("thermal decomposition", "limestone being heated to make quicklime"),
+    ("neutralization", "taking an antacid for heartburn"),
+    ("reactions of acids with metals", "magnesium ribbon fizzing in hydrochloric acid"),
+    ("reactions of carbonates with acids", "limestone statues being damaged by acid rain"),
+    ("the reactivity series", "why gold is found as a pure metal in nature"),
+    # acids, bases and solutions
+    ("the pH scale", "comparing lemon juice, milk and soap"),
+    ("strong and weak acids", "hydrochloric acid and vinegar at the same concentration"),
+    ("buffer solutions", "blood keeping its pH near 7.4"),
+    ("indicators", "red cabbage juice changing colour"),
+    ("acid rain", "sulfur dioxide from coal power stations"),
+    ("solubility and temperature", "sugar dissolving faster in hot tea"),
+    ("saturated and supersaturated solutions", "a hand warmer that crystallizes when clicked"),
+    ("colligative properties", "salt being spread on icy roads"),
+    ("osmotic pressure", "pickling cucumbers in brine"),
+    ("hard and soft water", "limescale building up in a kettle"),
+    ("Ka and pKa", "comparing the strengths of organic acids"),
+    ("the autoionization of water", "why pure water has a pH of 7 at 25 degrees Celsius"),
+    # energy and thermodynamics
+    ("exothermic and endothermic reactions", "instant cold packs used in first aid"),
+    ("bond enthalpies", "estimating the energy released by burning hydrogen"),
+    ("Hess's law", "finding the enthalpy of a reaction that cannot be measured directly"),
+    ("specific heat capacity", "the sea warming more slowly than the land"),
+    ("calorimetry", "measuring the energy content of a peanut"),
+    ("entropy", "a drop of ink spreading through water"),
+    ("Gibbs free energy", "ice melting above 0 degrees Celsius but not below"),
+    ("activation energy", "a match needing a strike to start burning"),
+    ("fuel cells", "hydrogen-powered buses"),
+    ("energy in food and fuels", "comparing the energy in a kilogram of fat and of sugar"),
+    # rates and equilibrium
+    ("collision theory", "food going off faster in a warm room"),
+    ("catalysts", "catalytic converters in car exhausts"),
+    ("enzymes as biological catalysts", "biological washing powders working at low temperatures"),
+    ("the effect of surface area on rate", "powdered sugar burning explosively in a factory"),
+    ("rate equations and orders of reaction", "the breakdown of a drug in the bloodstream"),
+    ("dynamic equilibrium", "a sealed bottle of fizzy drink"),
+    ("Le Chatelier's principle", "the Haber process for making ammonia"),
+    ("equilibrium constants", "predicting how far a reaction goes"),
+    ("solubility product", "kidney stones forming from calcium oxalate"),
+    ("reaction mechanisms", "ozone being destroyed by chlorine radicals"),
+    # electrochemistry
+    ("electrolysis", "extracting aluminium from its ore"),
+    ("electrochemical cells", "a lemon battery powering a small LED"),
+    ("rechargeable batteries", "lithium-ion batteries in phones"),
+    ("electroplating", "silver-plated cutlery"),
+    ("standard electrode potentials", "predicting whether a metal will dissolve in acid"),
+    # organic chemistry
+    ("alkanes and fuels", "the fractions separated from crude oil"),
+    ("alkenes and addition reactions", "turning vegetable oil into margarine"),
+    ("alcohols", "ethanol in hand sanitizer"),
+    ("carboxylic acids", "the sour taste of vinegar"),
+    ("esters", "the fruity smells added to sweets"),
+    ("isomerism", "two molecules with the same formula but different smells"),
+    ("chirality", "the thalidomide tragedy"),
+    ("addition polymers", "polythene carrier bags"),
+    ("condensation polymers", "nylon and polyester fabrics"),
+    ("biodegradable plastics", "compostable coffee cups"),
+    ("aromatic compounds", "benzene rings in aspirin"),
+    ("amines and amides", "the smell of fish and the strength of proteins"),
+    ("nucleophilic substitution", "making alcohols from haloalkanes"),
+    ("cracking hydrocarbons", "turning heavy oil into petrol"),
+    ("organic functional group tests", "bromine water turning colourless"),
+    ("drug design", "how aspirin was developed from willow bark"),
+    ("soaps and detergents", "soap removing grease from dishes"),
+    ("fats and oils", "saturated and unsaturated fats in the diet"),
+    ("carbohydrate chemistry", "caramelizing sugar in a pan"),
+    ("proteins and amino acids", "hair changing shape with heat styling"),
+    # analysis and lab techniques
+    ("chromatography", "separating the dyes in a black marker pen"),
+    ("mass spectrometry", "detecting banned substances in athletes"),
+    ("infrared spectroscopy", "breathalysers measuring alcohol"),
+    ("NMR spectroscopy", "how an MRI scanner relates to chemistry"),
+    ("flame tests", "the colours of fireworks"),
+    ("distillation", "making drinking water from seawater"),
+    ("filtration and crystallization", "getting pure salt from rock salt"),
+    ("measurement uncertainty in the lab", "reading a burette to two decimal places"),
+    ("lab safety and hazard symbols", "storing bleach away from acids"),
+    ("standard solutions", "preparing a solution of known concentration for a titration"),
+    # states of matter and gases
+    ("kinetic theory of gases", "a balloon shrinking in a freezer"),
+    ("the ideal gas law", "tyre pressure rising after a long drive"),
+    ("real gases", "gases condensing under high pressure"),
+    ("changes of state", "sweat cooling the skin as it evaporates"),
+    ("vapour pressure and boiling point", "water boiling at a lower temperature on a mountain"),
+    ("phase diagrams", "dry ice turning straight into gas"),
+    ("diffusion of gases", "smelling perfume across a room"),
+    ("partial pressures", "scuba divers breathing compressed air"),
+    # environment, industry and everyday chemistry
+    ("the greenhouse effect", "carbon dioxide absorbing infrared radiation"),
+    ("the ozone layer", "CFCs that used to be in fridges"),
+    ("water treatment", "chlorine being added to drinking water"),
+    ("fertilizers", "ammonium nitrate used on farms"),
+    ("the Haber process", "feeding billions of people with synthetic fertilizer"),
+    ("the contact process", "sulfuric acid production"),
+    ("extracting metals from ores", "a blast furnace making iron"),
+    ("recycling metals and plastics", "aluminium cans being recycled many times"),
+    ("green chemistry", "replacing toxic solvents with water"),
+    ("nanoparticles", "sunscreens containing zinc oxide"),
+    ("chemistry of cooking", "the Maillard reaction browning a steak"),
+    ("baking chemistry", "baking soda making cakes rise"),
+    ("cleaning chemistry", "why you must never mix bleach and ammonia"),
+    ("cosmetics chemistry", "emulsifiers in a hand cream"),
+    ("chemistry of batteries in electric cars", "why cold weather reduces a car's range"),
+    ("ceramics and glass", "toughened glass in car windows"),
+    ("smart materials", "shape-memory alloys in glasses frames"),
+    ("carbon capture", "removing carbon dioxide from power station flue gas"),
+    ("microplastics", "plastic fragments found in sea salt"),
+    ("radioactivity and half-life", "carbon dating an ancient bone"),
+    ("nuclear fission and fusion", "nuclear power stations and the Sun"),
+    ("medical uses of radioisotopes", "iodine-131 treating thyroid conditions"),
+    ("forensic chemistry", "testing a blood stain with luminol"),
+    ("pigments and dyes", "why blue jeans fade"),
+    ("explosives and rapid reactions", "the chemistry of fireworks"),
+    ("semiconductors and doping", "solar panels made from silicon"),
+    ("superconductors", "magnets in MRI machines"),
+    ("chemical equilibria in the ocean", "coral reefs and dissolved carbon dioxide"),
+    ("the chemistry of the atmosphere", "smog over a busy city"),
+    ("alloys", "stainless steel not rusting"),
+]
+
+_PER_TOPIC = 11  # kinds of question per topic
+
+_TOPIC_FORMS = {
+    "topic-simple": "Explain {t} in simple terms, using {c} as the example.",
+    "topic-particles": "Describe what the particles are doing in {c}, and link it to {t}.",
+    "topic-misconception": "What do students often get wrong about {t}? Use {c} to set the record straight.",
+    "topic-mcq": "Write three multiple-choice questions on {t}, one of them about {c}, with the answers.",
+    "topic-practical": "Plan a safe school practical on {t} inspired by {c}. Include the equipment and the main "
+                       "hazards.",
+    "topic-child": "Explain {t} to a curious ten-year-old, starting from {c}.",
+    "topic-everyday": "Why should a non-chemist care about {t}? Connect it to {c}.",
+    "topic-equation": "Write the equation or equations that describe {c}, and explain what they show about {t}.",
+    "topic-flashcards": "Make five flashcards on {t}, including one about {c}.",
+    "topic-history": "How did chemists work out {t}? Give a short history, then explain {c} with what we know now.",
+    "topic-diagram": "Describe the labelled diagram or graph you would draw to explain {t} through {c}.",
+    "topic-industry": "Where does {t} matter in industry or technology? Start with {c} and add one more example.",
+    "topic-calculation": "Make up a worked calculation about {c} that practises {t}, and solve it step by step.",
+    "topic-three-sentences": "Summarize {t} in three sentences, the last one about {c}.",
+    "topic-research": "Which open questions or active research areas remain around {t}?",
+    "topic-exam-answer": "Write a six-mark exam question on {t} built around {c}, plus a model answer.",
+    "topic-analogy": "Give an everyday analogy for {t}, apply it to {c}, and say where the analogy breaks down.",
+    "topic-steps": "List the key ideas behind {t} in a logical order, then explain {c} using them.",
+    "topic-safety": "What safety or environmental issues come with {t}? Consider {c}.",
+    "topic-vocabulary": "Which key terms does a student need to explain {c} in terms of {t}? Define each in one "
+                        "sentence.",
+    "topic-true-false": "Four true-or-false statements about {t}, one of them on {c}, with answers.",
+    "topic-predict": "Using {t}, predict what would change in {c} if the temperature or the amounts were changed.",
+    "topic-evidence": "What experimental evidence supports our model of {t}? Refer to {c} if it helps.",
+    "topic-university": "At first-year university level, explain {t}, using {c} to illustrate a subtle point.",
+    "topic-case": "Use {c} as a short case study: which principles of {t} does it illustrate, and how?",
+    "topic-explain-case": "Explain {c}. Which part of {t} is at work there?",
+    "topic-headline": "Write a catchy headline and a short explainer about {c} that makes clear what it teaches "
+                      "about {t}.",
+    "topic-debate": "Set up a classroom debate linked to {t}, starting from {c}. What would each side argue?",
+    "topic-data": "Invent a small, realistic table of measurements about {c} and explain what it shows about {t}.",
+    "topic-worksheet": "Create a short worksheet on {t}: two recall questions, one applying it to {c}, and one "
+                       "challenge question.",
+    "topic-story": "Tell the story of {c} from the point of view of one atom or molecule involved, in a way that "
+                   "teaches {t}.",
+    "topic-mistake": "A student writes that {c} has nothing to do with {t}. Write feedback explaining the link.",
+    "topic-scale": "Explain {t} at two levels, the particle level and what we can see and measure, using {c}.",
+    "topic-connect": "How does {t} link to other big ideas in chemistry? Build a short concept map in words, "
+                     "starting from {c}.",
+    "topic-careers": "Which jobs use knowledge of {t} every day? Mention one linked to {c}.",
+    "topic-sustainability": "How could {c} be made greener or safer, using ideas from {t}?",
+    "topic-one-minute": "I have one minute to explain {t} to a friend while we look at {c}. What do I say?",
+    "topic-compare-case": "Compare {c} with another example of {t}. What is the same and what is different?",
+    "topic-quiz-hard": "Write one hard, thought-provoking question about {t} that uses {c}, and explain the answer.",
+    "topic-demo": "Describe a safe teacher demonstration related to {c} that shows {t}, and what the class should "
+                  "notice.",
+    "topic-glossary-case": "Write a glossary entry for {t}, with {c} as the illustrative example.",
+    "topic-cause-chain": "Lay out the chain of causes and effects in {c}, and name the step where {t} comes in.",
+    "topic-podcast": "Write the opening of a chemistry podcast episode about {t}, hooking listeners with {c}.",
+    "topic-check-claim": "An advert says {c} proves a product is 'chemical-free'. Using {t}, explain what is wrong "
+                         "with that claim.",
+    "topic-units": "Which quantities and units would you measure to study {c}, and how do they relate to {t}?",
+    "topic-history-person": "Which scientists shaped our understanding of {t}? Tell the story briefly and finish "
+                            "with {c}.",
+}
+
+
+def prompts() -> list[tuple[str, str]]:
+    """(group, prompt) pairs in a fixed, deterministic order: the original prompts, then `_PER_TOPIC` kinds of
+    question about each of `_TOPICS` (a kind's prompts share a group, e.g. "topic-analogy")."""
+    result = _original()
+    result += topic_grid(_TOPICS, _TOPIC_FORMS, _PER_TOPIC, _SEED + 1, taken=[p for _, p in result])
+    assert len(result) >= 1850, len(result)
+    return result

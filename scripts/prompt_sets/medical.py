@@ -2,7 +2,7 @@
 patient questions, clinical vignettes, prevention and first aid; educational and non-harmful."""
 
 
-from . import from_families
+from . import from_families, topic_grid
 
 _SEED = 9_052_761
 
@@ -828,7 +828,269 @@ _FAMILIES = {
 }
 
 
-def prompts() -> list[tuple[str, str]]:
-    """(group, prompt) pairs in a fixed, deterministic order (a templated family's prompts share a group, e.g.
-    "overviews")."""
+def _original() -> list[tuple[str, str]]:
+    """The first 415 prompts, unchanged (a templated family's prompts share a group, e.g. "overviews")."""
     return from_families(_FAMILIES, _SEED)
+
+
+# ---------------------------------------------------------------------------
+# Extension: many more topics, each asked several different kinds of question (a kind's prompts share a group),
+# appended after the original prompts. Educational and non-harmful, like the rest of the set.
+# ---------------------------------------------------------------------------
+# (topic, a patient situation or concrete case to anchor it)
+_TOPICS = [
+    # cardiovascular
+    ("heart failure", "an older man whose ankles swell and who gets breathless lying flat"),
+    ("atrial fibrillation", "a woman who notices an irregular, racing pulse on her smartwatch"),
+    ("angina", "chest tightness that comes on when climbing a hill and eases with rest"),
+    ("deep vein thrombosis", "a swollen, painful calf after a long flight"),
+    ("high cholesterol", "a routine blood test showing a raised LDL level"),
+    ("peripheral artery disease", "calf pain when walking that stops after a short rest"),
+    ("heart valve disease", "a heart murmur found at a school medical check"),
+    ("stroke", "sudden weakness of one arm and slurred speech"),
+    ("fainting (syncope)", "a teenager who faints after standing for a long time in the heat"),
+    ("varicose veins", "a hairdresser with aching, bulging leg veins"),
+    # respiratory
+    ("pneumonia", "a fever, cough with coloured sputum and pain on breathing in"),
+    ("asthma control", "a child who coughs at night and wheezes when playing football"),
+    ("sleep apnea", "loud snoring with pauses in breathing and daytime sleepiness"),
+    ("pulmonary embolism", "sudden breathlessness a week after hip surgery"),
+    ("tuberculosis", "a persistent cough, night sweats and weight loss"),
+    ("bronchiolitis in babies", "an infant who is breathing fast and feeding poorly during winter"),
+    ("croup", "a toddler with a barking cough at night"),
+    ("cystic fibrosis", "a newborn screening result that needs follow-up"),
+    ("smoking cessation", "a long-time smoker who wants to quit before surgery"),
+    # endocrine and metabolic
+    ("type 1 diabetes", "a child who is losing weight, very thirsty and passing lots of urine"),
+    ("type 2 diabetes management", "a newly diagnosed adult worried about needing insulin"),
+    ("hypoglycemia", "a person with diabetes who becomes shaky and confused before lunch"),
+    ("hyperthyroidism", "weight loss, a racing heart and feeling hot all the time"),
+    ("gestational diabetes", "a routine glucose test in the second trimester"),
+    ("polycystic ovary syndrome", "irregular periods, acne and difficulty losing weight"),
+    ("osteoporosis", "a wrist fracture after a minor fall in a woman over 60"),
+    ("vitamin D deficiency", "an office worker with aching bones during a dark winter"),
+    ("gout", "a sudden, very painful, red big toe joint overnight"),
+    ("obesity and metabolic health", "a person whose waist size has crept up over ten years"),
+    ("adrenal insufficiency", "fatigue, dizziness and salt cravings"),
+    # gastrointestinal and liver
+    ("gastroesophageal reflux disease", "burning behind the breastbone after large evening meals"),
+    ("irritable bowel syndrome", "bloating and changing bowel habits that get worse with stress"),
+    ("celiac disease", "diarrhoea, tiredness and anemia that improve on a gluten-free diet"),
+    ("inflammatory bowel disease", "a young adult with bloody diarrhoea and weight loss"),
+    ("gallstones", "pain under the right ribs after a fatty meal"),
+    ("appendicitis", "pain that starts around the belly button and moves to the lower right"),
+    ("fatty liver disease", "an ultrasound showing a fatty liver in someone who rarely drinks"),
+    ("hepatitis B", "a blood test before starting work in a hospital"),
+    ("stomach ulcers", "gnawing upper abdominal pain and long-term use of anti-inflammatory painkillers"),
+    ("constipation", "an older person on several medicines who struggles to open their bowels"),
+    ("gastroenteritis", "a family with vomiting and diarrhoea after a party"),
+    ("colorectal cancer screening", "a home stool test kit arriving in the post at age 50"),
+    # kidney and urinary
+    ("chronic kidney disease", "a blood test showing a falling eGFR in someone with diabetes"),
+    ("kidney stones", "severe pain in the side that comes in waves and spreads to the groin"),
+    ("urinary tract infections", "burning when passing urine and needing to go very often"),
+    ("enlarged prostate", "a man in his sixties who gets up several times a night to urinate"),
+    ("urinary incontinence", "leaking urine when coughing or sneezing after childbirth"),
+    ("dehydration", "an older person who drank little during a heatwave"),
+    # neurological
+    ("migraine management", "a student who misses classes with one-sided headaches and light sensitivity"),
+    ("epilepsy", "a first seizure in a teenager"),
+    ("Parkinson's disease", "a tremor in one hand at rest and smaller handwriting"),
+    ("multiple sclerosis", "blurred vision in one eye that improves over weeks"),
+    ("dementia", "a parent who repeats questions and gets lost on familiar routes"),
+    ("concussion", "a rugby player who is dazed after a tackle"),
+    ("carpal tunnel syndrome", "tingling fingers at night in someone who types all day"),
+    ("shingles", "a painful band of blisters on one side of the chest"),
+    ("Bell's palsy", "waking up with one side of the face drooping"),
+    ("peripheral neuropathy", "numb feet in a person who has had diabetes for years"),
+    # musculoskeletal
+    ("osteoarthritis", "stiff, painful knees that are worse after walking"),
+    ("rheumatoid arthritis", "swollen finger joints that are stiff for an hour every morning"),
+    ("low back pain", "back pain after lifting boxes during a house move"),
+    ("tendinitis", "elbow pain in a tennis player"),
+    ("sprains and strains", "an ankle that rolled on uneven ground"),
+    ("fractures and bone healing", "a forearm cast after a fall from a bike"),
+    ("frozen shoulder", "a shoulder that has slowly become stiff and painful over months"),
+    ("plantar fasciitis", "sharp heel pain with the first steps in the morning"),
+    # infections and immunity
+    ("influenza", "high fever, aching muscles and exhaustion that came on suddenly"),
+    ("COVID-19", "a positive home test in someone with mild symptoms"),
+    ("Lyme disease", "a spreading red rash a week after a tick bite"),
+    ("sepsis", "a person with an infection who becomes confused and breathless"),
+    ("cellulitis", "a red, hot, spreading patch of skin on the lower leg"),
+    ("HIV treatment", "a person starting daily antiretroviral therapy"),
+    ("malaria prevention", "a traveller going to a region where malaria is common"),
+    ("antibiotic stewardship", "a patient asking for antibiotics for a viral cold"),
+    ("measles", "an outbreak at a school where vaccination rates are low"),
+    ("food allergies", "a child whose lips swell after eating peanuts"),
+    ("anaphylaxis", "someone who has been stung by a bee and is struggling to breathe"),
+    ("chickenpox", "an itchy rash of blisters in a child at nursery"),
+    # skin, eyes, ears
+    ("eczema", "a baby with dry, itchy patches in the elbow creases"),
+    ("psoriasis", "thick, scaly plaques on the knees and scalp"),
+    ("acne", "a teenager whose spots are leaving scars"),
+    ("skin cancer and moles", "a mole that has changed shape and colour"),
+    ("sunburn and sun protection", "a day at the beach without sunscreen"),
+    ("cataracts", "cloudy vision and glare from headlights at night"),
+    ("glaucoma", "a routine eye test showing raised eye pressure"),
+    ("macular degeneration", "straight lines looking wavy to an older reader"),
+    ("conjunctivitis", "red, sticky eyes in a child"),
+    ("ear infections", "a toddler pulling at an ear with a fever"),
+    ("tinnitus", "ringing in the ears after years of loud music"),
+    ("hearing loss", "an older person who turns the television up very loud"),
+    # mental health
+    ("depression", "a person who has lost interest in things they used to enjoy for several weeks"),
+    ("generalized anxiety disorder", "constant worry that makes it hard to sleep or concentrate"),
+    ("panic disorder", "sudden episodes of pounding heart and fear of dying"),
+    ("post-traumatic stress disorder", "nightmares and flashbacks after a car accident"),
+    ("obsessive-compulsive disorder", "checking the door lock again and again before leaving home"),
+    ("ADHD in adults", "an adult who has always struggled with deadlines and focus"),
+    ("insomnia", "lying awake for hours most nights"),
+    ("eating disorders", "a teenager who is skipping meals and exercising obsessively"),
+    ("burnout", "a nurse who feels exhausted and detached after months of overtime"),
+    ("postnatal depression", "a new mother who feels hopeless weeks after giving birth"),
+    # women's, men's and children's health
+    ("menopause", "hot flushes and poor sleep in a woman in her early fifties"),
+    ("endometriosis", "very painful periods that keep someone off work"),
+    ("contraception options", "a young woman comparing the pill and a hormonal IUD"),
+    ("prenatal care", "the checks offered in the first trimester of pregnancy"),
+    ("breastfeeding problems", "sore nipples and worries about milk supply"),
+    ("testicular self-examination", "a young man who finds a small lump"),
+    ("erectile dysfunction", "a man in his fifties with diabetes and high blood pressure"),
+    ("childhood fevers", "a parent checking a three-year-old's temperature at night"),
+    ("childhood vaccination schedules", "a parent who is unsure about catching up on missed vaccines"),
+    ("developmental milestones", "a toddler who is not yet talking at two years"),
+    ("teething", "a baby who is drooling and irritable"),
+    ("growth and puberty", "a 14-year-old worried about being shorter than classmates"),
+    # blood and cancer
+    ("iron-deficiency anemia", "a heavy-period patient who feels tired and breathless"),
+    ("vitamin B12 deficiency", "a vegan with tingling hands and fatigue"),
+    ("blood clotting disorders", "easy bruising and long bleeding after a tooth extraction"),
+    ("leukemia", "a child with bruises, infections and tiredness"),
+    ("breast cancer screening", "an invitation to a first mammogram"),
+    ("lung cancer", "a persistent cough and coughing up blood in a former smoker"),
+    ("prostate cancer testing", "a man asking whether he should have a PSA test"),
+    ("cervical screening", "an HPV-positive screening result"),
+    ("chemotherapy side effects", "a patient starting chemotherapy who worries about nausea"),
+    ("palliative care", "a family deciding how to care for a relative at the end of life"),
+    # medications and treatments
+    ("how statins work", "a patient told to start a statin after a heart attack"),
+    ("blood thinners", "someone on anticoagulants who is having a dental extraction"),
+    ("antibiotic courses", "a patient who feels better after three days of a seven-day course"),
+    ("inhaler technique", "a patient whose asthma stays poorly controlled despite inhalers"),
+    ("insulin therapy", "a person learning to adjust insulin doses for meals"),
+    ("painkiller safety", "someone taking over-the-counter painkillers every day for a month"),
+    ("antidepressants", "a patient starting an SSRI and wondering how long it takes to work"),
+    ("polypharmacy in older adults", "an 82-year-old taking eleven different medicines"),
+    ("generic medicines", "a patient worried that a cheaper generic is not as good"),
+    ("vaccine side effects", "a sore arm and mild fever the day after a vaccination"),
+    ("physical therapy", "rehabilitation after knee replacement surgery"),
+    ("anesthesia", "a patient nervous about a general anesthetic for the first time"),
+    ("organ transplantation", "a kidney transplant recipient taking anti-rejection drugs"),
+    ("dialysis", "a patient choosing between home and hospital dialysis"),
+    # tests, procedures and care
+    ("blood pressure measurement", "a reading that is high at the clinic but normal at home"),
+    ("complete blood count results", "a blood test report with a low white cell count"),
+    ("HbA1c testing", "a result of 6.2% on a routine check"),
+    ("ECGs", "a heart tracing done before an operation"),
+    ("MRI and CT scans", "a patient who is claustrophobic and needs a scan"),
+    ("colonoscopy", "preparing for a colonoscopy the day before"),
+    ("allergy testing", "skin-prick tests for a child with hay fever"),
+    ("informed consent", "a patient deciding whether to have an elective operation"),
+    ("wound care", "a surgical wound that is red around the stitches"),
+    ("pressure ulcers", "a bed-bound patient with a red patch over the hip"),
+    ("falls in older adults", "a grandmother who has fallen twice at home this year"),
+    ("first aid for burns", "a child who pulled a cup of hot tea over their arm"),
+    ("choking first aid", "an adult choking on food in a restaurant"),
+    ("CPR", "a person collapsing at a train station and not breathing normally"),
+    ("heat stroke", "a runner who collapses on a hot day at a marathon"),
+    ("hypothermia", "a walker found cold and confused after a night on a hill"),
+    # public health and prevention
+    ("healthy eating patterns", "a family trying to eat less ultra-processed food"),
+    ("physical activity guidelines", "an office worker who sits for ten hours a day"),
+    ("alcohol and health", "someone who drinks a bottle of wine most evenings"),
+    ("sleep hygiene", "a shift worker who cannot sleep during the day"),
+    ("travel health", "a backpacker planning six months in Southeast Asia"),
+    ("hand hygiene and infection control", "a norovirus outbreak on a hospital ward"),
+    ("air pollution and health", "a child with asthma who lives next to a busy road"),
+    ("health screening in midlife", "a 40-year-old asking which health checks to get"),
+]
+
+_PER_TOPIC = 10  # kinds of question per topic
+
+_TOPIC_FORMS = {
+    "topic-plain-language": "Explain {t} in plain language for a patient, using {c} as the example.",
+    "topic-warning-signs": "In {c}, which symptoms would mean it is time to seek medical care urgently, in "
+                           "relation to {t}?",
+    "topic-diagnosis": "How do doctors usually work out whether {c} is due to {t}? Describe the typical tests.",
+    "topic-treatment-overview": "Give a general overview of how {t} is managed, thinking of {c}. Note that a "
+                                "clinician decides the actual plan.",
+    "topic-prevention": "What can people do to lower their risk of problems from {t}? Refer to {c}.",
+    "topic-questions-for-doctor": "Someone is dealing with {c}. Suggest five questions to ask their doctor about "
+                                  "{t}.",
+    "topic-myths": "What are common myths about {t}? Use {c} to show what the evidence actually says.",
+    "topic-mcq": "Write three multiple-choice questions for medical students on {t}, one of them about {c}, "
+                 "with answers.",
+    "topic-pathophysiology": "Explain the pathophysiology behind {c}, at the level of a medical student studying "
+                             "{t}.",
+    "topic-child": "How could a parent explain {t} to a child, using {c} as the starting point?",
+    "topic-caregiver": "What should a family member caring for someone know about {t}? Consider {c}.",
+    "topic-lifestyle": "Which lifestyle factors affect {t}? Explain with {c} in mind.",
+    "topic-vignette": "Write a short educational case vignette based on {c} that teaches the key points of {t}, "
+                      "followed by the teaching points.",
+    "topic-flashcards": "Make five study flashcards on {t}, including one about {c}.",
+    "topic-nursing": "From a nurse's perspective, what matters most when looking after a patient with {c} "
+                     "related to {t}?",
+    "topic-summary": "Summarize {t} in three sentences, the last one about {c}.",
+    "topic-evidence": "What does research currently say about {t}? Mention anything relevant to {c}.",
+    "topic-differential": "Besides {t}, what else could cause {c}? List a few possibilities and how they are "
+                          "told apart, for educational purposes.",
+    "topic-course": "Describe the usual course of {t} over time, using {c} as the example.",
+    "topic-anatomy": "Which parts of the body are involved in {t}? Explain how they relate to {c}.",
+    "topic-terms": "Which medical terms would someone meet when reading about {t} and {c}? Define each simply.",
+    "topic-true-false": "Four true-or-false statements about {t}, one of them on {c}, with short explanations.",
+    "topic-public-health": "Why does {t} matter for public health? Start from {c}.",
+    "topic-handout": "Draft a one-page patient information leaflet on {t}, opening with {c}.",
+    "topic-explain-case": "Explain what may be going on in {c}, and how it connects to {t}. Keep it educational "
+                          "and mention when to see a professional.",
+    "topic-history": "How has the understanding or treatment of {t} changed over the last century? Finish by "
+                     "relating it to {c}.",
+    "topic-osce": "Write an OSCE-style station for medical students about {t}: the scenario ({c}), the task, and "
+                  "what the examiner looks for.",
+    "topic-history-taking": "Which questions should a clinician ask when taking a history in {c}, with {t} in mind?",
+    "topic-examination": "What would a clinician look for on physical examination in {c}, thinking of {t}? Keep it "
+                         "educational.",
+    "topic-communication": "How could a doctor explain {t} kindly and clearly in {c}? Write a short example of what "
+                           "they might say.",
+    "topic-self-care": "Which general self-care measures are reasonable in {c}, for someone learning about {t}, and "
+                       "what should they not try on their own?",
+    "topic-risk-factors": "Which risk factors are linked to {t}? Discuss which ones apply in {c}.",
+    "topic-complications": "What complications can {t} lead to if it is not managed, thinking of {c}?",
+    "topic-follow-up": "What does follow-up usually look like for {t}, for example in {c}?",
+    "topic-global": "How does {t} differ around the world in how common it is and how it is managed? Start from {c}.",
+    "topic-worksheet": "Create a short study worksheet on {t}: two recall questions, one applied to {c}, and one "
+                       "challenge question.",
+    "topic-mistake": "A student writes that {c} has nothing to do with {t}. Write feedback explaining the link.",
+    "topic-compare-case": "Compare {c} with another typical presentation of {t}. What is the same and what differs?",
+    "topic-quiz-hard": "Write one hard, thought-provoking question about {t} based on {c}, and explain the answer.",
+    "topic-check-claim": "A social media post claims {c} can be fixed with one simple trick. Using what is known "
+                         "about {t}, how should someone judge that claim?",
+    "topic-teamwork": "Which health professionals might be involved in {c}, and what does each contribute to care "
+                      "for {t}?",
+    "topic-one-minute": "A patient has one minute to understand {t} while dealing with {c}. What are the key "
+                        "messages?",
+    "topic-glossary-case": "Write a glossary entry for {t}, with {c} as the illustrative example.",
+    "topic-cause-chain": "Lay out the chain of causes and effects in {c}, and name the step where {t} comes in.",
+    "topic-podcast": "Write the opening of a health podcast episode about {t}, hooking listeners with {c}.",
+    "topic-research-design": "How would researchers design a study to learn more about {t}, starting from cases "
+                             "like {c}?",
+}
+
+
+def prompts() -> list[tuple[str, str]]:
+    """(group, prompt) pairs in a fixed, deterministic order: the original prompts, then `_PER_TOPIC` kinds of
+    question about each of `_TOPICS` (a kind's prompts share a group, e.g. "topic-myths")."""
+    result = _original()
+    result += topic_grid(_TOPICS, _TOPIC_FORMS, _PER_TOPIC, _SEED + 1, taken=[p for _, p in result])
+    assert len(result) >= 1850, len(result)
+    return result

@@ -1,5 +1,5 @@
-"""Summarization prompts: an instruction plus a 50-150 word passage composed from
-hand-written building blocks (fictional news, notes, reviews, emails, stories ...)."""
+"""Summarization prompts: an instruction plus a passage of about 30 to 150 words composed from hand-written
+building blocks (fictional news, notes, reviews, emails, stories, job ads, interviews, forum posts ...)."""
 
 import random
 import re
@@ -1808,9 +1808,9 @@ def _format(rng: random.Random, instruction: str, passage: str) -> str:
     return f"Here is a text:\n\n{passage}\n\n{_after(instruction)}"
 
 
-def prompts() -> list[tuple[str, str]]:
-    """(group, prompt) pairs: the passages drawn from one source item of a genre (the same story with other names,
-    places and numbers) share a group, "<genre>-<item>" ("council-3")."""
+def _original() -> list[tuple[str, str]]:
+    """The first 374 prompts, unchanged: the passages drawn from one source item of a genre (the same story with
+    other names, places and numbers) share a group, "<genre>-<item>" ("council-3")."""
     out: list[tuple[str, str]] = []
     seen: set[str] = set()
     instr_rng = random.Random(20240611)
@@ -1847,3 +1847,706 @@ def prompts() -> list[tuple[str, str]]:
     random.Random(7).shuffle(out)
     assert all(p and p == p.strip() for _, p in out)
     return out
+
+
+# ---------------------------------------------------------------------------
+# Extension: new genres whose passages are composed sentence by sentence. A genre has subjects (each with its
+# own facts) and parts: one sentence is drawn from every part (a part given as (probability, sentences) is
+# optional), so passages of one genre share a frame but few sentences. Appended after the original prompts; a
+# genre's prompts share a group ("science-news").
+# ---------------------------------------------------------------------------
+_SCIENCE_NEWS = dict(
+    subjects=[
+        dict(thing="a new species of tree frog", place="a cloud forest in the Andes", field="biologists",
+             detail="The frog is smaller than a thumbnail and calls only after heavy rain.",
+             why="it shows how much of the forest's life is still undescribed"),
+        dict(thing="a battery that uses sodium instead of lithium", place="a university lab", field="engineers",
+             detail="The cells kept 90 percent of their capacity after two thousand charging cycles.",
+             why="sodium is cheap and far more common than lithium"),
+        dict(thing="a comet that will be visible without a telescope", place="an observatory in Chile",
+             field="astronomers", detail="It is expected to be brightest for about a week in the early evening.",
+             why="naked-eye comets appear only a few times in a decade"),
+        dict(thing="bacteria that break down a common plastic", place="soil near a recycling plant",
+             field="microbiologists", detail="In the lab the bacteria digested thin plastic film in about six weeks.",
+             why="it could one day help deal with plastic waste"),
+        dict(thing="an ancient shipwreck with its cargo intact", place="the seabed off a rocky coast",
+             field="archaeologists", detail="Divers counted hundreds of sealed clay jars still stacked in rows.",
+             why="intact cargo reveals how goods were traded"),
+        dict(thing="a way to grow wheat with less water", place="test fields in a dry region", field="plant scientists",
+             detail="The new variety roots more deeply and closes its leaf pores sooner on hot afternoons.",
+             why="droughts are becoming more frequent in many farming areas"),
+        dict(thing="a blood test that spots a liver disease early", place="a teaching hospital", field="doctors",
+             detail="The test looks for a small set of proteins that rise before symptoms appear.",
+             why="the disease is much easier to treat when it is found early"),
+        dict(thing="whales that sing in a new pattern", place="a remote stretch of ocean", field="marine biologists",
+             detail="Underwater microphones recorded the new song spreading from one group to another within a year.",
+             why="it suggests whale song is learned and shared like a cultural trend"),
+        dict(thing="a material that cools buildings without power", place="a materials science institute",
+             field="physicists", detail="The coating reflects sunlight and sends heat out as infrared radiation.",
+             why="air conditioning uses a growing share of the world's electricity"),
+        dict(thing="a fossil of a feathered dinosaur", place="a quarry in northern China", field="palaeontologists",
+             detail="The skeleton is complete down to the tail, with clear impressions of feathers.",
+             why="it helps fill the gap between dinosaurs and early birds"),
+    ],
+    parts=[
+        ["A team of {field} has reported {thing}, found in {place}.",
+         "{Field} working in {place} say they have discovered {thing}.",
+         "Researchers announced on {day} that they had found {thing} in {place}."],
+        ["{detail}", "{detail} The results were published this week after review by other experts."],
+        ["The lead researcher, {person}, said the result surprised the team.",
+         "\"We checked the data several times before we believed it,\" said {person}, who led the work.",
+         "{person}, the study's first author, called the finding \"a real step forward\"."],
+        ["Experts not involved in the study say it matters because {why}.",
+         "The discovery is important, the team argues, because {why}.",
+         "Outside scientists welcomed the work, noting that {why}."],
+        [(0.7, ["Further studies are planned for next year.", "The team now wants to repeat the work on a larger scale.",
+                "Some researchers cautioned that more data will be needed before firm conclusions can be drawn.",
+                "Funding for a follow-up project has already been approved."])],
+    ],
+)
+
+_BUSINESS = dict(
+    subjects=[
+        dict(company="Northwind Outdoor", sector="outdoor clothing", driver="strong sales of waterproof jackets",
+             problem="higher shipping costs"),
+        dict(company="Brightside Software", sector="accounting software", driver="new business subscriptions",
+             problem="slower growth among small customers"),
+        dict(company="Harbor Foods", sector="frozen meals", driver="a popular new vegetarian range",
+             problem="rising prices for packaging"),
+        dict(company="Kestrel Cycles", sector="bicycles", driver="demand for electric bikes",
+             problem="a shortage of certain components"),
+        dict(company="Lumen Home", sector="smart lighting", driver="a partnership with a large retailer",
+             problem="price cuts by competitors"),
+        dict(company="Greenway Transit", sector="electric buses", driver="new contracts with three cities",
+             problem="delays at its battery supplier"),
+        dict(company="Maple & Pine", sector="furniture", driver="online orders", problem="weaker demand for large items"),
+        dict(company="Clearwater Labs", sector="water filters", driver="growth in international markets",
+             problem="currency movements"),
+    ],
+    parts=[
+        ["{company}, which makes {sector}, reported revenue of ${rev} million for the last quarter, up {pct} percent "
+         "from a year earlier.",
+         "Quarterly sales at {company} rose {pct} percent to ${rev} million, the {sector} maker said on {day}.",
+         "{company} said its revenue grew {pct} percent year on year, reaching ${rev} million."],
+        ["Management credited {driver} for most of the increase.",
+         "The company said the growth came mainly from {driver}.",
+         "According to the chief executive, {person}, {driver} made the biggest difference."],
+        ["Profit was held back by {problem}, and margins slipped slightly.",
+         "However, {problem} ate into profits during the period.",
+         "The results were not all positive: {problem} weighed on earnings."],
+        ["The company plans to hire about {hires} people over the next year.",
+         "It expects sales to keep growing, though more slowly, in the coming months.",
+         "{company} also announced a new warehouse that should open in {month}.",
+         "Shares rose {small} percent in early trading after the announcement."],
+        [(0.5, ["Analysts described the figures as better than expected.",
+                "Some investors remain cautious about the company's spending plans.",
+                "The next results are due in three months."])],
+    ],
+    nums=dict(rev=(12, 480), pct=(3, 28), hires=(40, 400), small=(2, 9)),
+)
+
+_HEALTH_LEAFLET = dict(
+    head=1,
+    subjects=[
+        dict(topic="Getting better sleep", aim="sleep well", tip1="keep a regular bedtime, even at weekends",
+             tip2="avoid caffeine after mid-afternoon", sign="you still feel exhausted after weeks of good habits"),
+        dict(topic="Staying hydrated in hot weather", aim="stay hydrated", tip1="carry a water bottle and sip often",
+             tip2="eat water-rich foods such as melon and cucumber", sign="you feel dizzy, confused or stop sweating"),
+        dict(topic="Looking after your back at work", aim="protect your back", tip1="adjust your chair so your feet rest flat",
+             tip2="stand up and move every half hour", sign="pain spreads down a leg or comes with numbness"),
+        dict(topic="Eating more fibre", aim="eat more fibre", tip1="swap white bread for wholegrain",
+             tip2="add beans or lentils to soups and stews", sign="you notice a lasting change in bowel habits"),
+        dict(topic="Handwashing to prevent infections", aim="wash your hands properly",
+             tip1="scrub for at least twenty seconds with soap", tip2="dry your hands well with a clean towel",
+             sign="a cut or sore on your hand becomes red, hot and painful"),
+        dict(topic="Protecting your skin from the sun", aim="protect your skin", tip1="use sunscreen of SPF 30 or more",
+             tip2="seek shade between 11 a.m. and 3 p.m.", sign="a mole changes shape, colour or size"),
+        dict(topic="Walking for health", aim="walk more", tip1="start with ten minutes a day and build up slowly",
+             tip2="wear comfortable shoes with good support", sign="you get chest pain or severe breathlessness when walking"),
+    ],
+    parts=[
+        ["{topic}.", "Health tips: {topic}.", "Patient information: {topic}."],
+        ["Small daily habits can make a big difference if you want to {aim}.",
+         "Many people find it hard to {aim}, but a few simple changes usually help.",
+         "This leaflet explains how to {aim} without special equipment or cost."],
+        ["First, {tip1}.", "The most useful step is to {tip1}.", "Try to {tip1}."],
+        ["It also helps to {tip2}.", "Another good habit is to {tip2}.", "Where possible, {tip2}."],
+        [(0.6, ["Keep a simple diary for two weeks to see what works for you.",
+                "Ask family members to join in; habits are easier to keep together.",
+                "Do not try to change everything at once."])],
+        ["Speak to your doctor or pharmacist if {sign}.", "Get medical advice if {sign}.",
+         "See a health professional promptly if {sign}."],
+    ],
+)
+
+_JOB_AD = dict(
+    subjects=[
+        dict(role="Junior Data Analyst", org="a regional hospital trust", duty="build weekly reports on waiting times",
+             need="confidence with spreadsheets and some SQL"),
+        dict(role="Line Cook", org="a busy neighbourhood bistro", duty="prepare the lunch menu and keep the station spotless",
+             need="at least a year of kitchen experience"),
+        dict(role="Warehouse Team Leader", org="an online furniture retailer",
+             duty="organize a team of eight and plan daily dispatches", need="experience leading a small team"),
+        dict(role="Primary Teaching Assistant", org="a village primary school",
+             duty="support reading groups and pupils with additional needs", need="patience and good communication"),
+        dict(role="Customer Success Manager", org="a software company", duty="help new clients get started with the product",
+             need="a friendly manner and strong problem-solving skills"),
+        dict(role="Bike Mechanic", org="a community cycling shop", duty="repair and service bikes of every kind",
+             need="hands-on mechanical experience"),
+        dict(role="Grant Writer", org="an environmental charity", duty="research funders and write applications",
+             need="excellent writing and attention to detail"),
+        dict(role="Night Receptionist", org="a family-run hotel", duty="check in late guests and handle phone bookings",
+             need="a calm approach and basic computer skills"),
+    ],
+    parts=[
+        ["We are hiring: {role} at {org} in {town}.", "{Org} in {town} is looking for a {role}.",
+         "Job opening: {role}, {org}, {town}."],
+        ["In this role you will {duty}.", "Your main task will be to {duty}.",
+         "Day to day, you will {duty} and work closely with the wider team."],
+        ["We are looking for someone with {need}.", "The ideal candidate has {need}.",
+         "You will need {need}; training is provided for everything else."],
+        ["The position is {hours} hours a week and pays ${pay} per hour.",
+         "This is a permanent post of {hours} hours per week, paying ${pay} an hour.",
+         "Pay is ${pay} per hour for {hours} hours a week, with paid holidays."],
+        [(0.6, ["Flexible start times can be discussed.", "Free parking and a staff discount are included.",
+                "We welcome applications from people returning to work after a break."])],
+        ["Apply by {date} with a CV and a short cover letter to {person}.",
+         "To apply, send your CV to {person} before {date}.", "Applications close on {date}; interviews follow a week later."],
+    ],
+    nums=dict(hours=(16, 40), pay=(14, 38)),
+)
+
+_INSTRUCTIONS = dict(
+    head=1,
+    subjects=[
+        dict(device="the Aura 2 robot vacuum", setup="charge it fully on its dock for four hours",
+             use="press the home button twice to start a full clean", care="empty the dust bin after every run"),
+        dict(device="the KettlePro smart kettle", setup="rinse it twice and boil a full kettle of water to discard",
+             use="choose a temperature in the app and tap Start", care="descale it every month in hard-water areas"),
+        dict(device="the Trailmate GPS watch", setup="pair it with your phone through the Trailmate app",
+             use="hold the top button to start recording an activity", care="rinse it with fresh water after swimming"),
+        dict(device="the Cozy 300 space heater", setup="place it on a flat floor at least a metre from curtains",
+             use="turn the dial to the level you want and wait for the green light", care="never cover it or dry clothes on it"),
+        dict(device="the SnapPrint photo printer", setup="load the paper cartridge with the glossy side up",
+             use="send a photo from your phone and wait about a minute", care="store spare paper in a dry place"),
+        dict(device="the BrewMate espresso machine", setup="fill the water tank and run one cycle without coffee",
+             use="lock the filter handle in place and press the single-cup button", care="clean the milk wand after each use"),
+        dict(device="the Sentinel video doorbell", setup="connect it to your home Wi-Fi using the setup code on the box",
+             use="answer visitors from the app when it notifies you", care="recharge the battery when the app warns you"),
+    ],
+    parts=[
+        ["Getting started with {device}.", "Quick start guide: {device}.", "How to use {device}."],
+        ["Before first use, {setup}.", "When you unpack it, {setup}.", "Start by making sure you {setup}."],
+        ["To use it, {use}.", "In normal use, {use}.", "Once it is set up, simply {use}."],
+        [(0.7, ["The light ring shows blue while it works and green when it is finished.",
+                "A short beep confirms each setting.", "Most settings can also be changed from the companion app."])],
+        ["For best results, {care}.", "To keep it working well, {care}.", "Remember to {care}."],
+        [(0.6, ["If anything seems wrong, switch it off and contact support; do not try to open the casing.",
+                "The warranty lasts two years from the date of purchase.",
+                "Keep this guide for future reference."])],
+    ],
+)
+
+_INCIDENT = dict(
+    subjects=[
+        dict(system="the online booking site", symptom="customers could not complete payments",
+             cause="an expired security certificate on the payment server", fix="renewed the certificate"),
+        dict(system="the office Wi-Fi", symptom="staff on the second floor lost connection repeatedly",
+             cause="a faulty network switch", fix="replaced the switch"),
+        dict(system="the warehouse scanners", symptom="parcels were scanned but not recorded",
+             cause="a software update that changed a database setting", fix="rolled back the update"),
+        dict(system="the email service", symptom="messages to external addresses were delayed by hours",
+             cause="a full mail queue after a spam attack", fix="blocked the sending addresses and cleared the queue"),
+        dict(system="the mobile app", symptom="users were logged out every few minutes",
+             cause="a change to how login sessions were stored", fix="restored the old session settings"),
+        dict(system="the factory cooling system", symptom="machines on line 3 shut down to avoid overheating",
+             cause="a blocked water filter", fix="cleaned the filter and added a pressure alarm"),
+        dict(system="the school's online homework portal", symptom="pupils could not upload files",
+             cause="a storage limit that had been reached", fix="raised the limit and deleted old test files"),
+    ],
+    parts=[
+        ["Incident summary: on {day}, {system} had a problem for about {minutes} minutes.",
+         "Between {time1} and {time2} on {day}, {system} was not working properly.",
+         "This report covers the outage of {system} on {day}."],
+        ["During that time, {symptom}.", "The main effect was that {symptom}.",
+         "Users noticed that {symptom}; around {affected} people were affected."],
+        ["The cause was {cause}.", "Investigation showed the root cause to be {cause}.",
+         "The team traced the problem to {cause}."],
+        ["Engineers {fix}, and service returned to normal.", "The on-call team {fix} to restore service.",
+         "The issue was resolved after the team {fix}."],
+        [(0.8, ["To prevent a repeat, automatic alerts will now warn the team earlier.",
+                "A checklist for future changes has been added to the team handbook.",
+                "The team will review monitoring so that a similar issue is spotted within minutes.",
+                "No data was lost, and affected users have been contacted."])],
+    ],
+    nums=dict(minutes=(15, 240), affected=(40, 3000)),
+)
+
+_INTERVIEW = dict(
+    sep="\n",
+    subjects=[
+        dict(who="a potter", work="her first solo exhibition", start="a night class ten years ago",
+             hard="learning to accept that some pieces crack in the kiln"),
+        dict(who="a marathon runner", work="finishing a race on every continent", start="running to lose weight after college",
+             hard="training through an injury in the second year"),
+        dict(who="a chef", work="a new restaurant focused on local vegetables", start="working in my grandmother's kitchen",
+             hard="keeping the menu affordable"),
+        dict(who="a children's author", work="a picture book about a shy octopus", start="telling stories to my nephews",
+             hard="cutting a story down to a few hundred words"),
+        dict(who="a beekeeper", work="a community honey project", start="rescuing a swarm from a neighbour's shed",
+             hard="losing two hives in a cold spring"),
+        dict(who="a game designer", work="a board game about building cities", start="making paper games as a kid",
+             hard="testing the rules with hundreds of players"),
+        dict(who="a violin maker", work="a violin played at a national competition", start="repairing old instruments",
+             hard="finding wood that is seasoned properly"),
+    ],
+    parts=[
+        ["Interview: {person}, {who}, talks about {work}.", "We spoke to {person}, {who}, about {work}."],
+        ["Q: How did it all begin?\nA: It started with {start}. I never planned to make it a career.",
+         "Q: Where did your interest come from?\nA: Honestly, {start}. Everything grew from there."],
+        ["Q: What has been the hardest part?\nA: Probably {hard}. You learn patience.",
+         "Q: Was there a moment you almost gave up?\nA: Yes, {hard}. I'm glad I kept going."],
+        [(0.7, ["Q: What does a normal day look like?\nA: Early start, lots of coffee, and a long list I rarely finish.",
+                "Q: Who helped you most?\nA: My family, and a mentor who told me to slow down.",
+                "Q: What do people misunderstand about your work?\nA: They think it's glamorous. Mostly it's repetition."])],
+        ["Q: What's next?\nA: I want to share what I've learned, maybe by teaching.",
+         "Q: What's next for you?\nA: A break, and then a bigger project next year.",
+         "Q: Any advice for beginners?\nA: Start small, and don't compare yourself with others."],
+    ],
+)
+
+_PODCAST = dict(
+    sep="\n",
+    subjects=[
+        dict(topic="why people procrastinate", point1="procrastination is more about mood than laziness",
+             point2="breaking a task into a first tiny step helps"),
+        dict(topic="the science of habits", point1="habits form around cues in our surroundings",
+             point2="changing the environment is easier than relying on willpower"),
+        dict(topic="saving money on groceries", point1="planning meals before shopping cuts waste",
+             point2="store-brand products are often made in the same factories"),
+        dict(topic="how to start running", point1="most beginners go too fast", point2="run-walk intervals build stamina safely"),
+        dict(topic="learning a language as an adult", point1="adults learn vocabulary faster than children",
+             point2="speaking early, even badly, speeds up progress"),
+        dict(topic="whether to buy or rent a home", point1="the monthly payment is not the whole cost",
+             point2="how long you plan to stay matters most"),
+        dict(topic="keeping houseplants alive", point1="overwatering kills more plants than neglect",
+             point2="light is usually the limiting factor indoors"),
+    ],
+    parts=[
+        ["Transcript excerpt from episode {ep} of a weekly podcast on everyday life, about {topic}.",
+         "From a podcast episode about {topic}:"],
+        ["HOST A: Today we're talking about {topic}. I'll admit I'm terrible at it.\n"
+         "HOST B: Most people are, which is why we picked it.",
+         "HOST A: So, {topic}. Where do we even start?\nHOST B: With a myth, I think."],
+        ["HOST B: The first thing listeners should know is that {point1}.\nHOST A: That surprised me when I read it.",
+         "HOST B: The research is pretty clear that {point1}.\nHOST A: Really? I always assumed the opposite."],
+        [(0.6, ["HOST A: We got a lot of messages about this last week.\nHOST B: Including one very long email from my mum.",
+                "HOST A: Let's read a listener question.\nHOST B: Go ahead, it's a good one."])],
+        ["HOST B: My practical tip is that {point2}.\nHOST A: Simple, but I can see it working.",
+         "HOST A: So what should people actually do?\nHOST B: Remember that {point2}. That's the big one."],
+    ],
+    nums=dict(ep=(12, 210)),
+)
+
+_LISTING = dict(
+    subjects=[
+        dict(home="a two-bedroom flat", feature="a south-facing balcony", extra="a shared bike store", catch="there is no lift"),
+        dict(home="a three-bedroom terraced house", feature="a long back garden", extra="a new boiler fitted last year",
+             catch="the kitchen needs updating"),
+        dict(home="a studio apartment", feature="large windows and high ceilings", extra="a gym in the building",
+             catch="storage space is limited"),
+        dict(home="a detached cottage", feature="an original stone fireplace", extra="a small orchard",
+             catch="the nearest shop is a twenty-minute drive"),
+        dict(home="a loft conversion", feature="exposed brick walls", extra="underfloor heating",
+             catch="it is above a busy bar"),
+        dict(home="a family bungalow", feature="step-free access throughout", extra="a double garage",
+             catch="the roof will need work within a few years"),
+    ],
+    parts=[
+        ["For sale: {home} in {town}, asking ${price},000.", "Now available to rent: {home} in {town} at ${rent} a month.",
+         "{Home} in a quiet part of {town} has come on the market."],
+        ["Its best feature is {feature}.", "Buyers will love {feature}.", "The highlight is {feature}."],
+        ["It also comes with {extra}.", "Other perks include {extra}.", "There is also {extra}."],
+        [(0.7, ["The station is a ten-minute walk away.", "Two well-rated schools are nearby.",
+                "The current owners have lived there for {years} years.", "Viewings are by appointment only."])],
+        ["On the downside, {catch}.", "One thing to note: {catch}.", "To be fair, {catch}."],
+        [(0.5, ["Contact {person} at the agency to arrange a viewing.", "Offers are invited before the end of the month."])],
+    ],
+    nums=dict(price=(180, 950), rent=(700, 2600), years=(4, 30)),
+)
+
+_COURT = dict(
+    subjects=[
+        dict(case="a dispute between two neighbours over a fallen tree", claim="$4,200 for a damaged shed",
+             ruling="the tree's owner must pay half of the repair cost", reason="the storm was unusually strong"),
+        dict(case="a landlord's claim for unpaid rent", claim="three months of rent",
+             ruling="the tenant must repay the rent in monthly instalments", reason="the tenant had lost her job"),
+        dict(case="a customer's complaint against a builder", claim="a refund for a leaking extension",
+             ruling="the builder must fix the roof within sixty days", reason="the work did not meet the contract"),
+        dict(case="a cyclist's claim against the town council", claim="compensation for a fall caused by a pothole",
+             ruling="the council must pay $2,800", reason="the pothole had been reported twice before the accident"),
+        dict(case="a wedding photographer's claim for an unpaid invoice", claim="the remaining $1,500 fee",
+             ruling="the couple must pay the full amount", reason="the photos were delivered as agreed"),
+        dict(case="a dog owner's appeal against a fine", claim="the cancellation of a $300 fine",
+             ruling="the fine was reduced to $100", reason="the signs in the park were unclear"),
+    ],
+    parts=[
+        ["The small claims court in {town} ruled on {day} in {case}.", "A judge in {town} has decided {case}.",
+         "{Case} ended in court in {town} this week."],
+        ["The claimant, {person}, asked for {claim}.", "{person} had taken the case to court seeking {claim}."],
+        ["The judge decided that {ruling}.", "In the ruling, the court found that {ruling}."],
+        ["The judge noted that {reason}.", "The decision took into account that {reason}.",
+         "Explaining the decision, the judge said {reason}."],
+        [(0.6, ["Both sides said they would accept the outcome.", "The other party, {person2}, said they were disappointed.",
+                "Neither side was represented by a lawyer.", "The hearing lasted just under an hour."])],
+    ],
+)
+
+_NATURE_NOTE = dict(
+    subjects=[
+        dict(place="the reservoir path", sight="a pair of great crested grebes performing their courtship dance",
+             season="early spring", note="the reeds are already noisy with warblers"),
+        dict(place="the old railway cutting", sight="a slow-worm basking on a sunny stone", season="late May",
+             note="cowslips have spread along the whole bank"),
+        dict(place="the beech wood", sight="a carpet of bluebells under the new leaves", season="mid-April",
+             note="a woodpecker drummed somewhere out of sight"),
+        dict(place="the estuary", sight="thousands of knot wheeling over the mudflats", season="midwinter",
+             note="the tide came in faster than I expected"),
+        dict(place="the allotments", sight="a hedgehog snuffling under the bean rows at dusk", season="September",
+             note="the blackberries are almost finished"),
+        dict(place="the heath", sight="a hobby chasing dragonflies over the pond", season="high summer",
+             note="the heather is just starting to turn purple"),
+    ],
+    parts=[
+        ["Nature diary: a walk along {place} in {season}.", "Notes from {place}, {season}.",
+         "I spent an hour at {place} this {dayname} morning."],
+        ["The highlight was {sight}.", "Best of all was {sight}.", "I was lucky enough to watch {sight}."],
+        ["The weather was {weather}, and there were few other people about.",
+         "It was {weather}, which seemed to suit the wildlife.", "Conditions were {weather}."],
+        ["Elsewhere, {note}.", "I also noticed that {note}.", "Worth recording too: {note}."],
+        [(0.6, ["I counted {count} different bird species in total.", "I'll come back at dawn next week.",
+                "A local volunteer told me numbers are up on last year.", "My notebook got soaked, as usual."])],
+    ],
+    nums=dict(count=(9, 41)),
+    extra=dict(weather=["cold and bright", "mild and damp", "windy with sudden showers", "still and misty",
+                        "warm and hazy"]),
+)
+
+_COMPLAINT = dict(
+    sep="\n",
+    subjects=[
+        dict(item="a washing machine", problem="it started leaking after two weeks", asked="a replacement or a full refund"),
+        dict(item="a weekend hotel stay", problem="the room was not cleaned and the heating did not work",
+             asked="a partial refund"),
+        dict(item="a delivery of garden furniture", problem="two chairs arrived broken and one was missing",
+             asked="the missing and broken items to be replaced"),
+        dict(item="a mobile phone contract", problem="I was charged for roaming I never used", asked="the charges to be removed"),
+        dict(item="a kitchen renovation", problem="the work finished five weeks late and the worktop is cracked",
+             asked="the worktop to be replaced and compensation for the delay"),
+        dict(item="a train journey", problem="the train was cancelled and no replacement bus arrived",
+             asked="a refund of the ticket and my taxi fare"),
+    ],
+    parts=[
+        ["Dear Customer Services,", "To whom it may concern,", "Dear Sir or Madam,"],
+        ["I am writing to complain about {item}, bought on {date} (reference {ref}).",
+         "I would like to make a formal complaint about {item} (order {ref})."],
+        ["Unfortunately, {problem}.", "I was disappointed to find that {problem}."],
+        [(0.7, ["I contacted your helpline twice, but nobody called me back.", "I have attached photos as evidence.",
+                "This is not the first time I have had a problem with your company.",
+                "I have been a loyal customer for several years."])],
+        ["I would now like {asked}.", "I am therefore asking for {asked}.", "To resolve this, I expect {asked}."],
+        ["Please reply within fourteen days.\nYours faithfully,\n{person}", "I look forward to your reply.\n{person}"],
+    ],
+    nums=dict(ref=(100000, 999999)),
+)
+
+_LECTURE = dict(
+    sep="\n",
+    subjects=[
+        dict(course="Introduction to Economics", topic="supply and demand",
+             idea="prices rise when demand grows faster than supply", example="concert tickets for a famous band"),
+        dict(course="Environmental Science", topic="the water cycle", idea="most evaporation happens over the oceans",
+             example="morning dew on grass"),
+        dict(course="Psychology 101", topic="short-term memory", idea="people hold about seven items in mind at once",
+             example="remembering a phone number"),
+        dict(course="Art History", topic="perspective in Renaissance painting",
+             idea="painters used a vanishing point to create depth", example="a long corridor in a painting"),
+        dict(course="Computer Science Basics", topic="binary numbers", idea="computers store everything as ones and zeros",
+             example="counting on your fingers in binary"),
+        dict(course="Nutrition", topic="how the body uses protein", idea="protein is broken into amino acids and rebuilt",
+             example="muscle repair after exercise"),
+        dict(course="Urban Planning", topic="walkable neighbourhoods", idea="short blocks and mixed uses encourage walking",
+             example="an old town centre compared with an out-of-town retail park"),
+    ],
+    parts=[
+        ["Lecture notes, {course}, week {week}: {topic}.", "{course}: notes on {topic} (week {week})."],
+        ["- Main idea: {idea}.", "- Key point: {idea}."],
+        ["- Example used in class: {example}.", "- The lecturer illustrated this with {example}."],
+        [(0.8, ["- Common exam mistake: mixing up the definitions.", "- Reading for next week: chapter {chapter}.",
+                "- Question from a student: does this always hold? Answer: not always; see the exceptions slide.",
+                "- Formula on the board to memorise for the test."])],
+        ["- Quiz next {dayname} covers this topic.", "- Office hours moved to {dayname} afternoon this week.",
+         "- Group project proposals are due in two weeks."],
+    ],
+    nums=dict(week=(2, 12), chapter=(3, 14)),
+)
+
+_RELEASE_NOTES = dict(
+    sep="\n",
+    subjects=[
+        dict(app="the Pocketbook budgeting app", new="shared budgets for couples and housemates",
+             fixed="a crash when importing bank statements", changed="the monthly report now opens faster"),
+        dict(app="the Trailhead hiking app", new="offline maps for whole regions", fixed="wrong elevation on some routes",
+             changed="the route planner now suggests water stops"),
+        dict(app="the Lingua flashcard app", new="a speaking practice mode", fixed="streaks resetting after time-zone changes",
+             changed="reminders can now be set for several times a day"),
+        dict(app="the Fieldnote notes app", new="handwriting recognition", fixed="lost formatting when pasting text",
+             changed="search now includes text inside images"),
+        dict(app="the Harbor team chat app", new="scheduled messages", fixed="notifications arriving twice",
+             changed="threads are now collapsed by default"),
+    ],
+    parts=[
+        ["What's new in version {major}.{minor} of {app}:", "Release notes for {app}, version {major}.{minor}."],
+        ["New: {new}.", "Added {new}, one of the most requested features."],
+        ["Fixed: {fixed}.", "We fixed {fixed}; thanks to everyone who reported it."],
+        ["Changed: {changed}.", "Improvement: {changed}."],
+        [(0.7, ["Known issue: some older tablets may show a blank screen on first launch.",
+                "This version needs the latest operating system update.",
+                "Thanks to our beta testers for their feedback.",
+                "Support for the oldest app version will end next month."])],
+    ],
+    nums=dict(major=(2, 9), minor=(0, 18)),
+)
+
+_PROFILE = dict(
+    subjects=[
+        dict(role="the school crossing guard", years="twenty-six", known="learning every child's name",
+             next="volunteering at the town museum"),
+        dict(role="the owner of the corner bakery", years="thirty-one", known="giving unsold bread to the shelter",
+             next="teaching a weekly baking class"),
+        dict(role="the library's children's librarian", years="nineteen", known="her Saturday story hours",
+             next="writing a book of local folk tales"),
+        dict(role="the volunteer football coach", years="fifteen", known="never turning a child away",
+             next="helping start a girls' team"),
+        dict(role="the town's last shoe repairer", years="forty", known="fixing shoes other shops said were beyond saving",
+             next="passing the shop on to an apprentice"),
+        dict(role="the community garden organizer", years="twelve", known="turning an empty lot into a garden",
+             next="planting a small orchard"),
+    ],
+    parts=[
+        ["After {years} years as {role}, {person} is stepping back.", "{person} has been {role} in {town} for {years} years.",
+         "Few people in {town} are as well known as {person}, {role} for {years} years."],
+        ["{They} is best known for {known}.", "Neighbours remember {them} above all for {known}.",
+         "Ask anyone, and they will mention {known}."],
+        [(0.8, ["\"It never felt like a job,\" {they} says.", "A farewell party is planned at the town hall on {day}.",
+                "Former pupils and customers have sent hundreds of cards.",
+                "{They} admits the early mornings will not be missed."])],
+        ["Next, {they} plans to spend more time {next}.", "Retirement will not be quiet: {they} is {next}.",
+         "{They} already has a new project: {next}."],
+    ],
+)
+
+_MUSEUM = dict(
+    subjects=[
+        dict(obj="a bronze mirror", origin="a merchant's grave dating from about 200 BCE",
+             use="it was polished to reflect a face and decorated on the back", detail="a pattern of clouds and dragons"),
+        dict(obj="a quilt made by three sisters", origin="a farmhouse in the 1880s",
+             use="it was sewn from worn-out clothes over several winters", detail="hundreds of hexagon patches"),
+        dict(obj="an early pocket calculator", origin="a 1972 electronics catalogue",
+             use="it could add, subtract, multiply and divide", detail="a red glowing display"),
+        dict(obj="a whalebone carving", origin="a nineteenth-century whaling voyage",
+             use="sailors carved such objects during long months at sea", detail="a ship under full sail"),
+        dict(obj="a Roman oil lamp", origin="a villa excavated in the 1950s",
+             use="it burned olive oil through a small wick", detail="a stamped maker's mark"),
+        dict(obj="a wartime ration book", origin="a family in the town", use="it controlled how much food each person could buy",
+             detail="the stamps that were still unused"),
+    ],
+    parts=[
+        ["Gallery {room}: {obj}.", "This case contains {obj}, found in {origin}.", "Object of the month: {obj}."],
+        ["It comes from {origin}.", "The piece was recovered from {origin}.", "Curators date it to {origin}."],
+        ["In its time, {use}.", "Originally, {use}."],
+        ["Look closely and you can see {detail}.", "Notice {detail}.", "One striking feature is {detail}."],
+        [(0.6, ["It was donated to the museum in {donated}.", "A replica you can touch is on the table nearby.",
+                "Similar objects are rare because most were melted down or thrown away.",
+                "Ask a guide about the conservation work it needed."])],
+    ],
+    nums=dict(room=(1, 14), donated=(1921, 2019)),
+)
+
+_FORUM = dict(
+    head=1,
+    subjects=[
+        dict(issue="my sourdough never rises properly", tried="feeding the starter twice a day and using a warmer spot",
+             detail="the loaves come out dense and flat"),
+        dict(issue="my laptop fan is loud all the time", tried="closing background apps and cleaning the vents",
+             detail="it is loud even when I'm only writing emails"),
+        dict(issue="my tomato plants have yellow leaves", tried="watering less and adding compost",
+             detail="the yellowing starts at the bottom and moves up"),
+        dict(issue="my cat wakes me up at 4 a.m. every day", tried="feeding her later and playing with her before bed",
+             detail="she meows at the bedroom door until I get up"),
+        dict(issue="my bike gears keep slipping", tried="adjusting the barrel screw and oiling the chain",
+             detail="it happens mostly when I climb hills"),
+        dict(issue="I can't stick to a study routine", tried="timetables, apps and studying in the library",
+             detail="I manage for three days and then give up"),
+    ],
+    parts=[
+        ["Posted in the help forum by {handle}:", "Forum question from {handle}:", "{handle} writes:"],
+        ["Hi all, long-time reader, first post. The problem is that {issue}.",
+         "I'm at my wits' end: {issue}.", "Hoping someone here can help, because {issue}."],
+        ["So far I've tried {tried}, with no luck.", "I've already tried {tried}.",
+         "Things I've tried: {tried}. Nothing made a real difference."],
+        ["The strange part is that {detail}.", "More detail: {detail}.", "To be specific, {detail}."],
+        [(0.6, ["It's been going on for about {weeks} weeks.", "A friend said it's normal, but I'm not so sure.",
+                "I'm on a tight budget, so I'd rather not pay for a professional."])],
+        ["Any ideas? Thanks in advance!", "What would you do? All suggestions welcome.", "Thanks for reading this far."],
+    ],
+    nums=dict(weeks=(2, 12)),
+    extra=dict(handle=["greenfingers22", "night_owl", "pedalpusher", "breadhead", "quietreader", "tinkerer_88",
+                       "coffee_first", "lost_in_chapter3"]),
+)
+
+_OPINION = dict(
+    subjects=[
+        dict(stance="our town should close the high street to cars on weekends",
+             pro="shops on pedestrian streets often see more visitors", con="older residents worry about access",
+             answer="keep a free shuttle and disabled parking at each end"),
+        dict(stance="schools should start an hour later", pro="teenagers' body clocks run late",
+             con="parents' work hours do not change", answer="allow flexible drop-off and supervised early rooms"),
+        dict(stance="the library should stay open until ten at night", pro="students need quiet space in the evenings",
+             con="longer hours cost money", answer="use volunteers and self-service machines after seven"),
+        dict(stance="every new building should have solar panels", pro="it cuts bills and emissions for decades",
+             con="it adds to the price of new homes", answer="offer grants that cover the extra cost"),
+        dict(stance="the town should plant a thousand street trees", pro="trees cool streets in heatwaves",
+             con="roots can damage pavements", answer="choose the right species and use root barriers"),
+    ],
+    parts=[
+        ["Opinion: I believe {stance}.", "It is time to admit that {stance}.", "Here is an unpopular view: {stance}."],
+        ["The main argument is simple: {pro}.", "The evidence is on our side: {pro}.", "Consider this: {pro}."],
+        [(0.6, ["I have lived here for {years} years and seen the same debate again and again.",
+                "Other towns have already tried this with good results.",
+                "A recent survey suggests most residents agree."])],
+        ["Critics say {con}, and they have a point.", "Of course, {con}.", "I understand the objection that {con}."],
+        ["But we can {answer}.", "The answer is to {answer}.", "A sensible compromise would be to {answer}."],
+        [(0.5, ["Let's stop talking and start a trial next year.", "The council should put it to a vote this spring."])],
+    ],
+    nums=dict(years=(5, 40)),
+)
+
+_NEW_GENRES = {
+    "science-news": _SCIENCE_NEWS, "business-report": _BUSINESS, "health-leaflet": _HEALTH_LEAFLET,
+    "job-ad": _JOB_AD, "instructions": _INSTRUCTIONS, "incident-report": _INCIDENT, "interview": _INTERVIEW,
+    "podcast": _PODCAST, "listing": _LISTING, "court": _COURT, "nature-note": _NATURE_NOTE,
+    "complaint": _COMPLAINT, "lecture-notes": _LECTURE, "release-notes": _RELEASE_NOTES, "profile": _PROFILE,
+    "museum": _MUSEUM, "forum": _FORUM, "opinion": _OPINION,
+}
+
+_NEW_GENRE_INSTRUCTIONS = {
+    "science-news": ["Summarize this science news story for a general audience in two sentences.",
+                     "What was discovered, by whom, and why does it matter? Answer from the text."],
+    "business-report": ["Summarize these company results in one sentence for an investor newsletter.",
+                        "List the good news and the bad news in this report."],
+    "health-leaflet": ["Turn this leaflet into three short bullet points a patient could stick on the fridge.",
+                       "Summarize the advice in this leaflet in two sentences."],
+    "job-ad": ["Summarize this job ad: role, main duties, requirements, pay, and how to apply.",
+               "In one sentence, who is this job right for?"],
+    "instructions": ["Summarize these instructions as a numbered list of at most four steps.",
+                     "Give a one-sentence summary of how to use this device."],
+    "incident-report": ["Summarize this incident report for non-technical managers: what happened, why, and what "
+                        "was done.", "Write a two-line status update based on this incident report."],
+    "interview": ["Summarize this interview in three sentences, in the third person.",
+                  "What are the main things the interviewee says about their work?"],
+    "podcast": ["Summarize the main advice given in this podcast excerpt.",
+                "Write a two-sentence episode description based on this transcript."],
+    "listing": ["Summarize this property listing in one sentence, including the main drawback.",
+                "List the pros and cons of this home according to the listing."],
+    "court": ["Summarize this court report: who went to court, about what, and what was decided.",
+              "Explain this ruling in one or two plain sentences."],
+    "nature-note": ["Summarize this nature diary entry in one sentence.",
+                    "What wildlife did the writer see, and where? Summarize briefly."],
+    "complaint": ["Summarize this complaint: what went wrong and what the customer wants.",
+                  "Write a one-line summary of this letter for a customer-service ticket."],
+    "lecture-notes": ["Turn these lecture notes into a two-sentence summary for a classmate who missed the class.",
+                      "What are the key takeaways from these notes?"],
+    "release-notes": ["Summarize these release notes in one sentence for app store users.",
+                      "What changed in this version? Answer in three short bullet points."],
+    "profile": ["Summarize this profile in two sentences.", "Who is this person, and why are they being celebrated?"],
+    "museum": ["Summarize this museum label in one sentence for a visitor guide.",
+               "Rewrite this label as a short summary for children."],
+    "forum": ["Summarize this forum post: what is the problem and what has already been tried?",
+              "Write a one-sentence title for this forum post that summarizes the problem."],
+    "opinion": ["Summarize this opinion piece: the writer's position, main argument, and proposed compromise.",
+                "In two sentences, what does the author argue and how do they answer critics?"],
+}
+_PER_NEW_GENRE = 110
+
+
+def _compose(rng: random.Random, genre: dict) -> str:
+    """One passage of a new genre: a subject's facts and fresh names, numbers and dates, one sentence per part."""
+    subject = rng.choice(genre["subjects"])
+    first, full, pron = _person(rng)
+    _, full2, _ = _person(rng)
+    hour = rng.randint(6, 19)
+    values = dict(person=full, first=first, person2=full2, they=pron, They=pron.capitalize(), them=_obj(pron),
+                  their=_poss(pron), town=rng.choice(_TOWNS), day=rng.choice(_WEEKDAYS),
+                  dayname=rng.choice(_WEEKDAYS), date=_date(rng), month=rng.choice(_MONTHS),
+                  time1=f"{hour}:{rng.choice(['05', '20', '40'])}", time2=f"{hour + rng.randint(1, 4)}:{rng.choice(['10', '30', '55'])}")
+    for key, value in subject.items():
+        values[key] = value
+        values[key[0].upper() + key[1:]] = value[0].upper() + value[1:]
+    for key, (lo, hi) in genre.get("nums", {}).items():
+        values[key] = rng.randint(lo, hi)
+    for key, options in genre.get("extra", {}).items():
+        values[key] = rng.choice(options)
+    sentences = []
+    for part in genre["parts"]:
+        if isinstance(part[0], tuple):
+            chance, options = part[0]
+            if rng.random() >= chance:
+                continue
+        else:
+            options = part
+        sentences.append(rng.choice(options).format(**values))
+    head = genre.get("head", 0)
+    sep = genre.get("sep", " ")
+    return "\n".join(sentences[:head] + [sep.join(sentences[head:])])
+
+
+def _extended(seen: set[str]) -> list[tuple[str, str]]:
+    """Up to `_PER_NEW_GENRE` prompts of each new genre (a group each, named after it): a composed passage with a
+    general instruction or, a third of the time, one written for the genre. A prompt that is a near-duplicate
+    (token Jaccard >= NEAR_DUPLICATE_JACCARD) of one already kept in its genre is dropped."""
+    from data_gen.domains import NEAR_DUPLICATE_JACCARD, prompt_tokens, token_jaccard
+
+    rng = random.Random(20251204)
+    general = list(_GENERAL_INSTRUCTIONS)
+    rng.shuffle(general)
+    g_idx = 0
+    out: list[tuple[str, str]] = []
+    for key, genre in _NEW_GENRES.items():
+        kept: list[frozenset[str]] = []
+        for _ in range(_PER_NEW_GENRE * 10):
+            if len(kept) == _PER_NEW_GENRE:
+                break
+            passage = _compose(rng, genre).strip()
+            if rng.random() < 0.34:
+                instruction = rng.choice(_NEW_GENRE_INSTRUCTIONS[key])
+            else:
+                instruction = general[g_idx % len(general)]
+                g_idx += 1
+            prompt = _format(rng, instruction, passage).strip()
+            tokens = prompt_tokens(prompt)
+            if prompt in seen or any(token_jaccard(tokens, u) >= NEAR_DUPLICATE_JACCARD for u in kept):
+                continue
+            seen.add(prompt)
+            kept.append(tokens)
+            out.append((key, prompt))
+    rng.shuffle(out)
+    return out
+
+
+def prompts() -> list[tuple[str, str]]:
+    """(group, prompt) pairs: the original prompts, then the new genres' (see `_extended`)."""
+    result = _original()
+    result += _extended({p for _, p in result})
+    assert len(result) >= 1850, len(result)
+    return result

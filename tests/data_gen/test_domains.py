@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from data_gen import domains
+from data_gen.diversity import near_duplicate_pairs
 from data_gen.domains import (
     ALL_DOMAINS,
     DOMAINS,
@@ -30,6 +31,7 @@ from data_gen.domains import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
+MIN_PROMPTS = 1850  # every shipped set, and every domain's table
 
 
 @pytest.fixture(scope="module")
@@ -51,26 +53,20 @@ def _texts(table, split=None):
 
 def near_duplicate_leaks(files: dict[str, list[dict]]) -> dict[str, list[tuple[float, str, str]]]:
     """Per set: (Jaccard, held-out prompt, nearest train prompt) for each of its held-out prompts whose token Jaccard
-    with some train prompt of any set is >= NEAR_DUPLICATE_JACCARD. Jaccard <= smaller size / larger size, so only
-    train prompts of a near token count are compared."""
-    train_by_size: dict[int, list[tuple[frozenset[str], str]]] = defaultdict(list)
-    for rows in files.values():
-        for r in rows:
-            if r["split"] == "train":
-                t = prompt_tokens(r["prompt"])
-                train_by_size[len(t)].append((t, r["prompt"]))
-    leaks: dict[str, list[tuple[float, str, str]]] = {}
-    for name, rows in files.items():
-        leaks[name] = []
-        for r in rows:
-            if r["split"] != "held_out":
-                continue
-            t = prompt_tokens(r["prompt"])
-            best = max(((token_jaccard(t, u), other) for size, train in train_by_size.items()
-                        if min(size, len(t)) / max(size, len(t)) >= NEAR_DUPLICATE_JACCARD for u, other in train),
-                       default=(0.0, ""))
-            if best[0] >= NEAR_DUPLICATE_JACCARD:
-                leaks[name].append((best[0], r["prompt"], best[1]))
+    with some train prompt of any set is >= NEAR_DUPLICATE_JACCARD. The pairs come from the exact search of
+    data_gen.diversity (checked against a brute-force search in tests/data_gen/test_diversity.py)."""
+    rows = [(name, r) for name, set_rows in files.items() for r in set_rows]
+    tokens = [prompt_tokens(r["prompt"]) for _, r in rows]
+    best: dict[int, tuple[float, str]] = {}
+    for i, j in near_duplicate_pairs([r["prompt"] for _, r in rows]):
+        for held, train in ((i, j), (j, i)):
+            if rows[held][1]["split"] == "held_out" and rows[train][1]["split"] == "train":
+                jac = token_jaccard(tokens[held], tokens[train])
+                if jac > best.get(held, (0.0, ""))[0]:
+                    best[held] = (jac, rows[train][1]["prompt"])
+    leaks: dict[str, list[tuple[float, str, str]]] = {name: [] for name in files}
+    for k, (jac, other) in sorted(best.items()):
+        leaks[rows[k][0]].append((jac, rows[k][1]["prompt"], other))
     return leaks
 
 
@@ -93,7 +89,7 @@ def test_frozen_files_match_generators(hashseed):
 def test_rows_well_formed(files):
     ids, prompts = set(), set()
     for name, rows in files.items():
-        assert len(rows) >= 340, f"{name}: only {len(rows)} prompts"
+        assert len(rows) >= MIN_PROMPTS, f"{name}: only {len(rows)} prompts"
         for r in rows:
             assert tuple(r) == ROW_KEYS and all(isinstance(v, str) for v in r.values())
             assert r["id"] == f"{name}-{hashlib.sha1(r['prompt'].encode()).hexdigest()[:12]}"
@@ -146,7 +142,7 @@ def test_counts_and_no_duplicates(tables, domain):
     assert set(table) == set(SPLITS)
     train, held = _texts(table, "train"), _texts(table, "held_out")
     assert train and held, "both splits must be non-empty"
-    assert len(set(train) | set(held)) >= 300, f"{domain}: only {len(set(train) | set(held))} distinct prompts"
+    assert len(set(train) | set(held)) >= MIN_PROMPTS, f"{domain}: only {len(set(train) | set(held))} distinct prompts"
     assert len(train) == len(set(train)), f"{domain}: duplicate train prompts"
     assert len(held) == len(set(held)), f"{domain}: duplicate held-out prompts"
     assert not set(train) & set(held), f"{domain}: prompts in both splits"
