@@ -12,7 +12,8 @@ the mean common-prefix share and the first differing token of each answer that d
 
 Physical frame: the FLOPs of a new token (every real row through the decoder's linears, the shared prompt prefix run
 once, plus one lm_head row per new token; attention left out) against the rate the target's own linears run at here
-(the engine's prepacked kernels, timed at the slot count): the fastest this machine can generate these answers.
+(the engine's prepacked kernels at the largest slot count, every layer's weights in turn, timed before any setting
+runs): the fastest this machine can generate these answers.
 Writes results.json and table.md to --out.
 """
 
@@ -58,15 +59,19 @@ def linear_flops(model) -> tuple[int, int]:
 
 @torch.inference_mode()
 def linear_rates(model, rows: int, reps: int = 5) -> tuple[float, float]:
-    """(FLOP/s of one decoder layer's linears, FLOP/s of the lm_head) on `rows` rows, as the engine runs them (the
-    lean forward's prepacked weights where this CPU packs the dtype): the median of `reps` timed runs."""
+    """(FLOP/s of the decoder's linears, FLOP/s of the lm_head) on `rows` rows, as the engine runs them (the lean
+    forward's prepacked weights where this CPU packs the dtype), every layer's own weights in turn as a pass streams
+    them: the median of `reps` timed runs."""
     from specsel.decoding.lean import LeanForward
 
     lean = LeanForward(model, pad_single=False)
-    layer = lean.layers[0]
-    lins = [layer[1], layer[2], layer[4], layer[6]]  # q/k/v, o, gate/up, down
-    ins = [torch.randn(rows, model.config.get_text_config().hidden_size, dtype=lean.dtype) for _ in range(3)]
-    ins.insert(3, torch.randn(rows, model.config.get_text_config().intermediate_size, dtype=lean.dtype))
+    cfg = model.config.get_text_config()
+    x_h = torch.randn(rows, cfg.hidden_size, dtype=lean.dtype)
+    x_i = torch.randn(rows, cfg.intermediate_size, dtype=lean.dtype)
+
+    def body() -> None:
+        for layer in lean.layers:  # q/k/v, o, gate/up, down of every layer
+            layer[1](x_h), layer[2](x_h), layer[4](x_h), layer[6](x_i)
 
     def timed(fn) -> float:
         fn()
@@ -77,10 +82,9 @@ def linear_rates(model, rows: int, reps: int = 5) -> tuple[float, float]:
             times.append(time.perf_counter() - t)
         return sorted(times)[reps // 2]
 
-    body_s = timed(lambda: [lin(x) for lin, x in zip(lins, ins)])
-    head_s = timed(lambda: lean.lm_head(ins[0]))
-    body, head = linear_flops(model)
-    return rows * body / len(model.get_decoder().layers) / body_s, rows * head / head_s
+    body_s, head_s = timed(body), timed(lambda: lean.lm_head(x_h))
+    body_flops, head_flops = linear_flops(model)
+    return rows * body_flops / body_s, rows * head_flops / head_s
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -114,6 +118,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                  for s in map(int, filter(None, args.vllm_seqs.split(",")))]
     if not settings:
         raise ConfigError("no setting to run")
+    rates = None
+    if widths["engine"]:  # measured first, on a machine no setting has loaded yet
+        rates = linear_rates(model, max(widths["engine"]))
     bf16 = None
     rows, answers = [], {}
     for name, backend, width, extra in settings:
@@ -142,12 +149,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     frame = None
     if best["engine"] is not None:
         body, head = linear_flops(model)
-        body_rate, head_rate = linear_rates(model, best["engine"]["width"])
+        body_rate, head_rate = rates
         e = best["engine"]
         seconds = e["rows"] * body / body_rate + e["tokens"] * head / head_rate
         frame = {"body_flops_per_row": body, "head_flops_per_token": head, "body_flop_s": body_rate,
                  "head_flop_s": head_rate, "rows_per_new_token": e["rows"] / e["tokens"],
-                 "ceiling_tok_s": e["tokens"] / seconds, "at_slots": e["width"]}
+                 "ceiling_tok_s": e["tokens"] / seconds, "at_rows": max(widths["engine"])}
     ratio = {f"{a}/{b}": best[a]["tok_s"] / best[b]["tok_s"] for a, b in (("engine", "hf"), ("vllm", "hf"))
              if best[a] and best[b]}
     report = {"target": info.name, "domain": args.domain, "prompts": args.prompts,
@@ -162,7 +169,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     for k, v in ratio.items():
         lines.append(f"\nbest {k} tok/s: {v:.2f}x")
     if frame is not None:
-        lines.append(f"\nphysical frame at {frame['at_slots']} rows: decoder linears {frame['body_flop_s'] / 1e9:.0f} "
+        lines.append(f"\nphysical frame at {frame['at_rows']} rows: decoder linears {frame['body_flop_s'] / 1e9:.0f} "
                      f"GFLOP/s, lm_head {frame['head_flop_s'] / 1e9:.0f} GFLOP/s; {frame['rows_per_new_token']:.2f} "
                      f"rows per new token x {frame['body_flops_per_row'] / 1e6:.0f} MFLOP + "
                      f"{frame['head_flops_per_token'] / 1e6:.0f} MFLOP lm_head -> ceiling "

@@ -53,6 +53,8 @@ class DataGenConfig:
                                                help="held-out split temperatures (greedy by default, for eval)")
     top_p: float = field(1.0, help="nucleus sampling threshold for temperatures > 0")
     max_new_tokens: int = field(128, help="answer length cap in tokens")
+    max_prompt_tokens: int = field(2048, help="prompts longer than this (chat template included) are skipped, "
+                                              "one line each")
     batch_size: int = field(64, help="answers generated together: engine, KV-cache slots under continuous batching; "
                                      "hf, one left-padded batch")
     shard_size: int = field(64, help="samples per parquet shard (the unit of resume)")
@@ -83,7 +85,7 @@ class DataGenConfig:
                 raise ConfigError(f"temperatures {temps} must differ at two decimals (they name the shards)")
         if not 0 <= self.samples_per_prompt <= len(self.train_temperatures):
             raise ConfigError("samples_per_prompt must be in [0, len(train_temperatures)]")
-        for k in ("max_new_tokens", "batch_size", "shard_size"):
+        for k in ("max_new_tokens", "batch_size", "shard_size", "max_prompt_tokens"):
             if getattr(self, k) < 1:
                 raise ConfigError(f"{k} must be >= 1")
         if not 0 < self.top_p <= 1:
@@ -95,25 +97,44 @@ def data_dir_for(cfg_data_dir: str, target_slug: str, domain: str) -> Path:
     return Path(cfg_data_dir.format(target_slug=target_slug, domain=domain))
 
 
-def prompt_table(cfg: DataGenConfig) -> dict[str, list[dict[str, str]]]:
-    """{"train": [...], "held_out": [...]} rows with id, prompt, source."""
+def prompt_table(cfg: DataGenConfig, skipped: list[str] | None = None) -> dict[str, list[dict[str, str]]]:
+    """{"train": [...], "held_out": [...]} rows with id, prompt, source. Prompts of a user file that are empty or
+    repeat an earlier row are left out, one line each in `skipped`."""
     if cfg.user_prompts is None:
         table = domain_prompts(cfg.domain)
     else:
         table = {"train": [], "held_out": []}
-        seen: set[str] = set()
-        for r in load_user_rows(cfg.user_prompts):
+        seen: dict[str, int] = {}
+        for r in load_user_rows(cfg.user_prompts, skipped):
             pid = user_prompt_id(r["prompt"])
             if pid in seen:  # a repeated prompt is answered once
+                if skipped is not None:
+                    skipped.append(f"row {r['row']}: repeats row {seen[pid]}")
                 continue
-            seen.add(pid)
+            seen[pid] = r["row"]
             split = user_split(r["prompt"], cfg.user_prompts.held_out_fraction)
-            table[split].append({"id": pid, "prompt": r["prompt"], "source": "user"})
+            table[split].append({"id": pid, "prompt": r["prompt"], "source": "user", "row": r["row"]})
     if cfg.max_prompts_per_split:
         table = {k: v[: cfg.max_prompts_per_split] for k, v in table.items()}
     if cfg.max_held_out_prompts:
         table["held_out"] = table["held_out"][: cfg.max_held_out_prompts]
     return table
+
+
+def drop_long_prompts(cfg: DataGenConfig, table: dict[str, list[dict[str, str]]], tok,
+                      skipped: list[str]) -> dict[str, list[dict[str, str]]]:
+    """The table without prompts whose rendered form is over max_prompt_tokens (one line each in `skipped`)."""
+    out = {}
+    for split, rows in table.items():
+        out[split] = []
+        for r in rows:
+            n = len(render_prompt(tok, r["prompt"], cfg.system_prompt))
+            if n > cfg.max_prompt_tokens:
+                where = f"row {r['row']}" if "row" in r else r["id"]
+                skipped.append(f"{where}: {n} tokens with the chat template (max_prompt_tokens {cfg.max_prompt_tokens})")
+            else:
+                out[split].append(r)
+    return out
 
 
 def plan_shards(cfg: DataGenConfig, table: dict[str, list[dict[str, str]]]) -> list[dict[str, Any]]:
@@ -225,13 +246,8 @@ def run(cfg: DataGenConfig, info: TargetInfo | None = None, model=None, tok=None
     # 1. target and plan
     info = info or resolve_target(cfg.target)
     out = data_dir_for(cfg.data_dir, info.slug, cfg.domain)
-    table = prompt_table(cfg)
-    if not table["train"]:
-        raise ConfigError(f"domain {cfg.domain!r} has no train prompts")
-    shards = plan_shards(cfg, table)
-    shard_dir = out / "shards"
-    done = {p.stem for p in shard_dir.glob("*.parquet")} if shard_dir.exists() else set()
-    todo = [s for s in shards if s["name"] not in done]
+    skipped: list[str] = []
+    table = prompt_table(cfg, skipped)
     engine_version = ""
     if cfg.backend != "vllm" and model is None:
         device = resolve_device(cfg.device)
@@ -247,6 +263,17 @@ def run(cfg: DataGenConfig, info: TargetInfo | None = None, model=None, tok=None
             from transformers import AutoTokenizer
 
             tok = AutoTokenizer.from_pretrained(info.path)
+    table = drop_long_prompts(cfg, table, tok, skipped)
+    for line in skipped:
+        print(f"skipped: {line}", file=sys.stderr)
+    if skipped:
+        print(f"skipped {len(skipped)} prompts in all", file=sys.stderr)
+    if not table["train"]:
+        raise ConfigError(f"domain {cfg.domain!r} has no train prompts")
+    shards = plan_shards(cfg, table)
+    shard_dir = out / "shards"
+    done = {p.stem for p in shard_dir.glob("*.parquet")} if shard_dir.exists() else set()
+    todo = [s for s in shards if s["name"] not in done]
     prov = provenance(cfg, info, tok, len(shards), table)
     if model is not None:
         prov["dtype"] = str(next(model.parameters()).dtype).removeprefix("torch.")

@@ -34,8 +34,9 @@ def user_split(prompt: str, held_out_fraction: float) -> str:
     return "held_out" if bucket < round(held_out_fraction * 100) else "train"
 
 
-def load_user_rows(spec: UserData) -> list[dict[str, str]]:
-    """Rows as {"prompt", "response"?}; one clear error for a missing source, an empty table or a missing column."""
+def load_user_rows(spec: UserData, skipped: list[str] | None = None) -> list[dict[str, str]]:
+    """Rows as {"prompt", "response"?, "row": 1-based row number}; one clear error for a missing source, an empty
+    table or a missing column. Rows with an empty prompt are left out, one line each in `skipped`."""
     import datasets
 
     from draftpool.progress import quiet_datasets
@@ -69,11 +70,13 @@ def load_user_rows(spec: UserData) -> list[dict[str, str]]:
         if c not in ds.column_names:
             raise ConfigError(f"user data {spec.path!r} has no column {c!r} (columns: {ds.column_names})")
     rows = []
-    for r in ds:
+    for n, r in enumerate(ds, start=1):
         prompt = str(r[spec.prompt_column] or "").strip()
         if not prompt:
+            if skipped is not None:
+                skipped.append(f"row {n}: empty prompt")
             continue
-        row = {"prompt": prompt}
+        row = {"prompt": prompt, "row": n}
         if spec.response_column:
             row["response"] = str(r[spec.response_column] or "")
         rows.append(row)

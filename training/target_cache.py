@@ -32,28 +32,66 @@ def _complete(path: Path) -> bool:
         return KEYS <= set(f.keys())
 
 
-def build_cache(target, dataset, layers: list[int], cache_dir: Path, sig: str) -> None:
-    """Compute missing entries (resumable: a file exists only once complete); `sig` names target + layers + data."""
+def build_cache(target, dataset, layers: list[int], cache_dir: Path, sig: str, rows_per_pass: int = 1024) -> None:
+    """Compute missing entries (resumable: a file exists only once complete); `sig` names target + layers + data.
+
+    Where the lean forward reproduces the target, sequences go through the slot forward (specsel/decoding/slots.py)
+    several at a time, up to `rows_per_pass` rows per pass: one matmul per linear for all of them, no padding between
+    them; elsewhere one transformers forward per sequence."""
     cache_dir.mkdir(parents=True, exist_ok=True)
     stamp = cache_dir / "SIGNATURE"
     if stamp.exists() and stamp.read_text() != sig:
         raise ValueError(f"{cache_dir} caches features of another target, layer set or data; delete it")
     atomic_write_text(stamp, sig)
-    device = next(target.parameters()).device
-    for i in progress(range(len(dataset)), "cache target features", unit="seq"):
-        path = cache_dir / f"{i:07d}.safetensors"
-        if _complete(path):
-            continue
-        ids = dataset[i]["input_ids"].unsqueeze(0).to(device)
-        with torch.no_grad():
-            out = target(input_ids=ids, output_hidden_states=True)
-        aux = aux_features(out.hidden_states, layers)[0]
-        logits = out.logits[0].float()  # [L,V]
-        tensors = {"aux": aux, "last": out.hidden_states[-1][0], "lse": logits.logsumexp(-1),
-                   "top1": logits.argmax(-1)}
-        tmp = path.with_suffix(".tmp")
-        save_file({k: v.contiguous().cpu() for k, v in tensors.items()}, str(tmp))
-        tmp.rename(path)
+    todo = [i for i in range(len(dataset)) if not _complete(cache_dir / f"{i:07d}.safetensors")]
+    if not todo:
+        return
+    ids = {i: dataset[i]["input_ids"] for i in todo}
+    groups: list[list[int]] = [[]]
+    for i in todo:  # consecutive sequences, up to rows_per_pass rows a pass (a longer one alone)
+        if groups[-1] and sum(len(ids[j]) for j in groups[-1]) + len(ids[i]) > rows_per_pass:
+            groups.append([])
+        groups[-1].append(i)
+    forward = _slot_forward(target, max(map(len, groups)), max(len(x) for x in ids.values()))
+    bar = progress(len(todo), "cache target features", unit="seq")
+    for group in groups:
+        for i, (aux, last, logits) in zip(group, _features(target, forward, [ids[i] for i in group], layers)):
+            tensors = {"aux": aux, "last": last, "lse": logits.logsumexp(-1), "top1": logits.argmax(-1)}
+            path = cache_dir / f"{i:07d}.safetensors"
+            tmp = path.with_suffix(".tmp")
+            save_file({k: v.contiguous().cpu() for k, v in tensors.items()}, str(tmp))
+            tmp.rename(path)
+        bar.update(len(group))
+    bar.close()
+
+
+def _slot_forward(target, slots: int, capacity: int):
+    """The slot forward over `target` where the lean forward reproduces it, else None."""
+    from specsel.decoding import lean_probe
+    from specsel.decoding.slots import SlotForward
+
+    why, _, _ = lean_probe.probe(target)
+    return SlotForward(target, slots, capacity) if why is None else None
+
+
+@torch.no_grad()
+def _features(target, forward, seqs: list[torch.Tensor], layers: list[int]):
+    """-> per sequence (aux [L,3H], final normed hidden [L,H], float logits [L,V])."""
+    if forward is None:
+        device = next(target.parameters()).device
+        for ids in seqs:
+            out = target(input_ids=ids[None].to(device), output_hidden_states=True)
+            yield aux_features(out.hidden_states, layers)[0], out.hidden_states[-1][0], out.logits[0].float()
+        return
+    for slot in range(len(seqs)):
+        forward.release(slot)
+    last, feats = forward.forward([(k, x.tolist()) for k, x in enumerate(seqs)], aux=layers, all_rows=True)
+    aux = aux_features(feats, layers)  # [M,3H]
+    start = 0
+    for x in seqs:
+        rows = slice(start, start + len(x))
+        yield aux[rows], last[rows], forward.lm_head(last[rows]).float()
+        start += len(x)
 
 
 def compact_teacher(target, last: torch.Tensor, columns: torch.Tensor | None) -> torch.Tensor:

@@ -13,6 +13,7 @@ import argparse
 import hashlib
 import json
 import os
+import random
 import sys
 import time
 from dataclasses import dataclass
@@ -58,6 +59,8 @@ class DataConfig:
     recipe: str = field("recipes/{domain}/data_gen.yaml", help="data-generation recipe used when data is missing")
     gen: dict[str, Any] = field(default_factory=dict, help="keys overriding that recipe, e.g. data.gen.batch_size=8")
     user_dataset: UserData | None = field(None, help="train on your own prompt/response table instead")
+    max_train_answers: int = field(0, help="train on this many answers of the data only (0 = all): a seeded "
+                                           "sample, each smaller one inside every larger one (data-size curves)")
 
 
 @dataclass
@@ -138,6 +141,7 @@ class TrainConfig:
         for key, value, low in (("eagle3.ttt_steps", self.eagle3.ttt_steps, 1), ("eval.depth", self.eval.depth, 1),
                                 ("eval.batch_size", self.eval.batch_size, 1),
                                 ("eval.max_sequences", self.eval.max_sequences, 0),
+                                ("data.max_train_answers", self.data.max_train_answers, 0),
                                 ("eagle3.draft_vocab_size", self.eagle3.draft_vocab_size, 0),
                                 ("llama.lora_r", self.llama.lora_r, 1), ("llama.lora_alpha", self.llama.lora_alpha, 1),
                                 ("export.speculative_tokens", self.export.speculative_tokens, 1)):
@@ -173,10 +177,20 @@ def prepare_rows(cfg: TrainConfig, info: TargetInfo, tok, accelerator) -> tuple[
     if accelerator.is_main_process:
         ensure_data(dcfg, info, tok)
     accelerator.wait_for_everyone()
-    train_rows = list(load_distilled(ddir, "train"))
+    train_rows = answer_sample(list(load_distilled(ddir, "train")), cfg.data.max_train_answers)
     held = [r for r in load_distilled(ddir, "held_out") if r["temperature"] == 0.0] or list(
         load_distilled(ddir, "held_out"))
     return train_rows, held, json.loads((ddir / "provenance.json").read_text())
+
+
+def answer_sample(rows: list[dict], n: int, seed: int = 0) -> list[dict]:
+    """The first `n` rows (0 = all) of a seeded shuffle of `rows` ordered by id: a fixed sample per n, each smaller
+    sample inside every larger one."""
+    if n <= 0 or n >= len(rows):
+        return rows
+    order = sorted(rows, key=lambda r: r["id"])
+    random.Random(seed).shuffle(order)
+    return order[:n]
 
 
 def make_eagle3(cfg: TrainConfig, target, info: TargetInfo, train_rows: list[dict]) -> Eagle3Head:

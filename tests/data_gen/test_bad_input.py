@@ -195,3 +195,22 @@ def test_unknown_target_name(name, monkeypatch, empty_cache):
         resolve_target(name)
     msg = str(e.value)
     assert name in msg and DEFAULT_TARGET in msg
+
+
+def test_empty_repeated_and_over_long_prompts_are_skipped_one_line_each(tmp_path):
+    prompts = tmp_path / "p.jsonl"
+    rows = [{"prompt": "Count the rows of t."}, {"prompt": "  "}, {"prompt": "Count the rows of t."},
+            {"prompt": "word " * 300}, {"prompt": "List the tables."}, {"prompt": "Drop table t."}]
+    prompts.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text(f"data_dir: {tmp_path / 'out'}\nuser_prompts:\n  path: {prompts}\n  held_out_fraction: 0.0\n"
+                      "train_temperatures: [0.0]\nheld_out_temperatures: []\nmax_new_tokens: 2\n"
+                      "max_prompt_tokens: 200\ndevice: cpu\n")
+    proc = _cli("--domain", "sql", "--recipe", str(recipe))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    skipped = [ln for ln in proc.stderr.splitlines() if ln.startswith("skipped")]
+    assert skipped[:3] == ["skipped: row 2: empty prompt", "skipped: row 3: repeats row 1",
+                           "skipped: row 4: 330 tokens with the chat template (max_prompt_tokens 200)"]
+    assert skipped[3:] == ["skipped 3 prompts in all"]
+    got = sorted(r["prompt"] for r in load_distilled(tmp_path / "out").to_list())
+    assert got == ["Count the rows of t.", "Drop table t.", "List the tables."]

@@ -22,7 +22,8 @@ def _write_jsonl(path, rows):
 
 
 def _expected(rows, prompt="prompt", response=None):
-    return [{"prompt": r[prompt], **({"response": r[response]} if response else {})} for r in rows]
+    return [{"prompt": r[prompt], **({"response": r[response]} if response else {}), "row": n}
+            for n, r in enumerate(rows, start=1)]
 
 
 def test_jsonl(tmp_path):
@@ -74,13 +75,16 @@ def test_column_mapping(tmp_path):
     f = _write_jsonl(tmp_path / "qa.jsonl", rows)
     got = load_user_rows(UserData(path=str(f), prompt_column="question", response_column="answer"))
     assert got == _expected(rows, prompt="question", response="answer")
-    assert all(set(r) == {"prompt", "response"} for r in got)
+    assert all(set(r) == {"prompt", "response", "row"} for r in got)
 
 
 def test_empty_prompts_are_dropped_and_stripped(tmp_path):
     f = _write_jsonl(tmp_path / "mixed.jsonl", [{"prompt": "  keep me  "}, {"prompt": ""}, {"prompt": "   "},
                                                  {"prompt": None}, {"prompt": "second"}])
-    assert load_user_rows(UserData(path=str(f))) == [{"prompt": "keep me"}, {"prompt": "second"}]
+    skipped = []
+    assert load_user_rows(UserData(path=str(f)), skipped) == [{"prompt": "keep me", "row": 1},
+                                                              {"prompt": "second", "row": 5}]
+    assert skipped == ["row 2: empty prompt", "row 3: empty prompt", "row 4: empty prompt"]
 
 
 # ---------------------------------------------------------------- errors

@@ -298,3 +298,11 @@ def test_learning_curve_rows_and_a_time_budget(data_root, tmp_path):
     assert plan.get("probe_steps", plan["steps"]) == max(1, int(3.0 / plan["seconds_per_step"]))  # then re-planned
     states = [json.loads(p.read_text()) for p in (budget / "run-sql-eagle3").glob("checkpoints/*/trainer_state.json")]
     assert max(s["step"] for s in states) == plan["steps"]
+
+
+def test_answer_samples_are_fixed_and_nested():
+    rows = [{"id": f"r{i:02d}"} for i in range(20)]
+    small, large = train_drafter.answer_sample(rows, 5), train_drafter.answer_sample(list(reversed(rows)), 12)
+    assert len(small) == 5 and len(large) == 12 and small == large[:5]  # the input order does not matter
+    assert small != rows[:5]  # a shuffle, not the first rows
+    assert train_drafter.answer_sample(rows, 0) == rows and train_drafter.answer_sample(rows, 99) == rows

@@ -1,0 +1,108 @@
+"""What the data buys: a suffix member's held-out quality against the number of self-distilled answers seeding it.
+
+    python -m benchmarks.data_curve --domain sql --data runs/data/smollm2-135m-instruct/sql \
+        --sizes 292,584,1168,2336 [--recipe recipes/sql/suffix.yaml] [--held-out 0] [--out runs/bench/data_curve]
+        [--plot docs/data_curve.png] [--heads name=runs/...,name=...]
+
+For each size n, a suffix member is built (`draftpool.models.suffix.build_suffix`, the recipe's settings) from the
+first n answers of a seeded shuffle of the data's train split (`training.train_drafter.answer_sample`: each smaller
+sample inside every larger one), and all are evaluated in one pass over the held-out greedy answers
+(`training.evaluate.evaluate_many`, the evaluation every exported drafter gets: step-0 top-1 and the empirical greedy
+chain, accepted drafts + 1, at the recipe's eval.depth). --heads adds trained heads' own held-out evaluations
+(<run>/eval.json of train_drafter runs, e.g. one per data.max_train_answers) to the table and the plot.
+Writes <out>/results.json and a markdown table on stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from data_gen.generate import load_distilled
+from draftpool.config import ConfigError, read_yaml
+from draftpool.io import atomic_write_json
+from draftpool.models.suffix import build_suffix
+from draftpool.target import DEFAULT_TARGET, load_target, resolve_target
+from training.evaluate import evaluate_many
+from training.train_drafter import answer_sample
+
+SUFFIX_KEYS = ("depth", "max_tokens", "segment_tokens", "min_prob", "max_spec_factor", "n_min", "n_max")
+
+
+def main(argv: list[str] | None = None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--target", default=DEFAULT_TARGET)
+    ap.add_argument("--domain", default="sql")
+    ap.add_argument("--data", required=True, help="a self-distilled data folder (data_gen.generate's output)")
+    ap.add_argument("--sizes", required=True, help="comma list of train answer counts (0 = all)")
+    ap.add_argument("--recipe", default=None, help="suffix recipe (default recipes/<domain>/suffix.yaml)")
+    ap.add_argument("--held-out", type=int, default=0, help="held-out greedy answers to evaluate on (0 = all)")
+    ap.add_argument("--heads", default="", help="name=run_dir,... trained runs whose eval.json joins the table")
+    ap.add_argument("--out", default="runs/bench/data_curve")
+    ap.add_argument("--plot", default="")
+    args = ap.parse_args(argv)
+    recipe = read_yaml(args.recipe or f"recipes/{args.domain}/suffix.yaml")
+    opts = {k: v for k, v in recipe.get("suffix", {}).items() if k in SUFFIX_KEYS}
+    depth, max_len = recipe.get("eval", {}).get("depth", 7), recipe.get("train", {}).get("max_len", 320)
+    info = resolve_target(args.target)
+    model, tok = load_target(info)
+    train = list(load_distilled(args.data, "train"))
+    held = [r for r in load_distilled(args.data, "held_out") if r["temperature"] == 0.0]
+    held = held[:args.held_out] if args.held_out else held
+    sizes = [int(x) for x in args.sizes.split(",") if x]
+    if not sizes or any(n < 0 for n in sizes):
+        raise ConfigError("--sizes: a comma list of counts >= 0")
+    drafters, meta = {}, {}
+    for n in sizes:
+        rows = answer_sample(train, n)
+        seqs = [list(r["prompt_ids"]) + list(r["response_ids"]) for r in rows]
+        name = f"suffix-{len(rows)}"
+        drafters[name] = ("suffix", build_suffix(seqs, info.vocab_size, **opts))
+        meta[name] = {"answers": len(rows), "distinct_prompts": len({r["prompt_id"] for r in rows}),
+                      "indexed_tokens": drafters[name][1].index.n_tokens}
+        print(f"{name}: {meta[name]}", flush=True)
+    res = evaluate_many(drafters, model, held, depth, max_len, tok.pad_token_id, desc="held-out")
+    points = [{"drafter": name, **meta[name], "top1": r["top1_per_step"][0],
+               "chain": r["empirical_greedy_chain_length"], "positions": r["positions"]} for name, r in res.items()]
+    for spec in filter(None, args.heads.split(",")):
+        name, run = spec.split("=", 1)
+        ev = json.loads((Path(run) / "eval.json").read_text())
+        cfg = json.loads((Path(run) / "config.json").read_text())
+        points.append({"drafter": name, "answers": cfg.get("data", {}).get("max_train_answers") or len(train),
+                       "top1": ev["top1_per_step"][0], "chain": ev["empirical_greedy_chain_length"],
+                       "positions": ev["positions"]})
+    report = {"target": info.name, "domain": args.domain, "data": args.data, "train_answers": len(train),
+              "held_out_answers": len(held), "depth": depth, "suffix": opts, "points": points}
+    atomic_write_json(Path(args.out) / "results.json", report)
+    print("| drafter | answers | held-out top-1 | held-out chain |\n|---|---|---|---|")
+    for p in points:
+        print(f"| {p['drafter']} | {p['answers']} | {p['top1']:.3f} | {p['chain']:.2f} |")
+    if args.plot:
+        plot(points, args.plot, f"{args.domain}: held-out chain vs self-distilled answers ({len(held)} held-out)")
+    return report
+
+
+def plot(points: list[dict], path: str, title: str) -> None:
+    import matplotlib.pyplot as plt
+
+    from benchmarks import save_figure
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for kind in sorted({p["drafter"].split("-")[0] for p in points}):
+        pts = sorted((p["answers"], p["chain"]) for p in points if p["drafter"].split("-")[0] == kind)
+        ax.plot(*zip(*pts), marker="o", label=kind)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("train answers")
+    ax.set_ylabel("held-out empirical greedy chain")
+    ax.set_title(title, fontsize=9)
+    ax.legend()
+    save_figure(fig, Path(path))
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except (ConfigError, OSError, ValueError) as e:
+        sys.exit(f"error: {e}")
