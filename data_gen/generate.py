@@ -131,7 +131,8 @@ def drop_long_prompts(cfg: DataGenConfig, table: dict[str, list[dict[str, str]]]
             n = len(render_prompt(tok, r["prompt"], cfg.system_prompt))
             if n > cfg.max_prompt_tokens:
                 where = f"row {r['row']}" if "row" in r else r["id"]
-                skipped.append(f"{where}: {n} tokens with the chat template (max_prompt_tokens {cfg.max_prompt_tokens})")
+                skipped.append(f"{where}: {n} tokens with the chat template "
+                               f"(max_prompt_tokens {cfg.max_prompt_tokens})")
             else:
                 out[split].append(r)
     return out
