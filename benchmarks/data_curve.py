@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import sys
 from pathlib import Path
 
@@ -39,6 +40,9 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--sizes", required=True, help="comma list of train answer counts (0 = all)")
     ap.add_argument("--recipe", default=None, help="suffix recipe (default recipes/<domain>/suffix.yaml)")
     ap.add_argument("--held-out", type=int, default=0, help="held-out greedy answers to evaluate on (0 = all)")
+    ap.add_argument("--per-prompt", default="0", help="comma list: answers taken per prompt (0 = the plain sample; "
+                                                       "1 = distinct prompts only; 2 = two answers of half the "
+                                                       "prompts ...), one curve each")
     ap.add_argument("--heads", default="", help="name=run_dir,... trained runs whose eval.json joins the table")
     ap.add_argument("--out", default="runs/bench/data_curve")
     ap.add_argument("--plot", default="")
@@ -55,14 +59,17 @@ def main(argv: list[str] | None = None) -> dict:
     if not sizes or any(n < 0 for n in sizes):
         raise ConfigError("--sizes: a comma list of counts >= 0")
     drafters, meta = {}, {}
-    for n in sizes:
-        rows = answer_sample(train, n)
-        seqs = [list(r["prompt_ids"]) + list(r["response_ids"]) for r in rows]
-        name = f"suffix-{len(rows)}"
-        drafters[name] = ("suffix", build_suffix(seqs, info.vocab_size, **opts))
-        meta[name] = {"answers": len(rows), "distinct_prompts": len({r["prompt_id"] for r in rows}),
-                      "indexed_tokens": drafters[name][1].index.n_tokens}
-        print(f"{name}: {meta[name]}", flush=True)
+    for per in [int(x) for x in args.per_prompt.split(",") if x]:
+        for n in sizes:
+            rows = answer_sample(train, n) if per == 0 else per_prompt_sample(train, n, per)
+            if per and len(rows) < n:
+                continue  # the data has too few prompts for n answers at `per` each
+            seqs = [list(r["prompt_ids"]) + list(r["response_ids"]) for r in rows]
+            name = f"suffix-{len(rows)}" + (f"-x{per}" if per else "")
+            drafters[name] = ("suffix", build_suffix(seqs, info.vocab_size, **opts))
+            meta[name] = {"answers": len(rows), "distinct_prompts": len({r["prompt_id"] for r in rows}),
+                          "indexed_tokens": drafters[name][1].index.n_tokens}
+            print(f"{name}: {meta[name]}", flush=True)
     res = evaluate_many(drafters, model, held, depth, max_len, tok.pad_token_id, desc="held-out")
     points = [{"drafter": name, **meta[name], "top1": r["top1_per_step"][0],
                "chain": r["empirical_greedy_chain_length"], "positions": r["positions"]} for name, r in res.items()]
@@ -76,12 +83,23 @@ def main(argv: list[str] | None = None) -> dict:
     report = {"target": info.name, "domain": args.domain, "data": args.data, "train_answers": len(train),
               "held_out_answers": len(held), "depth": depth, "suffix": opts, "points": points}
     atomic_write_json(Path(args.out) / "results.json", report)
-    print("| drafter | answers | held-out top-1 | held-out chain |\n|---|---|---|---|")
+    print("| drafter | answers | distinct prompts | held-out top-1 | held-out chain |\n|---|---|---|---|---|")
     for p in points:
-        print(f"| {p['drafter']} | {p['answers']} | {p['top1']:.3f} | {p['chain']:.2f} |")
+        print(f"| {p['drafter']} | {p['answers']} | {p.get('distinct_prompts', '-')} | {p['top1']:.3f} | "
+              f"{p['chain']:.2f} |")
     if args.plot:
         plot(points, args.plot, f"{args.domain}: held-out chain vs self-distilled answers ({len(held)} held-out)")
     return report
+
+
+def per_prompt_sample(rows: list[dict], n: int, per: int, seed: int = 0) -> list[dict]:
+    """n answers taking `per` answers of each prompt in a seeded prompt order (fewer when the data runs out)."""
+    by_prompt: dict[str, list[dict]] = {}
+    for r in sorted(rows, key=lambda r: r["id"]):
+        by_prompt.setdefault(r["prompt_id"], []).append(r)
+    prompts = sorted(p for p, rs in by_prompt.items() if len(rs) >= per)
+    random.Random(seed).shuffle(prompts)
+    return [r for p in prompts for r in by_prompt[p][:per]][:n]
 
 
 def plot(points: list[dict], path: str, title: str) -> None:
@@ -90,8 +108,12 @@ def plot(points: list[dict], path: str, title: str) -> None:
     from benchmarks import save_figure
 
     fig, ax = plt.subplots(figsize=(6, 4))
-    for kind in sorted({p["drafter"].split("-")[0] for p in points}):
-        pts = sorted((p["answers"], p["chain"]) for p in points if p["drafter"].split("-")[0] == kind)
+    def curve(p: dict) -> str:  # suffix-292 -> suffix; suffix-292-x2 -> suffix x2; eagle3-292 -> eagle3
+        parts = p["drafter"].split("-")
+        return " ".join([parts[0], *parts[2:]])
+
+    for kind in sorted({curve(p) for p in points}):
+        pts = sorted((p["answers"], p["chain"]) for p in points if curve(p) == kind)
         ax.plot(*zip(*pts), marker="o", label=kind)
     ax.set_xscale("log", base=2)
     ax.set_xlabel("train answers")

@@ -31,3 +31,12 @@ def test_suffix_members_from_growing_samples(tmp_path, target_info, target):
     assert all(1.0 <= p["chain"] <= 8 and 0 <= p["top1"] <= 1 for p in points.values())
     assert all(p["positions"] == points["suffix-3"]["positions"] > 0 for p in points.values())  # one held-out set
     assert json.loads((tmp_path / "out" / "results.json").read_text())["points"] == report["points"]
+
+
+def test_per_prompt_samples_take_whole_prompts():
+    from benchmarks.data_curve import per_prompt_sample
+
+    rows = [{"id": f"p{i}-t{t}", "prompt_id": f"p{i}"} for i in range(6) for t in range(2)]
+    one, two = per_prompt_sample(rows, 4, 1), per_prompt_sample(rows, 4, 2)
+    assert len({r["prompt_id"] for r in one}) == 4 and len({r["prompt_id"] for r in two}) == 2
+    assert len(per_prompt_sample(rows, 99, 1)) == 6  # the data runs out of prompts
