@@ -113,13 +113,15 @@ def test_step_drafter_recipe_cuts_the_target():
 
 
 def test_full_sql_profile_builds_with_its_own_data_and_run_folders():
-    """The `full` profile: all four temperatures per prompt, longer answers, its own folders (the quick data and
-    run are never mixed into it), the same pool entry."""
+    """The `full` profile: every prompt of the set (the quick one caps them), longer answers, its own folders (the
+    quick data and run are never mixed into it), the same pool entry."""
     quick = load_config(TrainConfig, RECIPES / "sql" / "eagle3.yaml", ["domain=sql", "drafter=eagle3"])
     full = load_config(TrainConfig, RECIPES / "sql" / "eagle3-full.yaml", ["domain=sql", "drafter=eagle3"])
     gen = load_config(DataGenConfig, RECIPES / "sql" / "data_gen.yaml",
                       ["domain=sql"] + [f"{k}={v}" for k, v in full.data.gen.items()])
-    assert gen.samples_per_prompt == 0 and gen.max_new_tokens > 96
+    quick_gen = load_config(DataGenConfig, RECIPES / "sql" / "data_gen.yaml", ["domain=sql"])
+    assert quick_gen.max_prompts_per_split > 0 and quick_gen.max_held_out_prompts > 0
+    assert gen.max_prompts_per_split == 0 and gen.max_held_out_prompts == 0 and gen.max_new_tokens > 96
     assert gen.data_dir != load_config(DataGenConfig, RECIPES / "sql" / "data_gen.yaml", ["domain=sql"]).data_dir
     assert full.run_dir != quick.run_dir and full.export.pools_dir == quick.export.pools_dir
     assert full.eagle3 == quick.eagle3
