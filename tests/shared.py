@@ -24,3 +24,16 @@ def shared_dir(tmp_path_factory, name: str, make: Callable[[Path], None]) -> Pat
             make(root)
             (root / ".done").touch()
     return root
+
+
+def tiny_sql_data(data_dir: Path, target_info, target, *overrides: str) -> Path:
+    """Real self-distilled SQL data at tiny settings (the shipped recipe, then `overrides`) in `data_dir`."""
+    from data_gen.generate import DataGenConfig, run
+    from draftpool.config import load_config
+    from draftpool.target import DEFAULT_TARGET
+
+    recipe = Path(__file__).resolve().parents[1] / "recipes" / "sql" / "data_gen.yaml"
+    cfg = load_config(DataGenConfig, recipe, [f"data_dir={data_dir}", "samples_per_prompt=0", "device=cpu",
+                                              f"target={DEFAULT_TARGET}", "domain=sql", *overrides])
+    model, tok = target
+    return run(cfg, target_info, model, tok)

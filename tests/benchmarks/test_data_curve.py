@@ -4,24 +4,15 @@ the held-out greedy answers with the exported drafters' evaluation."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from benchmarks.data_curve import main
-from data_gen.generate import DataGenConfig, run
-from draftpool.config import load_config
-from draftpool.target import DEFAULT_TARGET
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.shared import tiny_sql_data
 
 
 def test_suffix_members_from_growing_samples(tmp_path, target_info, target):
-    model, tok = target
-    data = tmp_path / "data"
-    cfg = load_config(DataGenConfig, ROOT / "recipes" / "sql" / "data_gen.yaml", [
-        f"data_dir={data}", "max_prompts_per_split=6", "max_held_out_prompts=3", "max_new_tokens=24",
-        "train_temperatures=[0.0,1.0]", "held_out_temperatures=[0.0]", "samples_per_prompt=0", "device=cpu",
-        f"target={DEFAULT_TARGET}", "domain=sql"])
-    run(cfg, target_info, model, tok)
+    data = tiny_sql_data(tmp_path / "data", target_info, target,
+                         "max_prompts_per_split=6", "max_held_out_prompts=3",
+                         "max_new_tokens=24", "train_temperatures=[0.0,1.0]", "held_out_temperatures=[0.0]")
     report = main(["--data", str(data), "--sizes", "3,6,0", "--out", str(tmp_path / "out")])
     points = {p["drafter"]: p for p in report["points"]}
     assert list(points) == ["suffix-3", "suffix-6", "suffix-12"]

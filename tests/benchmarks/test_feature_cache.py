@@ -3,24 +3,14 @@ features and teacher agree with the transformers forward's."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from benchmarks.feature_cache import main
-from data_gen.generate import DataGenConfig, run
-from draftpool.config import load_config
-from draftpool.target import DEFAULT_TARGET
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.shared import tiny_sql_data
 
 
 def test_slot_and_transformers_caches_agree(tmp_path, target_info, target):
-    model, tok = target
-    data = tmp_path / "data"
-    cfg = load_config(DataGenConfig, ROOT / "recipes" / "sql" / "data_gen.yaml", [
-        f"data_dir={data}", "max_prompts_per_split=5", "max_held_out_prompts=1", "max_new_tokens=16",
-        "train_temperatures=[0.0]", "held_out_temperatures=[0.0]", "samples_per_prompt=0", "device=cpu",
-        f"target={DEFAULT_TARGET}", "domain=sql"])
-    run(cfg, target_info, model, tok)
+    data = tiny_sql_data(tmp_path / "data", target_info, target,
+                         "max_prompts_per_split=5", "max_held_out_prompts=1",
+                         "max_new_tokens=16", "train_temperatures=[0.0]", "held_out_temperatures=[0.0]")
     report = main(["--data", str(data), "--sequences", "5", "--rows-per-pass", "200", "--out", str(tmp_path / "o")])
     assert report["sequences"] == 5 and set(report["seconds"]) == {"slot", "transformers"}
     for name in ("slot", "transformers"):
