@@ -39,7 +39,7 @@ def make_cfg(data_dir: Path, *extra: str) -> DataGenConfig:
 
 
 def test_backend_and_engine_settings_are_validated(tmp_path):
-    assert make_cfg(tmp_path).backend == "hf"
+    assert make_cfg(tmp_path).backend == "auto"  # engine where the lean forward reproduces the target, else hf
     cfg = make_cfg(tmp_path, "backend=vllm", "vllm.max_num_seqs=8", "vllm.tensor_parallel_size=2")
     assert (cfg.backend, cfg.vllm.max_num_seqs, cfg.vllm.tensor_parallel_size) == ("vllm", 8, 2)
     for bad in ("backend=sglang", "vllm.max_num_seqs=0", "vllm.gpu_memory_utilization=1.5",
