@@ -2,14 +2,16 @@
 
     python -m benchmarks.data_curve --domain sql --data runs/data/smollm2-135m-instruct/sql \
         --sizes 292,584,1168,2336 [--recipe recipes/sql/suffix.yaml] [--held-out 0] [--out runs/bench/data_curve]
-        [--plot docs/data_curve.png] [--heads name=runs/...,name=...]
+        [--plot docs/data_curve.png] [--heads name=runs/...,name=...] [--also name=DATA_DIR[:N],...]
 
 For each size n, a suffix member is built (`draftpool.models.suffix.build_suffix`, the recipe's settings) from the
 first n answers of a seeded shuffle of the data's train split (`training.train_drafter.answer_sample`: each smaller
 sample inside every larger one), and all are evaluated in one pass over the held-out greedy answers
 (`training.evaluate.evaluate_many`, the evaluation every exported drafter gets: step-0 top-1 and the empirical greedy
 chain, accepted drafts + 1, at the recipe's eval.depth). --heads adds trained heads' own held-out evaluations
-(<run>/eval.json of train_drafter runs, e.g. one per data.max_train_answers) to the table and the plot.
+(<run>/eval.json of train_drafter runs, e.g. one per data.max_train_answers) to the table and the plot. --also adds
+suffix members seeded from other data folders' train answers (N of them, the same seeded sample; all without N), e.g.
+answers to target-written prompts (`data_gen.magpie`), judged on this data's held-out answers like the rest.
 Writes <out>/results.json and a markdown table on stdout.
 """
 
@@ -44,6 +46,7 @@ def main(argv: list[str] | None = None) -> dict:
                                                        "1 = distinct prompts only; 2 = two answers of half the "
                                                        "prompts ...), one curve each")
     ap.add_argument("--heads", default="", help="name=run_dir,... trained runs whose eval.json joins the table")
+    ap.add_argument("--also", default="", help="name=data_dir[:n],... suffix members from other data's train answers")
     ap.add_argument("--out", default="runs/bench/data_curve")
     ap.add_argument("--plot", default="")
     args = ap.parse_args(argv)
@@ -64,12 +67,18 @@ def main(argv: list[str] | None = None) -> dict:
             rows = answer_sample(train, n) if per == 0 else per_prompt_sample(train, n, per)
             if per and len(rows) < n:
                 continue  # the data has too few prompts for n answers at `per` each
-            seqs = [list(r["prompt_ids"]) + list(r["response_ids"]) for r in rows]
             name = f"suffix-{len(rows)}" + (f"-x{per}" if per else "")
-            drafters[name] = ("suffix", build_suffix(seqs, info.vocab_size, **opts))
-            meta[name] = {"answers": len(rows), "distinct_prompts": len({r["prompt_id"] for r in rows}),
-                          "indexed_tokens": drafters[name][1].index.n_tokens}
+            drafters[name], meta[name] = member(rows, info.vocab_size, opts)
             print(f"{name}: {meta[name]}", flush=True)
+    for spec in filter(None, args.also.split(",")):
+        name, _, where = spec.partition("=")
+        folder, _, n = where.partition(":")
+        if not name or not folder or (n and not n.isdigit()):
+            raise ConfigError(f"--also {spec!r}: expected name=data_dir[:n]")
+        rows = answer_sample(list(load_distilled(folder, "train")), int(n or 0))
+        drafters[name], meta[name] = member(rows, info.vocab_size, opts)
+        meta[name]["data"] = folder
+        print(f"{name}: {meta[name]}", flush=True)
     res = evaluate_many(drafters, model, held, depth, max_len, tok.pad_token_id, desc="held-out")
     points = [{"drafter": name, **meta[name], "top1": r["top1_per_step"][0],
                "chain": r["empirical_greedy_chain_length"], "positions": r["positions"]} for name, r in res.items()]
@@ -90,6 +99,14 @@ def main(argv: list[str] | None = None) -> dict:
     if args.plot:
         plot(points, args.plot, f"{args.domain}: held-out chain vs self-distilled answers ({len(held)} held-out)")
     return report
+
+
+def member(rows: list[dict], vocab_size: int, opts: dict) -> tuple[tuple[str, object], dict]:
+    """A suffix member seeded from rows' prompts and answers -> (("suffix", drafter), its figures)."""
+    seqs = [list(r["prompt_ids"]) + list(r["response_ids"]) for r in rows]
+    drafter = build_suffix(seqs, vocab_size, **opts)
+    return ("suffix", drafter), {"answers": len(rows), "distinct_prompts": len({r["prompt_id"] for r in rows}),
+                                 "indexed_tokens": drafter.index.n_tokens}
 
 
 def per_prompt_sample(rows: list[dict], n: int, per: int, seed: int = 0) -> list[dict]:

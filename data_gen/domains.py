@@ -65,6 +65,13 @@ def _rows(name: str) -> tuple[dict[str, str], ...]:
     return tuple(rows)
 
 
+def prompt_set(name: str) -> tuple[dict[str, str], ...]:
+    """The rows {"id", "prompt", "group", "split"} of one shipped prompt set (PROMPT_SETS), in file order."""
+    if name not in PROMPT_SETS:
+        raise UnknownDomainError(f"unknown prompt set {name!r} (known: {', '.join(PROMPT_SETS)})")
+    return _rows(name)
+
+
 def domain_prompts(domain: str) -> dict[str, list[dict[str, str]]]:
     """{"train": [{"id", "prompt", "source", "group"}], "held_out": [...]} for a shipped domain, in file order."""
     check_domain(domain)
