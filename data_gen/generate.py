@@ -154,10 +154,14 @@ def plan_shards(cfg: DataGenConfig, table: dict[str, list[dict[str, str]]]) -> l
     return shards
 
 
-def render_prompt(tok, prompt: str, system_prompt: str = "") -> list[int]:
-    messages = ([{"role": "system", "content": system_prompt}] if system_prompt else []) + [
+def chat_messages(prompt: str, system_prompt: str = "") -> list[dict[str, str]]:
+    """One user turn, after a system turn when system_prompt is set ('' = the template's default)."""
+    return ([{"role": "system", "content": system_prompt}] if system_prompt else []) + [
         {"role": "user", "content": prompt}]
-    ids = tok.apply_chat_template(messages, add_generation_prompt=True, tokenize=True)
+
+
+def render_prompt(tok, prompt: str, system_prompt: str = "") -> list[int]:
+    ids = tok.apply_chat_template(chat_messages(prompt, system_prompt), add_generation_prompt=True, tokenize=True)
     if isinstance(ids, dict) or hasattr(ids, "keys"):
         ids = ids["input_ids"]
     return list(ids)

@@ -68,10 +68,11 @@ class MagpieConfig:
 
 def pre_query_ids(tok, system_prompt: str = "") -> list[int]:
     """The chat template rendered up to where the user message's text starts, as token ids."""
-    messages = ([{"role": "system", "content": system_prompt}] if system_prompt else []) + [
-        {"role": "user", "content": _SENTINEL}]
+    from data_gen.generate import chat_messages
+
     try:
-        text = tok.apply_chat_template(messages, tokenize=False, add_generation_prompt=False)
+        text = tok.apply_chat_template(chat_messages(_SENTINEL, system_prompt), tokenize=False,
+                                       add_generation_prompt=False)
     except ValueError as e:  # no chat template
         raise ConfigError(f"the target's tokenizer has no usable chat template: {e}") from None
     if _SENTINEL not in text:
