@@ -12,7 +12,7 @@ from typing import Any
 
 import torch
 
-from specsel.decoding.costs import sync_device
+from draftpool.forward.timing import sync_device
 from specsel.decoding.request import RequestMetrics, cut_at_stop
 
 

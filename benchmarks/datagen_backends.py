@@ -62,7 +62,7 @@ def linear_rates(model, rows: int, reps: int = 5) -> tuple[float, float]:
     """(FLOP/s of the decoder's linears, FLOP/s of the lm_head) on `rows` rows, as the engine runs them (the lean
     forward's prepacked weights where this CPU packs the dtype), every layer's own weights in turn as a pass streams
     them: the median of `reps` timed runs."""
-    from specsel.decoding.lean import LeanForward
+    from draftpool.forward.lean import LeanForward
 
     lean = LeanForward(model, pad_single=False)
     cfg = model.config.get_text_config()

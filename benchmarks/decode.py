@@ -51,6 +51,7 @@ from benchmarks.baselines import hf_assisted, hf_prompt_lookup
 from data_gen.domains import ALL_DOMAINS, check_domain, domain_prompts
 from data_gen.generate import render_prompt, stop_token_ids
 from draftpool.config import ConfigError, build, field, to_dict
+from draftpool.forward.sampling import SamplingParams
 from draftpool.io import atomic_write_json, atomic_write_text, cache_root
 from draftpool.target import (
     DEFAULT_TARGET,
@@ -65,7 +66,6 @@ from draftpool.target import (
 from specsel.decoding.costs import cache_path, cpu_model, device_name, time_passes
 from specsel.decoding.loop import SpecDecoder
 from specsel.decoding.request import RequestMetrics
-from specsel.decoding.sampling import SamplingParams
 from specsel.decoding.target import BACKENDS, TargetRunner
 from specsel.decoding.tree import TreeSpec
 

@@ -43,8 +43,8 @@ def child(variant: str, lengths: range, again_every: int, new_tokens: int, threa
     import psutil
     import torch
 
+    from draftpool.forward import lean, packed
     from draftpool.target import load_target, resolve_target
-    from specsel.decoding import lean, packed
     from specsel.decoding.loop import SpecDecoder
 
     if "unpadded" in parts:  # every pass at its own row count, as before the padding

@@ -23,7 +23,7 @@ def resolve_backend(backend: str, model) -> str:
     probe; the slot forward runs the same weights and blocks), else hf."""
     if backend != "auto":
         return backend
-    from specsel.decoding import lean_probe
+    from draftpool.forward import lean_probe
 
     why, _, _ = lean_probe.probe(model)
     return "engine" if why is None else "hf"
@@ -35,7 +35,7 @@ def generate_engine(cfg: DataGenConfig, model, todo: list[dict[str, Any]], rende
     as soon as its last answer ends. Jobs go shard by shard (a killed run loses little), each shard's by prompt
     length; every job samples from its own seed, derived from (seed, shard name, row)."""
     from data_gen.continuous import Job, Stats, generate
-    from specsel.decoding.slots import SlotForward
+    from draftpool.forward.slots import SlotForward
 
     jobs = []
     for shard in todo:

@@ -1,12 +1,12 @@
 """Continuous batching over the slot forward: the `engine` backend of self-distillation.
 
-Jobs (one prompt to answer at one temperature) fill the KV-cache slots of `specsel.decoding.slots.SlotForward`; every
+Jobs (one prompt to answer at one temperature) fill the KV-cache slots of `draftpool.forward.slots.SlotForward`; every
 pass steps each running answer by one token and prefills the prompts just placed. A finished answer frees its slot and
 the next job takes it in the next pass, so no row waits for the longest answer of a batch and no compute goes to
 padding (beyond the few pad rows of a long pass, slots.py's docstring).
 
 Sampling: each job draws from its own `torch.Generator` seeded by the job (not by its batch), with the transform
-transformers' `generate` applies (temperature, then top-p; `specsel.decoding.sampling.filter_logits`), so an answer
+transformers' `generate` applies (temperature, then top-p; `draftpool.forward.sampling.filter_logits`), so an answer
 does not depend on which other jobs shared its passes: a resumed run draws what the first attempt would have drawn,
 wherever the kernels compute a row alike at every pass width (tests/data_gen/test_continuous.py checks it on the real
 target).
@@ -20,8 +20,8 @@ from typing import Any
 
 import torch
 
-from specsel.decoding.sampling import SamplingParams, filter_logits
-from specsel.decoding.slots import SlotForward
+from draftpool.forward.sampling import SamplingParams, filter_logits
+from draftpool.forward.slots import SlotForward
 
 
 @dataclass

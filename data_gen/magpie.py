@@ -156,8 +156,8 @@ def run(cfg: MagpieConfig, model=None, tok=None, info=None) -> Path:
     from data_gen.backends import target_dtype
     from data_gen.continuous import Job
     from data_gen.generate import shard_seed, stop_token_ids
+    from draftpool.forward.slots import SlotForward
     from draftpool.target import load_target, resolve_device, resolve_target
-    from specsel.decoding.slots import SlotForward
 
     # 1. target, template, filter
     info = info or resolve_target(cfg.target)

@@ -35,6 +35,7 @@ import torch
 
 from data_gen.generate import stop_token_ids
 from draftpool.config import ConfigError, field, help_text, load_config
+from draftpool.forward.sampling import SamplingParams
 from draftpool.heap import bound_heap
 from draftpool.io import LockedError, cache_root, run_lock
 from draftpool.models import KINDS, get_kind
@@ -54,7 +55,6 @@ from online.vllm_engine import VllmServeOptions
 from specsel.decoding.auto import auto_spec
 from specsel.decoding.costs import cache_path
 from specsel.decoding.loop import SpecDecoder, SpecError
-from specsel.decoding.sampling import SamplingParams
 from specsel.lookahead.config import LookaheadConfig, problem_prompt
 from specsel.selection.delayed_feedback import GameConfig
 from specsel.selection.learners import make_learner

@@ -13,9 +13,9 @@ import secrets
 from collections.abc import Iterator
 from typing import Any
 
+from draftpool.forward.sampling import SamplingParams
 from online.http_api import HttpFrontend, Job, error_body, openai_chunk, openai_reply, usage
 from specsel.decoding.request import cut_at_stop
-from specsel.decoding.sampling import SamplingParams
 
 
 def _ids(encoded) -> list[int]:

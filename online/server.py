@@ -16,11 +16,11 @@ from dataclasses import dataclass
 
 import torch
 
+from draftpool.forward.sampling import SamplingParams
 from online.feedback import FeedbackCollector
 from online.hotswap import HotSwap
 from online.process import TrainerHandle
 from specsel.decoding.loop import SpecDecoder
-from specsel.decoding.sampling import SamplingParams
 
 SWAPS = ("cycle", "request")
 

@@ -35,7 +35,7 @@ def _complete(path: Path) -> bool:
 def build_cache(target, dataset, layers: list[int], cache_dir: Path, sig: str, rows_per_pass: int = 1024) -> None:
     """Compute missing entries (resumable: a file exists only once complete); `sig` names target + layers + data.
 
-    Where the lean forward reproduces the target, sequences go through the slot forward (specsel/decoding/slots.py)
+    Where the lean forward reproduces the target, sequences go through the slot forward (draftpool/forward/slots.py)
     several at a time, up to `rows_per_pass` rows per pass: one matmul per linear for all of them, no padding between
     them; elsewhere one transformers forward per sequence."""
     cache_dir.mkdir(parents=True, exist_ok=True)
@@ -67,8 +67,8 @@ def build_cache(target, dataset, layers: list[int], cache_dir: Path, sig: str, r
 
 def _slot_forward(target, slots: int, capacity: int):
     """The slot forward over `target` where the lean forward reproduces it, else None."""
-    from specsel.decoding import lean_probe
-    from specsel.decoding.slots import SlotForward
+    from draftpool.forward import lean_probe
+    from draftpool.forward.slots import SlotForward
 
     why, _, _ = lean_probe.probe(target)
     return SlotForward(target, slots, capacity) if why is None else None

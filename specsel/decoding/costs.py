@@ -11,22 +11,15 @@ from __future__ import annotations
 
 import json
 import platform
-import statistics
-import time
 from pathlib import Path
 
 import torch
 
+from draftpool.forward.sampling import SamplingParams
+from draftpool.forward.timing import median_time, sync_device  # noqa: F401 - re-exported
 from draftpool.io import atomic_write_json
 from specsel.decoding.auto import Costs
-from specsel.decoding.sampling import SamplingParams
 from specsel.decoding.tree import TreeSpec
-
-
-def sync_device(device: torch.device) -> None:
-    """Wait for queued GPU work so wall-clock timings are real (no-op on CPU)."""
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
 
 
 def _module_sig(module) -> str:
@@ -102,20 +95,6 @@ def store(path: str | Path | None, key: str, costs: Costs) -> None:
         table = {}
     table[key] = costs.to_json()
     atomic_write_json(path, table)
-
-
-def median_time(fn, device: torch.device, repeats: int, after=None) -> float:
-    """Median wall seconds of `repeats` calls of fn() (device work waited for); after(), untimed, follows each."""
-    times = []
-    for _ in range(repeats):
-        sync_device(device)
-        t0 = time.perf_counter()
-        fn()
-        sync_device(device)
-        times.append(time.perf_counter() - t0)
-        if after is not None:
-            after()
-    return statistics.median(times)
 
 
 def measure(target, drafter, state, k: int, repeats: int = 3, trees: tuple = ()) -> Costs:

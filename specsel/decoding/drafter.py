@@ -14,7 +14,7 @@ from typing import Protocol
 
 import torch
 
-from specsel.decoding.sampling import SamplingParams
+from draftpool.forward.sampling import SamplingParams
 from specsel.decoding.tree import DraftTree, TreeSpec
 
 

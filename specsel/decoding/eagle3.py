@@ -10,10 +10,10 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
+from draftpool.forward.packed import packed_view
+from draftpool.forward.sampling import SamplingParams, probs_from_logits, sample
 from draftpool.models.eagle3 import OFFSET
 from specsel.decoding.drafter import take_rows
-from specsel.decoding.packed import packed_view
-from specsel.decoding.sampling import SamplingParams, probs_from_logits, sample
 from specsel.decoding.tree import DraftTree, TreeSpec, reindex, select_nodes
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import torch
 from transformers import DynamicCache
 
+from draftpool.forward.sampling import SamplingParams, probs_from_logits, sample
 from draftpool.target import cache_kw
 from specsel.decoding.drafter import take_rows
-from specsel.decoding.sampling import SamplingParams, probs_from_logits, sample
 from specsel.decoding.tree import DraftTree, TreeSpec
 
 

@@ -22,11 +22,11 @@ from typing import Protocol
 
 import torch
 
+from draftpool.forward.sampling import SamplingParams, probs_from_logits, sample
+from draftpool.forward.timing import sync_device
 from specsel.decoding import costs as cost_model
 from specsel.decoding.auto import AutoChooser, AutoSpec
-from specsel.decoding.costs import sync_device
 from specsel.decoding.request import DecodeState, RequestMetrics, cut_at_stop
-from specsel.decoding.sampling import SamplingParams, probs_from_logits, sample
 from specsel.decoding.target import CacheError, TargetPass, TargetRunner
 from specsel.decoding.tree import TreeSpec, ancestor_mask
 from specsel.decoding.verify import verify_chain_greedy, verify_chain_sampling, verify_tree_greedy

@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import torch
 
+from draftpool.forward.sampling import SamplingParams
 from draftpool.models.suffix import NgramModel, SuffixModel
 from draftpool.models.suffix_index import RequestIndex, choose
 from specsel.decoding.drafter import take_rows
-from specsel.decoding.sampling import SamplingParams
 from specsel.decoding.tree import DraftTree, TreeSpec
 
 

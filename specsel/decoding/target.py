@@ -19,10 +19,10 @@ import torch
 from transformers import DynamicCache
 from transformers.cache_utils import DynamicLayer
 
+from draftpool.forward import lean as lean_forward
+from draftpool.forward import lean_probe
 from draftpool.models.kind import aux_features
 from draftpool.target import cache_kw
-from specsel.decoding import lean as lean_forward
-from specsel.decoding import lean_probe
 
 BACKENDS = ("auto", "lean", "hf")
 
@@ -100,7 +100,7 @@ def lazy_head_matches(model) -> bool:
 class TargetRunner:
     """Wraps a transformers causal LM. `aux_layers` (HF hidden_states ids) selects the EAGLE-3 features to return.
 
-    backend: "lean" runs `specsel.decoding.lean` (Llama-family targets it reproduces, an error otherwise), "hf" the
+    backend: "lean" runs `draftpool.forward.lean` (Llama-family targets it reproduces, an error otherwise), "hf" the
     transformers forward with its Cache API, "auto" the lean forward where it applies, else transformers.
     compile: torch.compile the forward (the lean forward's per-layer blocks, or the whole transformers forward).
     """

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import torch
 
-from specsel.decoding.sampling import sample
+from draftpool.forward.sampling import sample
 
 
 def verify_chain_greedy(draft: list[int], choice: Callable[[int], int]) -> tuple[int, int]:

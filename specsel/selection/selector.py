@@ -18,9 +18,9 @@ from typing import Literal
 import torch
 import torch.nn.functional as F
 
+from draftpool.forward.sampling import SamplingParams, probs_from_logits
 from specsel.decoding.loop import SpecDecoder, SpecError
 from specsel.decoding.request import DecodeState
-from specsel.decoding.sampling import SamplingParams, probs_from_logits
 from specsel.decoding.target import TargetPass
 from specsel.selection.delayed_feedback import DelayedFeedback, GameConfig
 from specsel.selection.estimators import (

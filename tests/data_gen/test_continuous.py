@@ -13,8 +13,8 @@ from data_gen.continuous import Job, generate, shared_prefix
 from data_gen.domains import domain_prompts
 from data_gen.generate import DataGenConfig, load_distilled, render_prompt, run, stop_token_ids
 from draftpool.config import load_config
+from draftpool.forward.slots import SlotError, SlotForward
 from draftpool.target import DEFAULT_TARGET
-from specsel.decoding.slots import SlotError, SlotForward
 
 ROOT = Path(__file__).resolve().parents[2]
 

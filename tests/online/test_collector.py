@@ -49,8 +49,8 @@ def test_pool_decoder_feeds_the_collector_through_its_engine():
 def test_a_sampled_request_feeds_the_target_s_own_distribution(temperature):
     """Per-request sampling over HTTP: whatever a request samples with, the feedback rows are the target's raw
     log-probabilities at the committed positions (what the trainer distills), never the temperature's."""
+    from draftpool.forward.sampling import SamplingParams
     from online.server import AdaptiveServer, Request
-    from specsel.decoding.sampling import SamplingParams
 
     logits = torch.randn(V, V, generator=torch.Generator().manual_seed(0)) * 3  # a target that really samples
     model = BigramLM(logits)

@@ -302,9 +302,9 @@ def test_parse_address():
 
 def test_the_served_request_is_cut_when_its_client_is_gone():
     """The glue: a Request's `cancelled` reaches the decoder, and the record says the answer was cut."""
+    from draftpool.forward.sampling import SamplingParams
     from online.server import AdaptiveServer, Request
     from specsel.decoding.loop import SpecDecoder
-    from specsel.decoding.sampling import SamplingParams
     from tests.stubs import BigramLM, successor_table
 
     dec = SpecDecoder(BigramLM(successor_table(16, lambda t: (t + 1) % 16)), mode="plain")

@@ -4,13 +4,13 @@ import pytest
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 
+from draftpool.forward.sampling import SamplingParams
 from draftpool.models import KINDS
 from specsel.decoding.drafter import drafter_classes, make_drafter
 from specsel.decoding.eagle3 import Eagle3Drafter
 from specsel.decoding.llama import LlamaDrafter
 from specsel.decoding.loop import SpecDecoder, SpecError
 from specsel.decoding.request import DecodeState
-from specsel.decoding.sampling import SamplingParams
 from specsel.decoding.tree import TreeSpec
 from specsel.selection.head_bank import HeadBank
 from tests.stubs import DRAFT_VOCAB, VOCAB, BigramLM, make_head, successor_table, tiny_target

@@ -4,12 +4,12 @@ import pytest
 import torch
 from transformers import DynamicCache, LlamaConfig, LlamaForCausalLM
 
+from draftpool.forward.sampling import SamplingParams
 from draftpool.models.eagle3 import Eagle3Head, head_config, select_draft_vocab
 from draftpool.target import cache_kw
 from specsel.decoding.eagle3 import Eagle3Drafter
 from specsel.decoding.loop import SpecDecoder
 from specsel.decoding.request import DecodeState
-from specsel.decoding.sampling import SamplingParams
 from specsel.decoding.tree import TreeSpec
 
 VOCAB, DRAFT_VOCAB = 128, 48

@@ -3,11 +3,11 @@
 import pytest
 import torch
 
+from draftpool.forward.sampling import SamplingParams
 from specsel.decoding.auto import AutoSpec, Costs
 from specsel.decoding.llama import LlamaDrafter
 from specsel.decoding.loop import PhaseTimer, SpecDecoder
 from specsel.decoding.request import RequestMetrics
-from specsel.decoding.sampling import SamplingParams
 from specsel.decoding.tree import TreeSpec
 from specsel.selection.learners import make_learner
 from specsel.selection.selector import Selector

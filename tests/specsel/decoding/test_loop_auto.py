@@ -7,10 +7,10 @@ import time
 
 import pytest
 
+from draftpool.forward.sampling import SamplingParams
 from specsel.decoding.auto import AutoSpec, Costs
 from specsel.decoding.llama import LlamaDrafter
 from specsel.decoding.loop import SpecDecoder, SpecError
-from specsel.decoding.sampling import SamplingParams
 from specsel.selection.learners import make_learner
 from specsel.selection.selector import Selector
 from tests.stubs import BigramLM, successor_table

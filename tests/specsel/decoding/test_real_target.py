@@ -7,6 +7,7 @@ import torch
 
 from data_gen.domains import domain_prompts
 from data_gen.generate import render_prompt, stop_token_ids
+from draftpool.forward.sampling import SamplingParams
 from draftpool.models.eagle3 import Eagle3Head, default_aux_layers, head_config, select_draft_vocab
 from draftpool.models.llama import build_drafter
 from specsel.decoding import costs as cost_model
@@ -14,7 +15,6 @@ from specsel.decoding.auto import TREE_GRID, AutoSpec, Costs
 from specsel.decoding.eagle3 import Eagle3Drafter
 from specsel.decoding.llama import LlamaDrafter
 from specsel.decoding.loop import SpecDecoder
-from specsel.decoding.sampling import SamplingParams
 from specsel.decoding.tree import TreeSpec
 from tests.stubs import OracleTreeDrafter, SteeredHead, fresh_cache_matches
 

@@ -6,10 +6,10 @@ from collections import Counter
 import pytest
 import torch
 
+from draftpool.forward.sampling import SamplingParams
 from draftpool.models.suffix import NgramModel, build_suffix
 from specsel.decoding.llama import LlamaDrafter
 from specsel.decoding.loop import SpecDecoder
-from specsel.decoding.sampling import SamplingParams
 from specsel.decoding.suffix import NgramDrafter, SuffixDrafter
 from specsel.selection.learners import make_learner
 from specsel.selection.selector import Selector

@@ -6,9 +6,9 @@ import torch
 
 from data_gen.domains import domain_prompts
 from data_gen.generate import render_prompt, stop_token_ids
+from draftpool.forward.sampling import SamplingParams, probs_from_logits
 from draftpool.models.suffix import NgramModel, build_suffix
 from specsel.decoding.loop import SpecDecoder
-from specsel.decoding.sampling import SamplingParams, probs_from_logits
 from specsel.decoding.suffix import NgramDrafter, SuffixDrafter
 from specsel.decoding.tree import TreeSpec
 from specsel.selection.learners import make_learner

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from specsel.decoding.sampling import SamplingParams, probs_from_logits, sample
+from draftpool.forward.sampling import SamplingParams, probs_from_logits, sample
 from specsel.decoding.verify import verify_chain_greedy, verify_chain_sampling, verify_tree_greedy
 
 

@@ -5,7 +5,7 @@ import itertools
 import pytest
 import torch
 
-from specsel.decoding.sampling import SamplingParams
+from draftpool.forward.sampling import SamplingParams
 from specsel.decoding.verify import verify_chain_sampling
 from specsel.selection.estimators import (
     accept_length_estimate,

@@ -6,10 +6,10 @@ import weakref
 import pytest
 import torch
 
+from draftpool.forward.sampling import SamplingParams
 from specsel.decoding.eagle3 import Eagle3Drafter
 from specsel.decoding.loop import SpecDecoder
 from specsel.decoding.request import DecodeState
-from specsel.decoding.sampling import SamplingParams
 from specsel.selection.delayed_feedback import GameConfig
 from specsel.selection.head_bank import HeadBank, same_shape
 from specsel.selection.learners import make_learner

@@ -5,9 +5,9 @@ import pytest
 import torch
 
 from benchmarks.replay import Method, ReplayRequest, acceptance_tables, replay
+from draftpool.forward.sampling import SamplingParams
 from specsel.decoding.llama import LlamaDrafter
 from specsel.decoding.loop import SpecDecoder, SpecError
-from specsel.decoding.sampling import SamplingParams
 from specsel.selection.delayed_feedback import DelayedFeedback, GameConfig
 from specsel.selection.learners import make_learner
 from specsel.selection.selector import Selector

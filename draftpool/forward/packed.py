@@ -1,6 +1,6 @@
 """oneDNN-prepacked linears for decoding on CPU, and the few row counts a long pass runs at.
 
-The lean forward (specsel/decoding/lean.py) runs the target's linears through `Linear`; drafters run theirs through
+The lean forward (draftpool/forward/lean.py) runs the target's linears through `Linear`; drafters run theirs through
 `packed_view` (`PackedLinear`: the module's own weights, repacked when a hot swap changes them in place). oneDNN keeps
 native memory for every row count a linear has run at, so a pass of more than LONG_PASS rows runs padded to
 `padded_rows` (lean.py's docstring, memory).

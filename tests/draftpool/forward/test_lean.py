@@ -19,8 +19,8 @@ from transformers import (
     Qwen2ForCausalLM,
 )
 
+from draftpool.forward import lean, lean_probe, timing
 from draftpool.target import cache_kw
-from specsel.decoding import costs, lean, lean_probe
 from specsel.decoding.auto import AutoSpec, Costs
 from specsel.decoding.eagle3 import Eagle3Drafter
 from specsel.decoding.llama import LlamaDrafter
@@ -235,7 +235,7 @@ def test_the_pad_row_count_is_the_fastest_measured_and_every_choice_is_row_invar
         return real(self, tokens, *a)
 
     monkeypatch.setattr(lean.LeanForward, "forward", timed)
-    monkeypatch.setattr(costs.time, "perf_counter", lambda: clock[0])  # the clock `median_time` reads
+    monkeypatch.setattr(timing.time, "perf_counter", lambda: clock[0])  # the clock `median_time` reads
     assert lean.fastest_pad(fwd, ids) == 3
     cost.update({2: 1.015})
     assert lean.fastest_pad(fwd, ids) == 2

@@ -37,9 +37,7 @@ import torch.nn.functional as F
 from transformers import DynamicCache
 from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
 
-from draftpool.target import cache_kw
-from specsel.decoding.costs import median_time
-from specsel.decoding.packed import (  # noqa: F401 - re-exported: the lean forward's public names
+from draftpool.forward.packed import (  # noqa: F401 - re-exported: the lean forward's public names
     _CAN_PACK,
     LONG_PASS,
     PACK_ROWS,
@@ -51,6 +49,8 @@ from specsel.decoding.packed import (  # noqa: F401 - re-exported: the lean forw
     packed_view,
     padded_rows,
 )
+from draftpool.forward.timing import median_time
+from draftpool.target import cache_kw
 
 SUPPORTED = ("llama", "mistral", "qwen2")  # same block: pre-norm attention + gated MLP, RoPE, no q/k norm
 PAD_ROWS = (2, 3, 4)  # rows a shorter pass may be padded to (>= 2: the kernels verification uses); `build` times

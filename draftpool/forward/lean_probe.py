@@ -11,7 +11,7 @@ from collections import OrderedDict
 import torch
 import torch.nn.functional as F
 
-from specsel.decoding import costs, lean
+from draftpool.forward import lean, timing
 
 try:  # ~10 GB/s: fingerprinting a 135M-parameter target takes ~0.05 s (sha256: ~1.3 s)
     import xxhash
@@ -69,7 +69,7 @@ def fingerprint(model, prepack: bool = True, pad_single: bool = True, compile: b
             torch.backends.cpu.get_cpu_capability(), torch.__version__,
             lean.build, lean.unsupported, lean.LeanForward, lean.LeanForward.__init__, lean.LeanForward.forward,
             lean.LeanForward.lm_head, lean.LeanForward._attend, lean.fastest_pad, lean.batch_invariant,
-            lean.median_time, costs.median_time, costs.time.perf_counter, lean._rms_norm, lean._linear, lean._blocks,
+            lean.median_time, timing.median_time, timing.time.perf_counter, lean._rms_norm, lean._linear, lean._blocks,
             lean._weights, lean._block_fns, lean.apply_rotary_pos_emb, lean.cache_kw, F.scaled_dot_product_attention)
 
 

@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from specsel.decoding.sampling import SamplingParams, filter_logits, probs_from_logits
+from draftpool.forward.sampling import SamplingParams, filter_logits, probs_from_logits
 
 
 def reference_filter(logits: list[float], t: float, k: int, p: float) -> list[bool]:

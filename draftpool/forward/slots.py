@@ -23,8 +23,8 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from specsel.decoding import lean
-from specsel.decoding.packed import padded_rows
+from draftpool.forward import lean
+from draftpool.forward.packed import padded_rows
 
 
 class SlotError(ValueError):
