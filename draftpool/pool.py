@@ -11,6 +11,8 @@ pool. Loading is strict: architecture, target (weights hash, sizes, layer count)
 
 from __future__ import annotations
 
+from collections.abc import Collection
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +26,18 @@ from draftpool.models.llama import load_llama, write_llama
 from draftpool.target import TargetInfo
 
 # the pool format's API: each kind's folder code lives with its model (draftpool/models/)
-__all__ = ["EAGLE3_ARCH", "DrafterLoadError", "check_manifest", "drafter_eval", "load_eagle3", "load_llama",
-           "load_pool", "read_manifest", "update_pool_manifest", "write_eagle3", "write_llama"]
+__all__ = ["EAGLE3_ARCH", "DrafterLoadError", "Member", "check_manifest", "drafter_eval", "load_eagle3", "load_llama",
+           "load_members", "load_pool", "read_manifest", "update_pool_manifest", "write_eagle3", "write_llama"]
+
+
+@dataclass(frozen=True)
+class Member:
+    """One loaded drafter of a pool: its manifest name, its kind (`draftpool.models.get_kind(member.kind)`) and the
+    module (or model-free index) that kind loaded."""
+
+    name: str
+    kind: str
+    module: Any
 
 
 def drafter_eval(path: str | Path) -> dict[str, Any] | None:
@@ -92,20 +104,27 @@ def update_pool_manifest(pool_dir: Path, target: TargetInfo, name: str, entry: d
     atomic_write_json(Path(pool_dir) / "pool.json", manifest)
 
 
-def load_pool(pool_dir: str | Path, info: TargetInfo, target_model, kinds: list[str] | tuple[str, ...] = tuple(KINDS),
-              at_least: int = 1) -> tuple[list[str], dict[str, tuple[str, torch.nn.Module]]]:
-    """Every drafter of the given kinds in a pool, loaded and checked, in name order: (names, {name: (kind,
-    model)}). EAGLE-3 heads share the target's token embedding."""
+def load_members(pool_dir: str | Path, info: TargetInfo, target_model,
+                 kinds: list[str] | tuple[str, ...] = tuple(KINDS), at_least: int = 1,
+                 names: Collection[str] | None = None) -> list[Member]:
+    """Every drafter of the given kinds in a pool (only those `names`, when given), loaded and checked, in name
+    order. EAGLE-3 heads share the target's token embedding."""
     pool_dir = Path(pool_dir)
     manifest = read_manifest(pool_dir)
     if not manifest:
         raise DrafterLoadError(f"no pool at {pool_dir} (pool.json missing): run build_pool.py first")
-    models: dict[str, tuple[str, torch.nn.Module]] = {}
-    for name, e in sorted(manifest["drafters"].items()):
-        if e["kind"] not in kinds:
-            continue
-        models[name] = (e["kind"], get_kind(e["kind"]).load(pool_dir / e["path"], info, target_model))
-    if len(models) < at_least:
-        raise DrafterLoadError(f"{pool_dir} has {len(models)} drafter(s) of kind {list(kinds)}: this needs "
+    members = [Member(name, e["kind"], get_kind(e["kind"]).load(pool_dir / e["path"], info, target_model))
+               for name, e in sorted(manifest["drafters"].items())
+               if e["kind"] in kinds and (names is None or name in names)]
+    if len(members) < at_least:
+        raise DrafterLoadError(f"{pool_dir} has {len(members)} drafter(s) of kind {list(kinds)}: this needs "
                                f">= {at_least}")
-    return list(models), models
+    return members
+
+
+def load_pool(pool_dir: str | Path, info: TargetInfo, target_model, kinds: list[str] | tuple[str, ...] = tuple(KINDS),
+              at_least: int = 1) -> tuple[list[str], dict[str, tuple[str, torch.nn.Module]]]:
+    """`load_members` in the older shape its callers still unpack: (names, {name: (kind, model)}). New code calls
+    `load_members` (a list of `Member`)."""
+    members = load_members(pool_dir, info, target_model, kinds, at_least)
+    return [m.name for m in members], {m.name: (m.kind, m.module) for m in members}

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from draftpool.models import get_kind
 from online.dpo import DPOUpdater, PairUpdater
 from online.guard import Verdict
 from online.sft import SFTUpdater
@@ -83,8 +84,9 @@ def step_acceptance(model: torch.nn.Module, pairs: list[PreferencePair], cutter:
 class StepTrainer:
     def __init__(self, models: dict[str, tuple[str, torch.nn.Module]], cfg, env: StepEnv):
         cfg.validate()
-        if len(models) != 1 or next(iter(models.values()))[0] != "llama":
-            raise ValueError(f"lookahead reasoning adapts one Llama step drafter, got {sorted(models)}")
+        if len(models) != 1 or not get_kind(next(iter(models.values()))[0]).capabilities.step_drafter:
+            raise ValueError(f"lookahead reasoning adapts one Llama step drafter (a kind with the step_drafter "
+                             f"capability), got {sorted(models)}")
         self.cfg, self.models, self.env = cfg, models, env
         self.names = list(models)
         self.name = self.names[0]

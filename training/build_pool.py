@@ -1,14 +1,14 @@
 """Build a target's default drafter pool, then fill pool.json with the domain x drafter held-out acceptance matrix.
 
-    python build_pool.py [--target ID_OR_PATH] [--profile quick|full] [--drafters eagle3,suffix[,llama68m]]
+    python build_pool.py [--target ID_OR_PATH] [--profile quick|full] [--drafters eagle3,suffix[,llama]]
                          [--domains sql,python,...] [key=value ...]
 
 One EAGLE-3 specialist per shipped domain plus the general-mix head, and beside each a suffix index seeded from the
 same self-distilled answers (model-free: no gradient step, about a minute; docs/model_free.md), and the independent
-Llama drafters with `--drafters eagle3,suffix,llama68m`, each made by `train_drafter.run` from its recipe
-(self-distillation first where the domain's data is missing). Resumable per drafter: a drafter whose pool entry
-records the same build signature is skipped, and a killed drafter resumes from its own checkpoints. Extra
-`key=value` overrides go to every drafter.
+Llama drafters with `--drafters eagle3,suffix,llama` (llama68m: its older name), each made by `train_drafter.run`
+from its recipe (self-distillation first where the domain's data is missing). Resumable per drafter: a drafter whose
+pool entry records the same build signature is skipped, and a killed drafter resumes from its own checkpoints.
+Extra `key=value` overrides go to every drafter.
 
 Profiles (the recipes stay the reference for a single drafter):
 - quick: sized for 2 CPU cores and the embedded target: the first 160 train and 32 held-out prompts of each split
@@ -34,11 +34,11 @@ from data_gen.domains import ALL_DOMAINS, GENERAL, check_domain
 from data_gen.generate import DataGenConfig, data_dir_for, load_distilled
 from draftpool.config import ConfigError, build, deep_merge, load_config, read_yaml
 from draftpool.io import atomic_write_json
-from draftpool.models import get_kind
-from draftpool.pool import DrafterLoadError, read_manifest
+from draftpool.pool import DrafterLoadError, load_members, read_manifest
 from draftpool.target import DEFAULT_TARGET, load_target, resolve_target
 from training.evaluate import EXPORTED, evaluate_many, write_eval
-from training.train_drafter import DRAFTERS, WARM_START, NaNLossError, TrainConfig, make_accelerator, run
+from training.kinds import drafter_names, training_for
+from training.train_drafter import NaNLossError, TrainConfig, make_accelerator, run
 
 PROFILES = {
     "quick": {"train": ["data.gen.max_prompts_per_split=160", "data.gen.max_held_out_prompts=32",
@@ -68,8 +68,9 @@ def load_cfg(target: str, profile: str, drafter: str, domain: str, overrides: li
     extra = [f"domain={domain}", f"drafter={drafter}", f"target={target}"]
     prof = PROFILES[profile]
     steps = prof["general"] if domain == GENERAL else prof["specialist"]
-    start = [f"{WARM_START[drafter]}={init_from}"] if init_from else []
-    return load_config(TrainConfig, f"recipes/{domain}/{drafter}.yaml",
+    setup = training_for(drafter)
+    start = [f"{setup.warm_start}={init_from}"] if init_from else []
+    return load_config(TrainConfig, f"recipes/{domain}/{setup.folder}.yaml",
                        [run_dir] + prof["train"] + steps + start + overrides + extra)
 
 
@@ -90,14 +91,15 @@ def train_all(target: str, profile: str, drafters: list[str], domains: list[str]
         for domain in order:
             cfg = load_cfg(target, profile, drafter, domain, overrides)
             pool_dir = pool_dir_of(cfg, info.slug)
-            general = pool_dir / f"{GENERAL}-{drafter}"
+            folder, warm_start = training_for(drafter).folder, training_for(drafter).warm_start
+            general = pool_dir / f"{GENERAL}-{folder}"
             init_from = ""
-            if (PROFILES[profile]["warm_start"] and drafter in WARM_START and domain != GENERAL
+            if (PROFILES[profile]["warm_start"] and warm_start and domain != GENERAL
                     and general.is_dir()):
                 init_from = str(general)
                 cfg = load_cfg(target, profile, drafter, domain, overrides, init_from)
             sig = build_signature(profile, overrides, init_from)
-            name = f"{domain}-{drafter}"
+            name = f"{domain}-{folder}"
             entry = _manifest(pool_dir).get("drafters", {}).get(name, {})
             if entry.get("build") == sig and (pool_dir / name).is_dir():
                 print(f"[build_pool] {name}: already built with this signature, skipped")
@@ -119,11 +121,7 @@ def fill_matrix(pool_dir: Path, target: str, data_dirs: dict[str, Path], max_seq
     info = resolve_target(target)
     target_model, tok = load_target(info)
     manifest = _manifest(pool_dir)
-    models = {}
-    for name, entry in manifest["drafters"].items():
-        if names is not None and name not in names:
-            continue
-        models[name] = (entry["kind"], get_kind(entry["kind"]).load(pool_dir / entry["path"], info, target_model))
+    models = {m.name: (m.kind, m.module) for m in load_members(pool_dir, info, target_model, at_least=0, names=names)}
     matrix = manifest.get("matrix", {})
     for domain, ddir in data_dirs.items():
         rows = [r for r in load_distilled(ddir, "held_out") if r["temperature"] == 0.0]
@@ -182,16 +180,16 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--target", default=DEFAULT_TARGET)
     ap.add_argument("--profile", default="quick", choices=sorted(PROFILES))
-    ap.add_argument("--drafters", default="eagle3,suffix", help=f"comma list of {', '.join(DRAFTERS)}")
+    ap.add_argument("--drafters", default="eagle3,suffix", help=f"comma list of {', '.join(drafter_names())}")
     ap.add_argument("--domains", default=",".join(ALL_DOMAINS), help="comma list (default: all shipped + general)")
     ap.add_argument("--matrix-only", action="store_true", help="skip training, recompute the matrix")
     args, overrides = ap.parse_known_args(argv)
     try:
         drafters = [d for d in args.drafters.split(",") if d]
         domains = [check_domain(d) for d in args.domains.split(",") if d]
-        bad = [d for d in drafters if d not in DRAFTERS]
+        bad = [d for d in drafters if d not in drafter_names()]
         if bad or not drafters or not domains:
-            raise ConfigError(f"--drafters must list some of {', '.join(DRAFTERS)} (got {args.drafters!r}); "
+            raise ConfigError(f"--drafters must list some of {', '.join(drafter_names())} (got {args.drafters!r}); "
                               f"--domains must not be empty")
         if any(not o.count("=") or o.startswith("-") for o in overrides):
             raise ConfigError(f"unknown arguments {overrides}: extra arguments must be key=value overrides")
@@ -204,7 +202,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             pool_dir = train_all(args.target, args.profile, drafters, domains, overrides)
         fill_matrix(pool_dir, args.target, {d: data_dir_of(c, slug) for d, c in cfgs.items()},
-                    PROFILES[args.profile]["matrix_sequences"], names=[f"{d}-{k}" for k in drafters for d in domains])
+                    PROFILES[args.profile]["matrix_sequences"],
+                    names=[f"{d}-{training_for(k).folder}" for k in drafters for d in domains])
     except (ConfigError, DrafterLoadError, ValueError, NaNLossError, RuntimeError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -29,6 +29,7 @@ from torch.utils.data import DataLoader, Dataset, Subset
 from draftpool.config import ConfigError, field
 from draftpool.io import atomic_write_json
 from draftpool.progress import progress
+from training.accelerate_shim import quiet_checkpoint_rotation
 from training.data import collate
 
 
@@ -109,6 +110,7 @@ def resume_point(accelerator, run_dir: Path, keep: int) -> Path | None:
     pc = accelerator.project_configuration
     pc.set_directories(str(run_dir))
     pc.automatic_checkpoint_naming, pc.total_limit = True, keep
+    quiet_checkpoint_rotation()  # accelerate logs one line per rotated save: dropped (training/accelerate_shim.py)
     ckpt_dir = run_dir / "checkpoints"
     found = sorted((int(m.group(1)), p) for p in ckpt_dir.glob("checkpoint_*")
                    if (m := re.fullmatch(r"checkpoint_(\d+)", p.name)))

@@ -1,6 +1,10 @@
-"""Drafter models and their kinds: `get_kind(name)` is the one way from a pool manifest's "kind" to its code."""
+"""The registry of drafter kinds: `get_kind(name)` is the one way from a pool manifest's "kind" to its code, and
+`part(kind, "decoder" | "trainer")` the one way to the parts a kind declares in the layers above (by dotted path,
+imported on first use: this layer imports neither specsel nor training)."""
 
+import importlib
 from pathlib import Path
+from typing import Any, Literal
 
 from draftpool.models.eagle3 import EAGLE3
 from draftpool.models.folder import DrafterLoadError, read_json
@@ -16,6 +20,32 @@ def get_kind(name: str) -> DrafterKind:
     if name not in KINDS:
         raise ValueError(f"unknown drafter kind {name!r}; known: {', '.join(KINDS)}")
     return KINDS[name]
+
+
+# where each declared part must live: the layer that may hold it (tests/test_import_cycles.py and tests/test_layers.py
+# keep the imports of those layers pointing down to this one)
+PART_LAYERS = {"decoder": "specsel.decoding.", "trainer": "training."}
+
+
+def part(kind: str | DrafterKind, which: Literal["decoder", "trainer"]) -> Any:
+    """The object a kind's `decoder` / `trainer` path names ("package.module:attribute"), imported now; ValueError
+    when the kind declares none or the path leaves its layer (PART_LAYERS), ImportError / AttributeError (naming
+    the path) when it does not resolve."""
+    k = get_kind(kind) if isinstance(kind, str) else kind
+    path = getattr(k, which)
+    if not path:
+        raise ValueError(f"drafter kind {k.name!r} declares no {which}")
+    module, _, attr = path.partition(":")
+    if not module.startswith(PART_LAYERS[which]) or not attr:
+        raise ValueError(f"drafter kind {k.name!r}: {which} {path!r} must be 'module:attribute' under "
+                         f"{PART_LAYERS[which]}")
+    obj = importlib.import_module(module)
+    for name in attr.split("."):
+        try:
+            obj = getattr(obj, name)
+        except AttributeError:
+            raise AttributeError(f"drafter kind {k.name!r}: {which} {path!r} does not resolve ({name!r})") from None
+    return obj
 
 
 def kind_of_folder(path: str | Path) -> str:

@@ -24,7 +24,7 @@ from transformers.models.llama.modeling_llama import LlamaRMSNorm, LlamaRotaryEm
 
 from draftpool.io import atomic_dir
 from draftpool.models.folder import DrafterLoadError, check_config, is_int, read_json, read_meta
-from draftpool.models.kind import DrafterKind, Steps, call, shift_left
+from draftpool.models.kind import Capabilities, DrafterKind, Steps, call, shift_left
 
 if TYPE_CHECKING:
     from draftpool.target import TargetInfo
@@ -403,6 +403,10 @@ class Eagle3Kind(DrafterKind):
     architecture = EAGLE3_ARCH
     offset = OFFSET
     bound_to_weights = True
+    capabilities = Capabilities(trained=True, tree=True, self_limiting=False, step_drafter=False, stackable=True,
+                                vllm=True)
+    decoder = "specsel.decoding.eagle3:Eagle3Drafter"
+    trainer = "training.kinds.eagle3:TRAINING"
 
     def load(self, path: str | Path, target: TargetInfo, target_model) -> Eagle3Head:
         return load_eagle3(path, target, target_model.get_input_embeddings().weight).eval()
@@ -410,6 +414,8 @@ class Eagle3Kind(DrafterKind):
     def write(self, model: Eagle3Head, out: Path, target: TargetInfo, meta: dict[str, Any], *,
               source: Path | None = None, tokenizer=None, speculators: bool = False,
               speculative_tokens: int = 5) -> None:
+        """The flat layout vLLM and SGLang load; options: `speculators` also writes the speculators layout
+        (`speculators/` inside the folder), recording `speculative_tokens` as its speculative token count."""
         write_eagle3(model, out, target, meta, speculators, speculative_tokens)
 
     def aux_layers(self, model: Eagle3Head) -> list[int]:

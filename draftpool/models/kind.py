@@ -2,9 +2,11 @@
 
 Training, evaluation, online updates, selection, the benchmarks and the pool format never test a kind's name; they
 call its `DrafterKind` (`draftpool.models.get_kind(name)`): how a drafter folder is read and written, which target
-features it reads, and its per-step predictions over a whole sequence with their alignment (`Steps`), from which
-every loss and every acceptance statistic is computed. The decode-time drafter of a kind is made by
-`specsel.decoding.drafter.make_drafter` (the decoding layer sits above this one).
+features it reads, its per-step predictions over a whole sequence with their alignment (`Steps`), from which every
+loss and every acceptance statistic is computed, and what it can do (`Capabilities`). The parts of a kind that live
+in higher layers are named by dotted path and resolved on first use (`draftpool.models.part`): its decode-time
+drafter (`decoder`, under specsel.decoding) and its training setup (`trainer`, under training), so that this layer
+imports neither.
 
 Alignment, the one rule every consumer uses: row t of draft step j predicts token x_{t+offset+j}; the target's
 distribution that chose that token is its row t+offset-1+j (row u-1 of a causal LM predicts token u).
@@ -101,24 +103,48 @@ class Steps:
         return target_rows if self.columns is None else target_rows.index_select(-1, self.columns)
 
 
+@dataclass(frozen=True)
+class Capabilities:
+    """What a kind of drafter can do: the one place the rest of draftpool asks instead of testing a kind's name."""
+
+    trained: bool  # learns by gradient steps (offline, and online in the trainer process); else it learns by
+    # indexing answers, in the serving process (a model-free drafter)
+    tree: bool  # drafts EAGLE-2 style trees (mode 'tree', auto's trees); else chains only
+    self_limiting: bool  # drafts its own length (<= k) from its confidence: auto gives it the whole k
+    step_drafter: bool  # can be lookahead reasoning's step drafter (an independent causal LM over whole steps)
+    stackable: bool  # the selection layer's head bank stacks same-shape members into one batched prefill
+    vllm: bool  # vLLM serves its folder as a speculator (online/vllm_adapt.py)
+
+
 class DrafterKind:
-    """One kind of drafter. Subclasses set the class attributes and implement every method."""
+    """One kind of drafter, declared in one object. Subclasses set the class attributes and implement every method.
+
+    `decoder` and `trainer` are "module:attribute" paths into the layers above (resolved by
+    `draftpool.models.part`): the decode-time drafter class (called with the loaded model) and the training setup
+    (a `training.kinds.KindTraining`), or "" for a kind that is not trained offline."""
 
     name: ClassVar[str]  # the pool manifest's "kind"
     architecture: ClassVar[str]  # what its config.json "architectures" names
     offset: ClassVar[int]  # Steps.offset of its predictions
     bound_to_weights: ClassVar[bool]  # reads the target's hidden states: a folder must name the target's weights
-    trained: ClassVar[bool] = True  # learns by gradient steps (offline, and online in the trainer process); else it
-    # learns by indexing answers, in the serving process (a model-free drafter)
+    capabilities: ClassVar[Capabilities]
+    decoder: ClassVar[str]  # e.g. "specsel.decoding.eagle3:Eagle3Drafter"
+    trainer: ClassVar[str] = ""  # e.g. "training.kinds.eagle3:TRAINING"; "" when train_drafter.py cannot make one
+
+    @property
+    def trained(self) -> bool:
+        """Learns by gradient steps (`capabilities.trained`)."""
+        return self.capabilities.trained
 
     def load(self, path: str | Path, target, target_model) -> torch.nn.Module:
         """A drafter folder, checked against the target (DrafterLoadError naming what is wrong)."""
         raise NotImplementedError
 
     def write(self, model: torch.nn.Module, out: Path, target, meta: dict[str, Any], *, source: Path | None = None,
-              tokenizer=None, speculators: bool = False, speculative_tokens: int = 5) -> None:
+              tokenizer=None, **options: Any) -> None:
         """Write a drafter folder atomically; tokenizer (or `source`, a folder to take it from) where the kind
-        ships one."""
+        ships one. `options`: the kind's own export options, documented by its `write` (a kind refuses any it does
+        not take: TypeError)."""
         raise NotImplementedError
 
     def aux_layers(self, model: torch.nn.Module) -> list[int] | None:

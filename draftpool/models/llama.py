@@ -17,7 +17,7 @@ from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
 
 from draftpool.io import atomic_dir
 from draftpool.models.folder import DrafterLoadError, check_config, read_json, read_meta
-from draftpool.models.kind import DrafterKind, Steps, call, shift_left
+from draftpool.models.kind import Capabilities, DrafterKind, Steps, call, shift_left
 
 if TYPE_CHECKING:
     from draftpool.target import TargetInfo
@@ -116,13 +116,17 @@ class LlamaKind(DrafterKind):
     architecture = "LlamaForCausalLM"
     offset = 1  # row t predicts x_{t+1}
     bound_to_weights = False
+    capabilities = Capabilities(trained=True, tree=False, self_limiting=False, step_drafter=True, stackable=False,
+                                vllm=False)
+    decoder = "specsel.decoding.llama:LlamaDrafter"
+    trainer = "training.kinds.llama:TRAINING"
 
     def load(self, path: str | Path, target: TargetInfo, target_model) -> LlamaForCausalLM:
         return load_llama(path, target).eval()
 
     def write(self, model: LlamaForCausalLM, out: Path, target: TargetInfo, meta: dict[str, Any], *,
-              source: Path | None = None, tokenizer=None, speculators: bool = False,
-              speculative_tokens: int = 5) -> None:
+              source: Path | None = None, tokenizer=None) -> None:
+        """A plain LlamaForCausalLM folder with the target's tokenizer (no export options)."""
         if tokenizer is None and source is None:
             raise ValueError("writing an independent drafter needs its tokenizer (or the folder to take it from)")
         write_llama(model, tokenizer or AutoTokenizer.from_pretrained(source), out, meta)

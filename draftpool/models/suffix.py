@@ -24,7 +24,7 @@ import torch
 
 from draftpool.io import atomic_dir
 from draftpool.models.folder import DrafterLoadError, check_config, read_json, read_meta
-from draftpool.models.kind import DrafterKind, Steps
+from draftpool.models.kind import Capabilities, DrafterKind, Steps
 from draftpool.models.suffix_index import SEP, RequestIndex, Segment, SuffixIndex, choose
 
 if TYPE_CHECKING:
@@ -113,7 +113,10 @@ class NgramKind(DrafterKind):
     architecture = "DraftpoolNgram"
     offset = 1
     bound_to_weights = False
-    trained = False
+    # vllm: vLLM serves only the nearest equivalent of this member (its `vllm` method says what is lost there)
+    capabilities = Capabilities(trained=False, tree=True, self_limiting=True, step_drafter=False, stackable=False,
+                                vllm=False)
+    decoder = "specsel.decoding.suffix:NgramDrafter"
     model_class = NgramModel
 
     def load(self, path: str | Path, target: TargetInfo, target_model) -> NgramModel:
@@ -140,8 +143,8 @@ class NgramKind(DrafterKind):
         return raw
 
     def write(self, model: NgramModel, out: Path, target: TargetInfo, meta: dict[str, Any], *,
-              source: Path | None = None, tokenizer=None, speculators: bool = False,
-              speculative_tokens: int = 5) -> None:
+              source: Path | None = None, tokenizer=None) -> None:
+        """config.json with its settings (and, for a suffix index, index.npz); no export options."""
         with atomic_dir(out) as tmp:
             self._write_files(model, tmp, target)
             (tmp / "draftpool.json").write_text(json.dumps(meta, indent=2) + "\n")
@@ -172,6 +175,8 @@ class SuffixKind(NgramKind):
 
     name = "suffix"
     architecture = "DraftpoolSuffixIndex"
+    decoder = "specsel.decoding.suffix:SuffixDrafter"
+    trainer = "training.kinds.suffix:TRAINING"
 
     def load(self, path: str | Path, target: TargetInfo, target_model) -> SuffixModel:
         path = Path(path)

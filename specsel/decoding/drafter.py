@@ -5,7 +5,9 @@ its draft positions), `draft_chain(k, params, gen)` drafts k tokens (and their d
 `draft_tree(spec)` an EAGLE-2 style tree (where `can_tree`). With `track` on, it also keeps the logits it predicted
 for every committed position (`take_predictions`), which the selection layer's counterfactual evaluation reads.
 Drafts may live in a smaller draft vocabulary (`draft_vocab_size`): `to_target_ids` / `full_logits` map them back.
-The loop, the cost model and the selector use only these members; `kind` is informational (logs, reports).
+The loop, the cost model and the selector use only these members; `kind` names the drafter's registry entry
+(`draftpool.models.get_kind`), where its capabilities are declared. `make_drafter` reads the registry: the concrete
+drafters are the kinds' `decoder` parts (this module imports none of them).
 """
 
 from __future__ import annotations
@@ -15,11 +17,12 @@ from typing import Protocol
 import torch
 
 from draftpool.forward.sampling import SamplingParams
+from draftpool.models import part
 from specsel.decoding.tree import DraftTree, TreeSpec
 
 
 class Drafter(Protocol):
-    kind: str  # informational: "eagle3" | "llama" | ...
+    kind: str  # its registry entry: "eagle3" | "llama" | ...
     vocab_size: int  # the target vocabulary it drafts in
     draft_vocab_size: int  # the vocabulary its logits cover (= vocab_size without a reduced draft vocabulary)
     aux_layers: list[int] | None  # target features it reads (HF hidden_states ids), None for none
@@ -69,26 +72,12 @@ class Drafter(Protocol):
         ...
 
 
-def drafter_classes() -> dict[str, type]:
-    """kind -> decode-time drafter class (imported here: the drafter modules import this one)."""
-    from specsel.decoding.eagle3 import Eagle3Drafter
-    from specsel.decoding.llama import LlamaDrafter
-    from specsel.decoding.suffix import NgramDrafter, SuffixDrafter
-
-    return {"eagle3": Eagle3Drafter, "llama": LlamaDrafter, "ngram": NgramDrafter, "suffix": SuffixDrafter}
+def drafter_class(kind: str) -> type:
+    """The decode-time drafter class a kind declares (its `decoder`, resolved through the registry)."""
+    return part(kind, "decoder")
 
 
 def make_drafter(kind: str, model) -> Drafter:
-    """The decode-time drafter of a pool model of this kind (draftpool.pool.load_pool's kinds)."""
-    classes = drafter_classes()
-    if kind not in classes:
-        raise ValueError(f"unknown drafter kind {kind!r}; known kinds: {', '.join(classes)}")
-    return classes[kind](model)
-
-
-def take_rows(rows: dict[int, torch.Tensor], start: int, end: int) -> tuple[torch.Tensor, dict[int, torch.Tensor]]:
-    """rows {position: [V] logits} -> ([end-start, V] for positions start..end-1, the rows after `end`)."""
-    missing = [p for p in range(start, end) if p not in rows]
-    if missing:
-        raise RuntimeError(f"no drafter prediction kept for positions {missing[:5]} (tracking was off or not synced)")
-    return torch.stack([rows[p] for p in range(start, end)]), {p: r for p, r in rows.items() if p >= end}
+    """The decode-time drafter of a pool model of this kind (draftpool.pool.load_members' kinds); ValueError naming
+    the known kinds for an unknown one."""
+    return drafter_class(kind)(model)

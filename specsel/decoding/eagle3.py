@@ -12,15 +12,15 @@ import torch.nn.functional as F
 
 from draftpool.forward.packed import packed_view
 from draftpool.forward.sampling import SamplingParams, probs_from_logits, sample
-from draftpool.models.eagle3 import OFFSET
-from specsel.decoding.drafter import take_rows
+from draftpool.models.eagle3 import EAGLE3, OFFSET
+from specsel.decoding.rows import take_rows
 from specsel.decoding.tree import DraftTree, TreeSpec, reindex, select_nodes
 
 
 class Eagle3Drafter:
-    kind = "eagle3"
-    can_tree = True
-    self_limiting = False
+    kind = EAGLE3.name
+    can_tree = EAGLE3.capabilities.tree
+    self_limiting = EAGLE3.capabilities.self_limiting
 
     def __init__(self, head):
         self.head = head.eval()

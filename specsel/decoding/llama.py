@@ -6,16 +6,17 @@ import torch
 from transformers import DynamicCache
 
 from draftpool.forward.sampling import SamplingParams, probs_from_logits, sample
+from draftpool.models.llama import LLAMA
 from draftpool.target import cache_kw
-from specsel.decoding.drafter import take_rows
+from specsel.decoding.rows import take_rows
 from specsel.decoding.tree import DraftTree, TreeSpec
 
 
 class LlamaDrafter:
-    kind = "llama"
+    kind = LLAMA.name
     aux_layers = None
-    can_tree = False
-    self_limiting = False
+    can_tree = LLAMA.capabilities.tree
+    self_limiting = LLAMA.capabilities.self_limiting
     track = False  # keep the logits it predicts for every committed position (counterfactual evaluation)
     deterministic = False  # selectors score its next-token predictions (a chain would need its forward passes)
 

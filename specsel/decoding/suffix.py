@@ -25,9 +25,9 @@ from __future__ import annotations
 import torch
 
 from draftpool.forward.sampling import SamplingParams
-from draftpool.models.suffix import NgramModel, SuffixModel
+from draftpool.models.suffix import NGRAM, SUFFIX, NgramModel, SuffixModel
 from draftpool.models.suffix_index import RequestIndex, choose
-from specsel.decoding.drafter import take_rows
+from specsel.decoding.rows import take_rows
 from specsel.decoding.tree import DraftTree, TreeSpec
 
 
@@ -38,10 +38,10 @@ def one_path(tokens: list[int]) -> DraftTree:
 
 
 class NgramDrafter:
-    kind = "ngram"
+    kind = NGRAM.name
     aux_layers = None
-    can_tree = True  # its chain as a one-path tree; the suffix drafter's corpus proposals branch
-    self_limiting = True  # auto gives it the whole k: its proposal stops at min_prob
+    can_tree = NGRAM.capabilities.tree  # its chain as a one-path tree; the suffix drafter's corpus proposals branch
+    self_limiting = NGRAM.capabilities.self_limiting  # auto gives it the whole k: its proposal stops at min_prob
     module = None  # nothing to run: the cost model measures it as a drafter with no network
     track = False  # keep the chain it would propose after every committed position (counterfactual evaluation)
     deterministic = True  # its chain is a function of the committed tokens: selectors score the chain itself
@@ -150,7 +150,7 @@ class NgramDrafter:
 
 
 class SuffixDrafter(NgramDrafter):
-    kind = "suffix"
+    kind = SUFFIX.name
 
     def __init__(self, model: SuffixModel):
         self.index = model.index  # shared with the model: answers added to it are matched from then on

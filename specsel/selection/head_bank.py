@@ -14,6 +14,7 @@ from __future__ import annotations
 import torch
 from torch.func import functional_call, vmap
 
+from draftpool.models import KINDS
 from specsel.decoding.eagle3 import Eagle3Drafter
 
 SHARED = ("embed_tokens.", "rotary_emb.")  # not stacked: the frozen embedding and the rotary buffers
@@ -37,8 +38,10 @@ class HeadBank:
 
     @staticmethod
     def accepts(drafter) -> bool:
-        """Whether a drafter can be a member: the bank runs the EAGLE-3 head's own layer, so EAGLE-3 heads only."""
-        return isinstance(drafter, Eagle3Drafter)
+        """Whether a drafter can be a member: its kind declares itself `stackable` (the bank runs the EAGLE-3 head's
+        own layer, so the EAGLE-3 kind)."""
+        kind = KINDS.get(getattr(drafter, "kind", None))
+        return kind is not None and kind.capabilities.stackable
 
     def __init__(self, drafters: list[Eagle3Drafter]):
         if not drafters or not same_shape(drafters):

@@ -16,10 +16,12 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
+import training.kinds.eagle3 as kind_eagle3
 import training.train_drafter as train_drafter
 from data_gen.generate import DataGenConfig
 from data_gen.generate import run as run_data_gen
 from tests.shared import shared_dir
+from training import accelerate_shim
 
 ROOT = Path(__file__).resolve().parents[2]
 ACC = ROOT / "tests" / "training" / "accelerate"
@@ -132,7 +134,7 @@ def test_llama_two_stages_lora_and_assistant_model(data_root, tmp_path, target):
     from transformers import LlamaForCausalLM
 
     args = tiny_args(data_root, tmp_path, "train.max_steps=2", "llama.finetune=lora", "llama.loss=jsd",
-                     drafter="llama68m")
+                     drafter="llama")  # the kind's name; its pool folders keep the name <domain>-llama68m
     assert train_drafter.main(args) == 0
     pool = tmp_path / "pools" / "smollm2-135m-instruct"
     manifest = json.loads((pool / "pool.json").read_text())
@@ -249,10 +251,10 @@ def test_cpu_run_uses_every_core_despite_accelerate_single_thread_default(monkey
     monkeypatch.delenv("DRAFTPOOL_CPU_THREADS", raising=False)
     try:
         torch.set_num_threads(1)
-        train_drafter._use_the_cores(SimpleNamespace(device=torch.device("cpu"), num_processes=1))
+        accelerate_shim.use_the_cores(SimpleNamespace(device=torch.device("cpu"), num_processes=1))
         assert torch.get_num_threads() == (os.cpu_count() or 1)
         monkeypatch.setenv("DRAFTPOOL_CPU_THREADS", "1")
-        train_drafter._use_the_cores(SimpleNamespace(device=torch.device("cpu"), num_processes=1))
+        accelerate_shim.use_the_cores(SimpleNamespace(device=torch.device("cpu"), num_processes=1))
         assert torch.get_num_threads() == 1
     finally:
         torch.set_num_threads(before)
@@ -269,9 +271,9 @@ def test_head_initialised_from_the_target_and_frozen_lm_head(data_root, tmp_path
     ids = torch.arange(t["d2t"].numel()) + t["d2t"].long()
     assert torch.equal(t["lm_head.weight"], out[ids])
     # the same run without freezing: lm_head moved off the target's rows, the norm started from the target's
-    cfg = SimpleNamespace(eagle3=train_drafter.Eagle3Options(draft_vocab_size=64, init_from_target=True),
+    cfg = SimpleNamespace(eagle3=kind_eagle3.Eagle3Options(draft_vocab_size=64, init_from_target=True),
                           train=SimpleNamespace(seed=0))
-    head = train_drafter.make_eagle3(cfg, model, target_info, [{"response_ids": [5, 6, 7]}])
+    head = kind_eagle3.make_eagle3(cfg, model, target_info, [{"response_ids": [5, 6, 7]}])
     ids = torch.arange(64) + head.d2t
     assert torch.equal(head.lm_head.weight, out[ids]) and head.lm_head.weight.requires_grad
     assert torch.equal(head.norm.weight, model.get_decoder().norm.weight.float())

@@ -77,7 +77,7 @@ def test_sequences_shorter_than_the_steps():
 
 def test_init_head_from_head_copies_layers_and_shared_lm_head_rows():
     from draftpool.models.eagle3 import select_draft_vocab
-    from training.train_drafter import init_head_from_head
+    from training.kinds.eagle3 import init_head_from_head
 
     tcfg = LlamaConfig(vocab_size=40, hidden_size=16, intermediate_size=32, num_hidden_layers=6,
                        num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=64)

@@ -6,7 +6,7 @@ from transformers import LlamaConfig, LlamaForCausalLM
 
 from draftpool.forward.sampling import SamplingParams
 from draftpool.models import KINDS
-from specsel.decoding.drafter import drafter_classes, make_drafter
+from specsel.decoding.drafter import drafter_class, make_drafter
 from specsel.decoding.eagle3 import Eagle3Drafter
 from specsel.decoding.llama import LlamaDrafter
 from specsel.decoding.loop import SpecDecoder, SpecError
@@ -74,6 +74,8 @@ def test_make_drafter_kinds():
     lm = BigramLM(successor_table(V, lambda t: t))
     assert isinstance(make_drafter("eagle3", head), Eagle3Drafter) and make_drafter("eagle3", head).head is head
     assert isinstance(make_drafter("llama", lm), LlamaDrafter) and make_drafter("llama", lm).model is lm
-    with pytest.raises(ValueError, match="unknown drafter kind 'medusa'; known kinds: eagle3, llama, ngram, suffix"):
+    with pytest.raises(ValueError, match="unknown drafter kind 'medusa'; known: eagle3, llama, ngram, suffix"):
         make_drafter("medusa", lm)
-    assert set(drafter_classes()) == set(KINDS)  # every pool kind has its decode-time drafter
+    for kind in KINDS:  # every pool kind has its decode-time drafter, which names its kind and its capabilities
+        cls, caps = drafter_class(kind), KINDS[kind].capabilities
+        assert (cls.kind, cls.can_tree, cls.self_limiting) == (kind, caps.tree, caps.self_limiting)

@@ -1,0 +1,145 @@
+"""The EAGLE-3 kind's training: its options (`eagle3.*`), the head it starts from, its training-time-test loss, and
+its export options (the speculators layout)."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import torch
+
+from draftpool.config import ConfigError, field
+from draftpool.models.eagle3 import (
+    EAGLE3,
+    Eagle3Head,
+    check_aux_layers,
+    default_aux_layers,
+    head_config,
+    load_eagle3,
+    select_draft_vocab,
+)
+from draftpool.models.kind import Steps
+from draftpool.target import TargetInfo
+from training.data import ResponseDataset, response_token_counts
+from training.evaluate import target_forward
+from training.kinds import KindTraining
+from training.target_cache import build_cache, cached_features
+from training.ttt import ttt_loss
+
+if TYPE_CHECKING:
+    from training.config import TrainConfig
+
+
+@dataclass
+class Eagle3Options:
+    aux_layers: list[int] = field(default_factory=list, help="HF hidden_states indices ([] = 2, N//2, N-3)")
+    draft_vocab_size: int = field(0, help="reduced draft vocabulary (0 = min(32000, target vocab // 4))")
+    ttt_steps: int = field(7, help="unrolled training-time-test steps")
+    step_weight: float = field(0.8, help="loss weight of TTT step j is step_weight**j")
+    accept_weight: float = field(0.0, help="add this weight times -log(1 - TV(target, head)) to each TTT step's "
+                                           "cross-entropy: a loss on the acceptance probability itself (0 = off)")
+    target_cache: bool = field(False, help="compute the target's features once into run_dir/target_cache instead "
+                                           "of a target forward per batch (final hidden state -> lm_head)")
+    init_from_target: bool = field(False, help="start the head's lm_head from the target's output-embedding rows of "
+                                               "the draft vocabulary and its final norm from the target's")
+    freeze_lm_head: bool = field(False, help="keep the lm_head fixed (with init_from_target: the target's rows)")
+    init_from: str = field("", help="an exported EAGLE-3 head of the same target to start from (e.g. the pool's "
+                                    "general head): its layers and norms, and its lm_head rows for the tokens both "
+                                    "draft vocabularies hold; the draft vocabulary is still chosen from this data")
+
+    def validate(self) -> None:
+        for key, value, low in (("eagle3.ttt_steps", self.ttt_steps, 1),
+                                ("eagle3.draft_vocab_size", self.draft_vocab_size, 0)):
+            if value < low:
+                raise ConfigError(f"{key} must be >= {low}, got {value}")
+        if not self.step_weight > 0 or self.accept_weight < 0:
+            raise ConfigError(f"eagle3.step_weight must be > 0 and eagle3.accept_weight >= 0, got "
+                              f"{self.step_weight}, {self.accept_weight}")
+
+
+def make_eagle3(cfg: TrainConfig, target, info: TargetInfo, train_rows: list[dict]) -> Eagle3Head:
+    layers = cfg.eagle3.aux_layers or default_aux_layers(info.num_layers)
+    check_aux_layers(layers, info.num_layers)
+    vd = cfg.eagle3.draft_vocab_size or min(32000, info.vocab_size // 4)
+    d2t, t2d = select_draft_vocab(response_token_counts(train_rows, info.vocab_size), vd)
+    torch.manual_seed(cfg.train.seed)
+    head = Eagle3Head(head_config(target.config, vd, layers))
+    head.embed_tokens.weight.data.copy_(target.get_input_embeddings().weight.data.float())
+    head.d2t.copy_(d2t)
+    head.t2d.copy_(t2d)
+    if cfg.eagle3.init_from_target:
+        init_head_from_target(head, target)
+    if cfg.eagle3.init_from:
+        source = load_eagle3(cfg.eagle3.init_from, info, target.get_input_embeddings().weight)
+        if source.config.eagle_aux_hidden_state_layer_ids != layers:
+            raise ConfigError(f"eagle3.init_from {cfg.eagle3.init_from} reads target layers "
+                              f"{source.config.eagle_aux_hidden_state_layer_ids}, this head {layers}")
+        init_head_from_head(head, source)
+    head.lm_head.weight.requires_grad_(not cfg.eagle3.freeze_lm_head)
+    return head
+
+
+def init_head_from_target(head: Eagle3Head, target) -> None:
+    """lm_head row d = the target's output-embedding row of target id d + d2t[d]; the final norm's weight = the
+    target's final norm (the head's hidden size is the target's). A target without a final RMSNorm of that size
+    keeps the head's own norm."""
+    out = target.get_output_embeddings().weight.data  # [V,H]
+    ids = torch.arange(head.d2t.numel()) + head.d2t.cpu()  # [Vd] target ids of the draft vocabulary
+    head.lm_head.weight.data.copy_(out[ids.to(out.device)].float())
+    norm = getattr(target.get_decoder(), "norm", None)
+    if norm is not None and getattr(norm, "weight", None) is not None and norm.weight.shape == head.norm.weight.shape:
+        head.norm.weight.data.copy_(norm.weight.data.float())
+
+
+@torch.no_grad()
+def init_head_from_head(head: Eagle3Head, source: Eagle3Head) -> None:
+    """Copy a trained head into a new one: every weight but the draft vocabulary's; lm_head rows of the tokens both
+    draft vocabularies hold come from the source, the others keep their initialisation."""
+    state = {k: v for k, v in source.state_dict().items() if k.split(".")[0] not in ("lm_head", "d2t", "t2d")}
+    head.load_state_dict(state, strict=False)
+    src_ids = source.draft_ids.cpu()  # [Vs] target ids, ascending
+    ids = head.draft_ids.cpu()  # [Vd]
+    pos = torch.searchsorted(src_ids, ids).clamp(max=src_ids.numel() - 1)  # [Vd] candidate source slot
+    shared = src_ids[pos] == ids  # [Vd] the token is in both vocabularies
+    head.lm_head.weight.data[shared] = source.lm_head.weight.data[pos[shared]].to(head.lm_head.weight.dtype)
+
+
+def eagle3_loss(model, batch, target, layers, steps, weight, draft_ids, cache_dir=None, accept_weight=0.0):
+    if cache_dir is not None:  # the compact teacher: draft-vocabulary rows only (training/target_cache.py)
+        aux, teacher = cached_features(target, cache_dir, batch["index"], batch["input_ids"].shape[1], draft_ids)
+    else:
+        aux, teacher = target_forward(target, batch["input_ids"], batch["attention_mask"], layers)
+    _, step_logits = model(aux, batch["input_ids"], batch["attention_mask"], steps, loss_mask=batch["loss_mask"])
+    return ttt_loss(Steps(step_logits, EAGLE3.offset, draft_ids), teacher, batch["loss_mask"], weight,
+                    accept_weight=accept_weight)
+
+
+def setup_eagle3(cfg: TrainConfig, accelerator, target, info: TargetInfo, train_rows: list[dict],
+                 dataset: ResponseDataset, run_dir: Path):
+    """-> (the head to train, its TTT loss, what its manifest entry records)."""
+    model = make_eagle3(cfg, target, info, train_rows)
+    layers = EAGLE3.aux_layers(model)
+    cache_dir = None
+    if cfg.eagle3.target_cache:
+        cache_dir = run_dir / "target_cache"
+        if accelerator.is_main_process:
+            data_hash = hashlib.sha256(b"".join(it[0].numpy().tobytes() for it in dataset.items)).hexdigest()
+            build_cache(target, dataset, layers, cache_dir, f"{info.weights_sha256} {layers} {data_hash}")
+        accelerator.wait_for_everyone()
+    loss_fn = partial(eagle3_loss, target=target, layers=layers, steps=cfg.eagle3.ttt_steps,
+                      weight=cfg.eagle3.step_weight, draft_ids=model.draft_ids.to(accelerator.device),
+                      cache_dir=cache_dir, accept_weight=cfg.eagle3.accept_weight)
+    return model, loss_fn, {"aux_layers": layers, "draft_vocab_size": model.config.draft_vocab_size}
+
+
+def write_options(cfg: TrainConfig) -> dict[str, Any]:
+    """The EAGLE-3 kind's `write` options from the export section (the speculators layout)."""
+    return {"speculators": cfg.export.speculators, "speculative_tokens": cfg.export.speculative_tokens}
+
+
+TRAINING = KindTraining(kind=EAGLE3.name, section="eagle3", options=Eagle3Options, setup=setup_eagle3,
+                        folder="eagle3", help="EAGLE-3 head options", warm_start="eagle3.init_from",
+                        write_options=write_options)
