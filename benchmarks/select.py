@@ -2,7 +2,7 @@
 
     python -m benchmarks.select [--pool pools/<target-slug>] [--kinds eagle3[,suffix]] [--drafters PATTERNS]
                                 [--per-domain 8] [--k 4] [--state reset|persistent] [--live 16] [--live-k 0]
-                                [--perturbed-per-domain 4] [--out runs/bench/select] [--docs docs]
+                                [--perturbed-per-domain 4] [--out runs/bench/select]
 
 1. Streams: held-out prompts of every pool domain with the target's greedy answers (the self-distilled held-out
    split; `general` = its chat prompts), per domain and shuffled into one mixed stream, plus a perturbed stream (the
@@ -17,7 +17,8 @@
 4. Live: the real SpecDecoder on the first --live requests of the mixed stream for a few methods: tok/s, speedup
    over plain decoding, exact match with plain greedy, counterfactual-evaluation share of the time, switching cost,
    and agreement of live MAT with the replay.
-Outputs: <out>/results.json, <out>/table.md and PNGs (copied to --docs).
+Outputs: <out>/results.json, <out>/table.md and the PNGs (`python -m benchmarks.publish <out>` copies them to docs/);
+progress lines on stderr as it runs.
 """
 
 from __future__ import annotations
@@ -28,8 +29,6 @@ import hashlib
 import json
 import os
 import random
-import shutil
-import sys
 import time
 import uuid
 from dataclasses import dataclass
@@ -38,9 +37,10 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from tqdm.auto import tqdm
 
-from benchmarks import save_figure
+from benchmarks import harness
+from benchmarks.common.router import train_domain_router
+from benchmarks.harness import save_figure
 from benchmarks.replay import (
     Method,
     ReplayRequest,
@@ -53,9 +53,7 @@ from benchmarks.replay import (
 from data_gen.domains import GENERAL
 from data_gen.generate import data_dir_for, generate_batch, load_distilled, render_prompt, stop_token_ids
 from draftpool.config import ConfigError
-from draftpool.io import atomic_write_json, atomic_write_text
-from draftpool.pool import load_pool
-from draftpool.target import DEFAULT_TARGET, TargetInfo, load_target, resolve_target
+from draftpool.target import TargetInfo
 from specsel.decoding.auto import auto_spec
 from specsel.selection.delayed_feedback import GameConfig
 from specsel.selection.learners import make_learner
@@ -138,7 +136,7 @@ def build_tables(target, drafters: dict[str, tuple[str, Any]], keys: dict[str, s
     """Acceptance tables per request, in the order of `drafters` ({name: (kind, model)}), cached on disk per drafter
     and request (resumable; `keys[name]` names a drafter's version: adding members to a pool reuses the others')."""
     out = []
-    for r in tqdm(requests, desc=desc, disable=None):
+    for r in harness.progress(requests, desc, unit="request"):
         paths = {n: cache / keys[n] / f"{r.id}.pt" for n in drafters}
         missing = [n for n, path in paths.items() if not path.exists()]
         if missing:
@@ -299,7 +297,7 @@ def live_runs(model, drafter_models: dict[str, tuple[str, Any]], requests: list[
                                        auto=auto), m_mode
         decoders[m.name][0].generate(requests[0].prompt_ids, 8)
     # rule: request by request, plain and then every method in turn, so machine drift hits them alike
-    for r in tqdm(requests, desc="live", disable=None):
+    for r in harness.progress(requests, "live", unit="request"):
         idx = position[r.id]
         ref, pm = plain.generate(r.prompt_ids, len(r.answer_ids))
         runs["plain"]["tokens"] += pm.new_tokens
@@ -336,11 +334,7 @@ def live_runs(model, drafter_models: dict[str, tuple[str, Any]], requests: list[
 
 # ---------------------------------------------------------------------------------------------------- plots
 def plots(report: dict[str, Any], out: Path) -> list[Path]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = harness.pyplot()
     paths = []
     # heatmap: domain x drafter MAT
     hm = report["heatmap"]
@@ -422,12 +416,13 @@ def format_table(report: dict[str, Any]) -> str:
 def run(args: argparse.Namespace) -> dict[str, Any]:
     t_start = time.time()
     # 1. target, pool, streams
-    info = resolve_target(args.target)
-    pool_dir = Path(args.pool or f"pools/{info.slug}")
+    info = harness.resolve(args)
+    pool_dir = harness.pool_dir(args, info)
     if not (pool_dir / "pool.json").is_file():
         raise ConfigError(f"no pool at {pool_dir} (pool.json missing): run build_pool.py first")
-    model, tok = load_target(info)
-    names, models = load_pool(pool_dir, info, model, args.kinds.split(","), at_least=2)
+    target = harness.load_target(args, info)
+    model, tok = target.model, target.tok
+    names, models = harness.load_members(pool_dir, info, model, args.kinds.split(","), at_least=2)
     names = pick_drafters(names, args.drafters)
     models = {n: models[n] for n in names}
     entries = json.loads((pool_dir / "pool.json").read_text())["drafters"]
@@ -452,8 +447,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     # 3. router decisions (offline baseline)
     router_arm = None
     if not args.no_router:
-        from benchmarks.router import train_domain_router
-
         router = train_domain_router(domains=domains, seed=args.seed, cache_dir=out / "router")
         router_arm = router_arms(router, mixed + perturbed, names)
 
@@ -508,8 +501,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "choices_mixed": {k: v.choices for k, v in res_mixed.items() if not k.startswith("single:")},
         "estimator_bias": estimator_bias(mixed, names, args.k),
     }
-    out.mkdir(parents=True, exist_ok=True)
-    atomic_write_json(out / "results.json", report)  # the replay part, kept if the live part is stopped
+    harness.write_results(out, report)  # the replay part, kept if the live part is stopped
     # 5. live decoding for tok/s, exactness, evaluation share, switching cost
     if args.live:
         live_names = [m.strip() for m in args.live_methods.split(",") if m.strip()]
@@ -537,22 +529,16 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                                    {"stream": mixed, "results": reps}, args.live_mode, priors, hybrid, args.live_k)
         report["live"]["live_k"] = args.live_k or args.k
     report["seconds"] = time.time() - t_start
-    atomic_write_json(out / "results.json", report)
     text = format_table(report)
-    atomic_write_text(out / "table.md", text + "\n")
-    paths = plots(report, out)
-    if args.docs:
-        Path(args.docs).mkdir(parents=True, exist_ok=True)
-        for p in paths:
-            shutil.copyfile(p, Path(args.docs) / p.name)
+    harness.write_results(out, report, text)
+    plots(report, out)
     print(text)
     return report
 
 
 def make_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--target", default=DEFAULT_TARGET)
-    ap.add_argument("--pool", default=None, help="pool folder (default pools/<target-slug>)")
+    ap = harness.parser("benchmarks.select", __doc__)
+    harness.add_common(ap, pool="", device="cpu", dtype="float32", out="runs/bench/select", seed=0)
     ap.add_argument("--kinds", default="eagle3", help="drafter kinds to select among (eagle3,suffix,llama)")
     ap.add_argument("--drafters", default="", help="comma-separated name patterns of the members to select among "
                     "(e.g. 'general-eagle3,*-suffix'; default: every member of --kinds)")
@@ -571,25 +557,23 @@ def make_parser() -> argparse.ArgumentParser:
                     help="live decoding: auto (the serving default: k per cycle from costs) or chain (fixed k, "
                          "checked against the replay)")
     ap.add_argument("--no-router", action="store_true", help="skip the router baseline")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", default="runs/bench/select")
-    ap.add_argument("--docs", default="", help="also copy the PNGs there (e.g. docs)")
     return ap
 
 
-def main(argv: list[str] | None = None) -> int:
+def _main(argv: list[str] | None) -> int:
     args = make_parser().parse_args(argv)
-    try:
-        if args.per_domain < 1 or args.k < 1 or args.max_new_tokens < 2 or args.live < 0 or args.live_k < 0 or \
-                args.perturbed_per_domain < 1:
-            raise ConfigError("--per-domain, --perturbed-per-domain and --k must be >= 1, --max-new-tokens >= 2, "
-                              "--live >= 0")
-        run(args)
-    except (ConfigError, ValueError, OSError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    if args.per_domain < 1 or args.k < 1 or args.max_new_tokens < 2 or args.live < 0 or args.live_k < 0 or \
+            args.perturbed_per_domain < 1:
+        raise ConfigError("--per-domain, --perturbed-per-domain and --k must be >= 1, --max-new-tokens >= 2, "
+                          "--live >= 0")
+    run(args)
     return 0
 
 
+def main(argv: list[str] | None = None) -> int:
+    """The CLI: a bad argument or a missing input is one line on stderr and exit code 2."""
+    return harness.cli(_main, argv)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())
