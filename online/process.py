@@ -1,79 +1,50 @@
-"""The trainer process: pulls served feedback, updates the drafters, publishes versions, exports pool versions.
+"""The server's handle on the trainer process (`TrainerHandle`), and the fork server it is started from.
 
-It runs apart from the server (torch.multiprocessing, forkserver: see `context`) with its own thread count and device
-(`ProcessConfig.device`, e.g. cuda:1), so an update round never waits for the server and the server never waits for a
-round: feedback crosses over a small queue fed by the server's drop-oldest buffer, weights come back through
-shared-memory boards (`online/weights.py`), never through disk.
-
-Each loop: heartbeat -> `batch` records (token drafters: gathered over loops, fewer only at the stop) -> one round of
-every learning drafter's updater (whose optimizer and ensemble state live as long as the process, and across restarts
-of `online_adapt.py` through the exported state) -> the guard -> publish the accepted drafters as version v. Every
-`export_every` rounds and at stop the adapted pool is written as a new pool version `<out>/versions/v000123/` in the
-offline pipeline's format (plus `trainer_state.pt`), into a temp folder renamed into place, and `<out>/latest.json`
-points at it (online/versions.py).
+The trainer (online/trainer_child.py) runs apart from the server (torch.multiprocessing, forkserver: see `context`)
+with its own thread count and device (`ProcessConfig.device`, e.g. cuda:1), so an update round never waits for the
+server and the server never waits for a round: feedback crosses over a small queue fed by the server's drop-oldest
+buffer, weights come back through shared-memory boards (`online/weights.py`), never through disk.
 
 `TrainerHandle` is the server's side: start, submit feedback (never blocks), poll (drain status, detect a crash or a
 stale heartbeat, restart up to `max_restarts` times from the last exported trainer state, or from the served weights
 before the first export), stop (hand over every buffered record, let the trainer train on them and export, and say
 in `lost` what could not be saved).
 
-The trainer ignores SIGINT / SIGTERM (a Ctrl-C reaches the whole process group): only the server stops it. A round
-that raises is retried record by record and the records that still raise are skipped (`skipped` events): a poison
-record does not take the trainer down. A failed export is reported (`export_failed`) and the trainer goes on.
+`ProcessConfig` (online/process_config.py) is imported here and stays importable as `online.process.ProcessConfig`.
 """
 
 from __future__ import annotations
 
 import atexit
 import copy
+import multiprocessing.context
 import os
 import queue
 import sys
 import time
 import weakref
-from dataclasses import dataclass, field
-from multiprocessing import forkserver
 
 import torch
-import torch.multiprocessing as mp
 
-from online.feedback import DropOldestQueue, Feedback, get_batch
-from online.step_trainer import STEP_UPDATERS, StepEnv, StepTrainer
-from online.trainer import OnlineTrainer, TrainerConfig, versioned
-from online.trainer_signals import ignore_stop_signals, kill_at_exit, spawn_signals
-from online.versions import ExportSpec, clean_stale_exports, export_pool, latest_version, load_trainer_state
+from online import forkserver_shim
+from online.feedback import DropOldestQueue, Feedback
+from online.process_config import ProcessConfig
+from online.step_trainer import STEP_UPDATERS, StepEnv
+from online.trainer import TrainerConfig, versioned
+from online.trainer_child import TrainerFactory, _trainer_entry, make_trainer
+from online.trainer_signals import kill_at_exit, spawn_signals
+from online.versions import ExportSpec, latest_version, load_trainer_state
 from online.weights import WeightBoard
 
+__all__ = ["PRELOAD", "ProcessConfig", "TrainerHandle", "context"]
 
-@dataclass
-class ProcessConfig:
-    device: str = field(default="cpu", metadata={"help": "the trainer's device (cpu, cuda:1, ...)"})
-    threads: int = field(default=1, metadata={"help": "torch threads of the trainer process (its own core(s))"})
-    queue_size: int = field(default=64, metadata={"help": "feedback records buffered by the server (drop-oldest)"})
-    export_every: int = field(default=100, metadata={"help": "rounds between pool-version exports (0: at stop only)"})
-    keep_versions: int = field(default=3, metadata={"help": "exported pool versions kept on disk"})
-    heartbeat_timeout: float = field(default=120.0, metadata={"help": "seconds without a heartbeat = hung"})
-    start_timeout: float = field(default=600.0, metadata={"help": "seconds a starting trainer may take"})
-    max_restarts: int = field(default=3, metadata={"help": "restarts after crashes or hangs, then serving goes on "
-                                                           "with the last good weights and no adaptation"})
-    fault: str = field(default="", metadata={"help": "fault injection for tests: crash_after:N or hang_after:N"})
-
-    def validate(self) -> None:
-        if self.threads < 1 or self.queue_size < 1 or self.keep_versions < 1 or self.max_restarts < 0:
-            raise ValueError("process.threads, queue_size and keep_versions must be >= 1, max_restarts >= 0")
-        if self.export_every < 0 or not (self.heartbeat_timeout > 0 and self.start_timeout > 0):
-            raise ValueError("process.export_every must be >= 0 (0: at stop only), heartbeat_timeout and "
-                             "start_timeout > 0")
-        if self.fault and not any(self.fault.startswith(p) for p in ("crash_after:", "hang_after:")):
-            raise ValueError(f"fault must be crash_after:N or hang_after:N, got {self.fault!r}")
+PRELOAD = ["online.trainer_child"]  # what the fork server imports once (torch, transformers through the drafter
+# modules, trl through the step trainer: ~4-5 s), so that a trainer process starts in a fraction of a second, not after
 
 
-PRELOAD = ["online.process"]  # what the fork server imports once (torch, transformers through the drafter modules,
-# trl through the step trainer: ~4-5 s), so that a trainer process starts in a fraction of a second, not after them
-
-
-def context():
-    """The trainer's multiprocessing context: "forkserver", with this module preloaded in the fork server.
+def context() -> multiprocessing.context.BaseContext:
+    """The trainer's multiprocessing context: "forkserver", with the trainer's module preloaded in the fork server
+    (online/forkserver_shim.py, which refuses a Python whose fork server it was not checked against).
 
     A trainer is forked from the fork server (a fresh interpreter exec'd by the server on the first start, which
     imports `PRELOAD` once), never from the server itself: like a spawned process it shares no CUDA state, threads or
@@ -83,185 +54,9 @@ def context():
     SIGTERM from their first instruction (the fork server's own SIGINT handler is SIG_IGN, which its children get);
     it exits when the server does (its alive pipe closes), and the trainer, whose parent it is, then sees its parent
     gone and stops (the rule "do not outlive the server")."""
-    ctx = mp.get_context("forkserver")
-    ctx.set_forkserver_preload(PRELOAD)
-    return ctx
+    return forkserver_shim.context(PRELOAD)
 
 
-def _trainer_entry(env: dict[str, str], *args) -> None:
-    """The trainer process's entry: the server's environment at this start (a forked trainer inherits the fork
-    server's, taken at its launch), then `trainer_main`. It lets go of the fork server's alive pipe (multiprocessing
-    hands every forked child a copy, so that it could fork in turn; a trainer never does): the fork server then exits
-    when the server dies however it dies, and the trainer, its child, sees that and stops."""
-    ignore_stop_signals()
-    fs = forkserver._forkserver
-    if fs._forkserver_alive_fd is not None:
-        os.close(fs._forkserver_alive_fd)
-        fs._forkserver_alive_fd = None
-    if dict(os.environ) != env:
-        os.environ.clear()
-        os.environ.update(env)
-    trainer_main(*args)
-
-
-def _fault_at(fault: str, kind: str) -> int:
-    return int(fault.split(":")[1]) if fault.startswith(kind + ":") else -1
-
-
-def make_trainer(models: dict[str, tuple[str, torch.nn.Module]], tcfg: TrainerConfig, steps: StepEnv | None,
-                 out_embed: torch.Tensor | None = None):
-    """The token drafters' trainer, or the lookahead step drafter's (updater dpo / sft, which needs `steps`)."""
-    if tcfg.updater in STEP_UPDATERS:
-        if steps is None:
-            raise ValueError(f"updater {tcfg.updater} adapts a lookahead step drafter: serve in lookahead mode")
-        return StepTrainer(models, tcfg, steps)
-    return OnlineTrainer(models, tcfg, out_embed)
-
-
-def _forget(trainer, records: list) -> None:
-    """Take the records of a failed round out of whatever would read them again: the guard's held-out set (records,
-    or a step trainer's pairs) and a step trainer's pair buffer."""
-    drop = {id(r) for r in records} | {id(p) for r in records for p in getattr(r, "pairs", ())}
-    if hasattr(trainer, "rows"):  # the token trainer's guard rows of the failed round
-        trainer.rows = [x for x in trainer.rows if id(x) not in drop]
-    kept = [x for x in trainer.holdout if id(x) not in drop]
-    if len(kept) != len(trainer.holdout):
-        trainer.holdout.clear()
-        trainer.holdout.extend(kept)
-        trainer.holdout_changes += 1
-    if isinstance(trainer, StepTrainer):
-        trainer.buffer = [p for p in trainer.buffer if id(p) not in drop]
-
-
-def trainer_main(models: dict[str, tuple[str, torch.nn.Module]], tcfg: TrainerConfig, pcfg: ProcessConfig,
-                 boards: dict[str, WeightBoard], transport, status, stop, heartbeat: torch.Tensor,
-                 export: ExportSpec | None, start_version: int, state: dict | None,
-                 steps: StepEnv | None = None, out_embed: torch.Tensor | None = None) -> None:
-    """The trainer process's body (started by TrainerHandle, through `_trainer_entry`)."""
-    ignore_stop_signals()
-    torch.set_num_threads(pcfg.threads)
-    cleaned = clean_stale_exports(export.out_dir) if export is not None else []
-    dev = torch.device(pcfg.device)
-    models = {n: (k, m.to(dev)) for n, (k, m) in models.items()}
-    trainer = make_trainer(models, tcfg, steps, out_embed)
-    if isinstance(trainer, StepTrainer):  # its DPO rounds and guard can outlast the hang timeout: beat inside them
-        trainer.on_step = lambda: heartbeat.__setitem__(0, time.time())
-    if state is not None:
-        trainer.load_state(state)
-    version, exported_at, records = start_version, trainer.rounds, 0
-    tried_at = exported_at  # the last export attempt (a failed one is retried export_every rounds later)
-    crash_at, hang_at = _fault_at(pcfg.fault, "crash_after"), _fault_at(pcfg.fault, "hang_after")
-
-    def do_export() -> None:
-        nonlocal exported_at, tried_at
-        heartbeat[0] = time.time()
-        tried_at = trainer.rounds
-        stats = {"rounds": trainer.rounds, "records": trainer.seen, "rejected": trainer.rejected,
-                 "updater": tcfg.updater, "full_information": tcfg.full_information}
-        try:
-            path = export_pool(export, version, models, trainer.published, trainer.state(), stats, pcfg.keep_versions)
-        except Exception as e:  # noqa: BLE001 - e.g. a full disk or a read-only folder: reported, the trainer goes on
-            status.put({"event": "export_failed", "version": version, "round": trainer.rounds,
-                        "error": f"{type(e).__name__}: {e}"})
-            return
-        exported_at = trainer.rounds
-        status.put({"event": "export", "version": version, "round": trainer.rounds, "path": str(path)})
-
-    def train_on(batch: list[Feedback]) -> None:
-        nonlocal version, records
-        t0 = time.perf_counter()
-        seen = trainer.seen
-        moved = []
-        try:
-            moved = [fb.to(dev) for fb in batch]
-            losses = trainer.round(moved)
-            if losses is None:  # a step trainer waiting for its round's requests
-                records += len(batch)
-                status.put({"event": "pairs", "records": records, "pending_pairs": trainer.pending,
-                            "pairs": sum(len(fb.pairs) for fb in batch)})
-                return
-            guards, out, rejected, rollbacks = {}, {}, [], []
-            for name in losses:
-                v = trainer.guard(name)
-                guards[name] = {"action": v.action, "candidate": v.candidate, "best": v.best,
-                                "published": v.published, "ok": v.ok}
-                if v.weights is not None:
-                    out[name] = v.weights
-                if v.action == "rollback":
-                    rollbacks.append({"drafter": name, "held_out_acceptance": v.published, "best": v.best})
-                elif not v.ok:
-                    rejected.append({"drafter": name, "held_out_acceptance": v.candidate, "best": v.best,
-                                     "why": v.reason})
-        except Exception:
-            _forget(trainer, moved)  # rule: nothing of a failed round stays where it would raise again
-            trainer.seen = seen
-            raise
-        records += len(batch)
-        version += 1
-        for name, weights in out.items():  # the guard's choice: the candidate, or the best version (a rollback)
-            boards[name].publish({k: v.detach().cpu() for k, v in weights.items()}, version)
-        event = {"event": "round", "round": trainer.rounds, "version": version, "records": records,
-                 "losses": losses, "published": [n for n in out if guards[n]["ok"]], "rejected": rejected,
-                 "rolled_back": rollbacks, "guard": guards, "seconds": time.perf_counter() - t0}
-        if getattr(trainer, "last_vocab", None):
-            event["vocab"] = trainer.last_vocab
-        if isinstance(trainer, StepTrainer):
-            event.update(pairs=trainer.last_pairs, held_out_pairs=len(trainer.holdout))
-        status.put(event)
-
-    def train_safely(batch: list[Feedback]) -> None:
-        """A round that raises is retried one record at a time; a record that still raises is skipped (counted,
-        reported), so one poison record can neither stop adaptation nor use up the trainer's restarts."""
-        try:
-            train_on(batch)
-            return
-        except Exception as e:  # noqa: BLE001 - the records are retried one by one below
-            error = e
-        skipped = 0 if len(batch) > 1 else 1
-        for fb in batch if len(batch) > 1 else []:
-            heartbeat[0] = time.time()
-            try:
-                train_on([fb])
-            except Exception as e:  # noqa: BLE001 - this record is the poison: skipped
-                skipped, error = skipped + 1, e
-        if skipped:
-            status.put({"event": "skipped", "records": skipped, "error": f"{type(error).__name__}: {error}"[:500]})
-
-    parent = os.getppid()
-    status.put({"event": "started", "version": version, "rounds": trainer.rounds, "cleaned": cleaned})
-    pending: list[Feedback] = []
-    # rule: a token drafters' round trains on `batch` records (the guard judges them), no fewer; the step trainer
-    # takes pairs as they come and runs its own rounds every `round_every` requests
-    need = 1 if isinstance(trainer, StepTrainer) else tcfg.batch
-    while not stop.is_set():
-        if os.getppid() != parent:  # rule: the server is gone (killed): do not outlive it
-            return
-        heartbeat[0] = time.time()
-        pending += get_batch(transport, tcfg.batch - len(pending), timeout=0.2)
-        if len(pending) < need:
-            continue
-        batch, pending = pending, []
-        train_safely(batch)
-        if trainer.rounds == crash_at:
-            raise RuntimeError(f"injected crash after {crash_at} rounds")
-        if trainer.rounds == hang_at:
-            while True:  # injected hang: no heartbeat from here on
-                time.sleep(1)
-        if export is not None and pcfg.export_every and trainer.rounds - tried_at >= pcfg.export_every:
-            do_export()
-    # at stop: every record handed over gets its round (the server hands over all it buffered before the stop); the
-    # last round may be short
-    while batch := pending + get_batch(transport, tcfg.batch - len(pending), timeout=0.5):
-        pending = []
-        heartbeat[0] = time.time()
-        train_safely(batch)
-    if export is not None and trainer.rounds > exported_at:
-        do_export()
-    status.put({"event": "stopped", "version": version, "rounds": trainer.rounds, "records": records,
-                "unsaved_rounds": trainer.rounds - exported_at if export is not None else 0})
-
-
-# ---------------------------------------------------------------------------------------------------------------------
 class TrainerHandle:
     """The server's handle on the trainer process. `models` are the served modules (name -> (kind, module)): the
     trainer begins from their current weights (and `state`, when a restarted server resumes an export); a trainer
@@ -269,17 +64,21 @@ class TrainerHandle:
 
     def __init__(self, models: dict[str, tuple[str, torch.nn.Module]], tcfg: TrainerConfig, pcfg: ProcessConfig,
                  export: ExportSpec | None = None, state: dict | None = None, start_version: int = 0,
-                 log=sys.stderr, steps: StepEnv | None = None, out_embed: torch.Tensor | None = None):
+                 log=sys.stderr, steps: StepEnv | None = None, out_embed: torch.Tensor | None = None,
+                 trainer_factory: TrainerFactory = make_trainer):
         """start_version: the version the served modules hold (a restarted server: the exported version it loaded);
         the trainer numbers its versions after it. out_embed: the target's output embedding (vocabulary
-        adaptation starts new draft tokens' rows from it)."""
+        adaptation starts new draft tokens' rows from it). trainer_factory: builds the trainer inside the trainer
+        process (default `make_trainer`); it crosses to that process pickled, so it must be a module-level function
+        or an instance of a module-level class of a module the trainer process can import (the tests' faulty
+        trainers: tests/online/faults.py)."""
         tcfg.validate()
         pcfg.validate()
         self.ctx = context()
         if tcfg.updater in STEP_UPDATERS and steps is None:
             raise ValueError(f"updater {tcfg.updater} adapts a lookahead step drafter: serve in lookahead mode")
         self.models, self.tcfg, self.pcfg, self.export, self.state = models, tcfg, pcfg, export, state
-        self.steps, self.out_embed = steps, out_embed
+        self.steps, self.out_embed, self.trainer_factory = steps, out_embed, trainer_factory
         self.boards = {n: WeightBoard(versioned(k, m, tcfg.vocab_every > 0)) for n, (k, m) in models.items()}
         self.feedback = DropOldestQueue(queue.Queue(maxsize=1), pcfg.queue_size)
         self.status = self.ctx.Queue()
@@ -317,7 +116,8 @@ class TrainerHandle:
         self.proc = self.ctx.Process(
             target=_trainer_entry, name="draftpool-trainer", daemon=True,
             args=(dict(os.environ), models, self.tcfg, self.pcfg, self.boards, self.feedback.q, self.status,
-                  self.stop_event, self.heartbeat, self.export, start_version, self.state, self.steps, self.out_embed))
+                  self.stop_event, self.heartbeat, self.export, start_version, self.state, self.steps, self.out_embed,
+                  self.trainer_factory))
         self.sent_at_start = self.feedback.sent
         with spawn_signals():  # a Ctrl-C to the process group during the trainer's start-up does not kill it (nor
             # the fork server, launched by the first start)

@@ -242,7 +242,8 @@ def test_an_answers_file_of_every_record_kind_is_resumed(tmp_path, pool, capsys)
 
 @pytest.mark.parametrize("extra,msg", [
     (["serve.selection=fixed:nope"], "nope"), (["serve.selection=ucb"], "selection"),
-    (["trainer.updater=adagrad"], "updater"), (["serve.oops=1"], "serve.oops"), (["process.fault=explode"], "fault"),
+    (["trainer.updater=adagrad"], "updater"), (["serve.oops=1"], "serve.oops"),
+    (["process.fault=crash_after:1"], "process.fault"), (["process.threads=0"], "process.threads"),
     (["trainer.lr=-1"], "trainer.lr"), (["trainer.holdout_every=-1"], "holdout_every"),
     (["trainer.optimizer=lion"], "optimizer"), (["process.export_every=-2"], "export_every"),
     (["process.device=cuda:7"], "cuda:7"), (["serve.device=tpu"], "tpu"), (["serve.target=NOTMODEL"], "config"),

@@ -233,12 +233,14 @@ def recorders():
 
 @pytest.mark.parametrize("first", [signal.SIGTERM, None], ids=["signal", "end-of-requests"])
 def test_signals_during_the_stop_are_ignored_and_said_so(tmp_path, capfd, recorders, first):
-    """`_serve` in-process with a stub server and trainer (no target): a SIGTERM at the trainer's start stops the run
-    (or the requests end); SIGINT and SIGTERM during the trainer's stop are ignored with one stderr line each, the stop
-    runs to its end, and the caller's handlers are back only after it."""
+    """The serve loop in-process with a stub server and trainer (no target): a SIGTERM at the trainer's start stops
+    the run (or the requests end); SIGINT and SIGTERM during the trainer's stop are ignored with one stderr line each,
+    the stop runs to its end, and the caller's handlers are back only after it."""
     from types import SimpleNamespace
 
-    from online.adapt import ServeConfig, _serve
+    from online.adapt import ServeConfig
+    from online.serve_loop import serve
+    from online.serve_signals import on_signal
 
     stopped = []
 
@@ -249,14 +251,14 @@ def test_signals_during_the_stop_are_ignored_and_said_so(tmp_path, capfd, record
 
         def stop(self):
             _send(signal.SIGINT, signal.SIGTERM)
-            assert signal.getsignal(signal.SIGTERM) is online_adapt._on_signal  # not the caller's yet
+            assert signal.getsignal(signal.SIGTERM) is on_signal  # not the caller's yet
             stopped.append(True)
             return [{"event": "stopped", "unsaved_rounds": 0}]
 
     handle = Handle(faults=[], restarts=0, dropped=0, rounds_seen=0, exports=[], skipped=0, lost=None)
     server = SimpleNamespace(events=[], failed=0, learned=0, swap=SimpleNamespace(swaps=0, versions=lambda: {}))
     reqs = requests(tmp_path / "r.jsonl", ["{not json"])  # a bad line: its record needs no tokenizer
-    summary = _serve(ServeConfig(requests=str(reqs)), server, handle, None, None, ["h"], tmp_path / "online", [])
+    summary = serve(ServeConfig(requests=str(reqs)), server, handle, None, None, tmp_path / "online", [])
     assert stopped and summary["stopped_by"] == (first.name if first is not None else "end of requests")
     assert recorders.calls == [] and signal.getsignal(signal.SIGINT) is recorders  # restored after the stop
     err = capfd.readouterr().err

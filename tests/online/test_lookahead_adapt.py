@@ -4,12 +4,16 @@ second round and is restarted with no failed request; pairs and rounds show in t
 published version is hot-swapped into the served drafter and exported; bad lookahead settings fail with one message
 and write nothing."""
 
+import functools
 import json
 
 import pytest
 
 import online.adapt as online_adapt
+import online.modes.lookahead as lookahead_mode
 from data_gen.problems import load_problems
+from online.process import TrainerHandle
+from tests.online.faults import CrashInRound
 from tests.stubs import cut_step_pool
 
 NEW = 32
@@ -33,16 +37,19 @@ def _requests(path, n):
     return path
 
 
-def test_lookahead_serving_survives_a_trainer_crash_and_swaps_dpo_versions(tmp_path, step_pool, capsys):
+def test_lookahead_serving_survives_a_trainer_crash_and_swaps_dpo_versions(tmp_path, step_pool, capsys, monkeypatch):
     n = 10  # enough requests that the trainer (spawned, loaded, one round) crashes while serving goes on
     reqs = _requests(tmp_path / "r.jsonl", n)
-    code = online_adapt.main(_args(tmp_path, step_pool, reqs, "process.fault=crash_after:2"))
+    # the trainer process, a real one, exits in its second round, every time (tests/online/faults.py)
+    monkeypatch.setattr(lookahead_mode, "TrainerHandle", functools.partial(TrainerHandle,
+                                                                           trainer_factory=CrashInRound(2)))
+    code = online_adapt.main(_args(tmp_path, step_pool, reqs))
     out = capsys.readouterr()
     summary = json.loads(out.out)
     # a crash found only at the stop loses its unexported round: said in the summary, exit 3
     assert code == (3 if summary["adaptation_lost"] else 0)
     assert summary["served"] == n and summary["failed"] == 0 and summary["errors"] == 0
-    # the trainer exports after round 1 and crashes at round 2; each restart resumes that export and crashes again;
+    # the trainer exports after round 1 and crashes in round 2; each restart resumes that export and crashes again;
     # at least one crash was found while serving (a restart), the last may be found only at the stop
     faults = summary["trainer_faults"]
     assert faults and {f["kind"] for f in faults} == {"crash"} and summary["trainer_restarts"] >= 1

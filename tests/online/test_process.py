@@ -18,6 +18,7 @@ from specsel.decoding.eagle3 import Eagle3Drafter
 from specsel.decoding.loop import GREEDY, SpecDecoder
 from specsel.selection.learners import make_learner
 from specsel.selection.selector import Selector
+from tests.online.faults import CrashInRound, HangInRound
 from tests.stubs import make_head, tiny_target
 
 PROMPTS = [[5, 17, 33, 2], [9, 9, 40, 41, 7, 100], [3, 8], [60, 61, 62]]
@@ -43,11 +44,13 @@ def tiny_pool(tmp_path, target):
     return pool, info, heads
 
 
-def start(tmp_path, target, tcfg=None, **pcfg):
+def start(tmp_path, target, tcfg=None, factory=None, **pcfg):
+    """factory: a faulty trainer factory (tests/online/faults.py), or None for the real trainer."""
     pool, info, heads = tiny_pool(tmp_path, target)
     tcfg = tcfg or TrainerConfig(lr=1e-2, batch=1, holdout_every=0, full_information=True)
     handle = TrainerHandle({n: ("eagle3", h) for n, h in heads.items()}, tcfg, ProcessConfig(**pcfg),
-                           ExportSpec(str(tmp_path / "online"), str(pool), info))
+                           ExportSpec(str(tmp_path / "online"), str(pool), info),
+                           **({"trainer_factory": factory} if factory is not None else {}))
     dec = SpecDecoder(target, {n: Eagle3Drafter(h) for n, h in heads.items()},
                       selector=Selector(make_learner("normal_hedge", 2), 2, 3), k=3)
     server = AdaptiveServer(dec, heads, handle, GREEDY, feedback_top_k=16)
@@ -127,7 +130,8 @@ def test_killed_trainer_is_restarted_and_no_request_fails(tmp_path, target, plai
 
 
 def test_crash_limit_and_hang(tmp_path, target, plain_out):
-    server, handle, _, _ = start(tmp_path / "crash", target, fault="crash_after:1", max_restarts=1)
+    # a real trainer process that exits in its second round, every time (tests/online/faults.py)
+    server, handle, _, _ = start(tmp_path / "crash", target, factory=CrashInRound(2), max_restarts=1)
     try:
         serve_until(server, plain_out, lambda: not handle.enabled)  # crash, restart, crash again: limit reached
         n = serve_until(server, plain_out, lambda: True, at_least=3)  # serving goes on with the last good weights
@@ -135,7 +139,7 @@ def test_crash_limit_and_hang(tmp_path, target, plain_out):
         handle.stop()
     assert server.failed == 0 and n == 3 and [f["kind"] for f in handle.faults] == ["crash", "crash"]
 
-    server, handle, _, _ = start(tmp_path / "hang", target, fault="hang_after:1", heartbeat_timeout=2.0,
+    server, handle, _, _ = start(tmp_path / "hang", target, factory=HangInRound(2), heartbeat_timeout=2.0,
                                  max_restarts=1)
     try:
         serve_until(server, plain_out, lambda: len(handle.faults) >= 1)
@@ -224,7 +228,7 @@ def test_a_restarted_trainer_continues_the_exported_optimizer_state(tmp_path, ta
 
 def test_a_trainer_that_died_since_the_last_poll_is_a_fault_at_stop(tmp_path, target, plain_out):
     # e.g. a trainer that dies on the last request's round: no poll comes after it, only the stop
-    server, handle, _, _ = start(tmp_path, target, fault="crash_after:1", max_restarts=3)
+    server, handle, _, _ = start(tmp_path, target, factory=CrashInRound(1), max_restarts=3)
     serve_until(server, plain_out, lambda: True, at_least=1)
     handle.feedback.flush()
     handle.proc.join(120)
@@ -409,9 +413,9 @@ def test_trainers_are_new_processes_forked_from_the_fork_server_without_its_aliv
     """Each trainer, first start and restart, is a new process forked from the fork server (which preloads the
     trainer's imports; never this process: no state of the server is shared), and none keeps a copy of the fork
     server's alive pipe, so the fork server ends when the server dies and the trainer with it (the orphan test)."""
-    from multiprocessing import forkserver
-
     import psutil
+
+    from online import forkserver_shim
 
     def wait_started(n):
         t0 = time.time()
@@ -425,11 +429,11 @@ def test_trainers_are_new_processes_forked_from_the_fork_server_without_its_aliv
     try:
         for n in (1, 2):
             wait_started(n)
-            fs = forkserver._forkserver
-            assert handle.ctx.get_start_method() == "forkserver" and fs._forkserver_pid not in (None, os.getpid())
-            alive = os.readlink(f"/proc/self/fd/{fs._forkserver_alive_fd}")
+            server_pid = forkserver_shim.server_pid()
+            assert handle.ctx.get_start_method() == "forkserver" and server_pid not in (None, os.getpid())
+            alive = os.readlink(f"/proc/self/fd/{forkserver_shim.alive_fd()}")
             pid = handle.proc.pid
-            assert psutil.Process(pid).ppid() == fs._forkserver_pid and pid not in pids
+            assert psutil.Process(pid).ppid() == server_pid and pid not in pids
             held = set()
             for fd in os.listdir(f"/proc/{pid}/fd"):
                 try:
