@@ -174,9 +174,10 @@ def get_batch(q, n: int, timeout: float | None = None) -> list:
 
 
 class FeedbackCollector:
-    """Set as `SpecDecoder.collector`: keeps, for every committed token, the target's distribution that chose it
-    (the rows the verification already projected, so no extra lm_head work under greedy verification), top-k
-    compressed as each pass arrives; `finish` packs the request into a `Feedback` on the CPU."""
+    """A decode loop's `Hooks.collector` (specsel/decoding/hooks.py; online/server.py hands it to every request):
+    keeps, for every committed token, the target's distribution that chose it (the rows the verification already
+    projected, so no extra lm_head work under greedy verification), top-k compressed as each pass arrives; `finish`
+    packs the request into a `Feedback` on the CPU."""
 
     def __init__(self, k: int = 64, keep_feats: bool = True):
         self.k, self.keep_feats = k, keep_feats

@@ -12,7 +12,7 @@ import time
 import traceback
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 
@@ -20,6 +20,7 @@ from draftpool.forward.sampling import SamplingParams
 from online.feedback import FeedbackCollector
 from online.hotswap import HotSwap
 from online.process import TrainerHandle
+from specsel.decoding.hooks import Hooks
 from specsel.decoding.loop import SpecDecoder
 
 SWAPS = ("cycle", "request")
@@ -31,7 +32,7 @@ class Request:
     prompt_ids: list[int]
     max_new_tokens: int
     cancelled: Callable[[], bool] | None = None  # true once nobody waits for the answer: decoding stops early
-    watch: Callable[[list[int]], bool] | None = None  # sees the new tokens every cycle; true stops (SpecDecoder)
+    watch: Callable[[list[int]], bool] | None = None  # sees the new tokens every cycle; true stops (Hooks.watch)
     params: SamplingParams | None = None  # this request's sampling (None: the server's)
     seed: int = 0
 
@@ -47,10 +48,11 @@ class AdaptiveServer:
         self.dec, self.handle, self.params = decoder, handle, params
         self.collector = FeedbackCollector(feedback_top_k,
                                            keep_feats=any(d.aux_layers for d in decoder.drafters))
-        decoder.collector = self.collector if handle is not None else None
         self.swap = HotSwap(handle.boards, modules, handle.start_version) if handle is not None else None
-        if self.swap is not None and swap == "cycle":
-            decoder.on_cycle = self.swap.poll
+        # what every request hands the decoder (with its own cancelled / watch): the feedback collector while a
+        # trainer learns from it, the weight poll at cycle boundaries with swap="cycle"
+        self.hooks = Hooks(collector=self.collector if handle is not None else None,
+                           poll=self.swap.poll if self.swap is not None and swap == "cycle" else None)
         self.served = self.failed = 0
         self.learned = 0  # answers indexed by model-free drafters
         self.events: list[dict] = []  # trainer events drained since the caller last took them
@@ -77,13 +79,11 @@ class AdaptiveServer:
         self.between_requests()
         before = self.swap.versions() if self.swap is not None else {}
         t0 = time.perf_counter()
-        gone, watch = req.cancelled, req.watch
-        stop = None if gone is None and watch is None else \
-            (lambda new: (gone is not None and gone()) or (watch is not None and watch(new)))
+        hooks = replace(self.hooks, cancelled=req.cancelled, watch=req.watch)
         try:
             self.collector.start()
             tokens, m = self.dec.generate(req.prompt_ids, req.max_new_tokens, req.params or self.params, req.seed,
-                                          stop)
+                                          hooks=hooks)
         except Exception as e:  # noqa: BLE001 - a request's failure is reported with its record
             self.failed += 1
             return {"id": req.id, "error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()}

@@ -7,6 +7,12 @@ field's simple baseline that HedgeSpec over heads + model-free drafters is measu
 
 from __future__ import annotations
 
+from draftpool.forward.sampling import SamplingParams
+from specsel.decoding.errors import SpecError
+from specsel.decoding.request import DecodeState
+from specsel.decoding.target import TargetPass
+from specsel.decoding.view import PoolView
+
 
 class HybridSelector:
     full_information = False
@@ -18,17 +24,15 @@ class HybridSelector:
         self.state = None
         self.picks = [0, 0]  # cycles drafted by the suffix drafter, by the model drafter
 
-    def bind(self, dec) -> None:
-        from specsel.decoding.loop import SpecError
-
-        n = len(dec.drafters)
+    def bind(self, view: PoolView) -> None:
+        n = len(view.drafters)
         if not (0 <= self.suffix < n and 0 <= self.model < n) or self.suffix == self.model:
             raise SpecError(f"hybrid: drafters {self.suffix} and {self.model} must be two members of a pool of {n}")
-        if not hasattr(dec.drafters[self.suffix], "propose"):
-            raise SpecError(f"hybrid: drafter {dec.names[self.suffix]!r} does not score proposals (not model-free)")
-        self.drafter, self.k = dec.drafters[self.suffix], dec.k
+        if not hasattr(view.drafters[self.suffix], "propose"):
+            raise SpecError(f"hybrid: drafter {view.names[self.suffix]!r} does not score proposals (not model-free)")
+        self.drafter, self.k = view.drafters[self.suffix], view.k
 
-    def start_request(self, dec, state) -> None:
+    def start_request(self, state: DecodeState) -> None:
         self.state = state
 
     def select(self) -> int:
@@ -38,10 +42,10 @@ class HybridSelector:
         self.picks[0 if use else 1] += 1
         return self.suffix if use else self.model
 
-    def after_cycle(self, dec, state, i, n_acc, out, params) -> None:
+    def after_cycle(self, state: DecodeState, i: int, n_acc: int, out: TargetPass, params: SamplingParams) -> None:
         pass
 
-    def finish_request(self, dec, state, params) -> None:
+    def finish_request(self, state: DecodeState, params: SamplingParams) -> None:
         pass
 
     def weights_changed(self, changed: list[int]) -> None:

@@ -1,5 +1,6 @@
 """Online drafter selection for the decode loop (HedgeSpec and the bandit baselines): `Selector` picks the drafter of
-every cycle and takes the cycle's feedback through the loop's hooks (`specsel/decoding/loop.py`).
+every cycle and takes the cycle's feedback through the loop's hooks (`specsel/decoding/view.py`: it is bound to a
+`PoolView` of the decoder, never the decoder itself).
 
 - Full-information learners (Hedge family): after a verification the verified chunk is prefilled into EVERY drafter
   (the chosen one's next sync becomes free) and each drafter's acceptance probability at each verified position is
@@ -19,9 +20,10 @@ import torch
 import torch.nn.functional as F
 
 from draftpool.forward.sampling import SamplingParams, probs_from_logits
-from specsel.decoding.loop import SpecDecoder, SpecError
+from specsel.decoding.errors import SpecError
 from specsel.decoding.request import DecodeState
 from specsel.decoding.target import TargetPass
+from specsel.decoding.view import PoolView
 from specsel.selection.delayed_feedback import DelayedFeedback, GameConfig
 from specsel.selection.estimators import (
     block_divergence_reward,
@@ -52,22 +54,22 @@ class Selector:
         self.bank: HeadBank | None = None
         self.in_bank: list[int] = []
 
-    def bind(self, dec: SpecDecoder) -> None:
-        if len(dec.drafters) != self.n:
-            raise SpecError(f"the selector is made for {self.n} drafters, the pool has {len(dec.drafters)}")
-        if dec.k != self.k and dec.mode in ("chain", "auto"):
-            raise SpecError(f"the selector is made for k={self.k}, the decoder drafts k={dec.k}")
-        for d in dec.drafters:
+    def bind(self, view: PoolView) -> None:
+        if len(view.drafters) != self.n:
+            raise SpecError(f"the selector is made for {self.n} drafters, the pool has {len(view.drafters)}")
+        if view.k != self.k and view.mode in ("chain", "auto"):
+            raise SpecError(f"the selector is made for k={self.k}, the decoder drafts k={view.k}")
+        for d in view.drafters:
             d.track = self.full_information
             if d.deterministic:
                 d.track_k = self.k  # the chains it keeps are the ones it would draft
-        self.drafters, self.mode, self.tree_top_k = dec.drafters, dec.mode, dec.tree.top_k
-        heads = [i for i, d in enumerate(dec.drafters) if HeadBank.accepts(d)]
+        self.drafters, self.mode, self.tree_top_k = view.drafters, view.mode, view.tree.top_k
+        heads = [i for i, d in enumerate(view.drafters) if HeadBank.accepts(d)]
         if self.batched_eval and self.full_information and len(heads) > 1 and \
-                same_shape([dec.drafters[i] for i in heads]):
+                same_shape([view.drafters[i] for i in heads]):
             self.in_bank = heads
-            prev = getattr(dec.selector, "bank", None)  # a fresh selector per request keeps the stacked weights
-            members = [dec.drafters[i] for i in heads]
+            prev = getattr(view.previous, "bank", None)  # a fresh selector per request keeps the stacked weights
+            members = [view.drafters[i] for i in heads]
             self.bank = prev if prev is not None and prev.drafters == members else HeadBank(members)
 
     def weights_changed(self, changed: list[int]) -> None:
@@ -77,7 +79,7 @@ class Selector:
     def select(self) -> int:
         return self.game.select() if self.game is not None else self.learner.select()
 
-    def start_request(self, dec: SpecDecoder, state: DecodeState) -> None:
+    def start_request(self, state: DecodeState) -> None:
         self.eval_from, self.pending = len(state.tokens), []  # first unevaluated position; chunks since then
         self.p_rows: dict[int, torch.Tensor] = {}  # position -> target distribution (sampling only)
         self.rounds = 0
@@ -88,8 +90,7 @@ class Selector:
             for j in self.in_bank:
                 state.synced[j] = len(state.tokens)
 
-    def after_cycle(self, dec: SpecDecoder, state: DecodeState, i: int, n_acc: int, out: TargetPass,
-                    params: SamplingParams) -> None:
+    def after_cycle(self, state: DecodeState, i: int, n_acc: int, out: TargetPass, params: SamplingParams) -> None:
         if self.game is None:
             if self.reward != "none":
                 self.learner.update(i, self._reward(self.drafters[i], out, n_acc, params))
@@ -102,7 +103,7 @@ class Selector:
             self._observe(state, params)
         self.rounds += 1
 
-    def finish_request(self, dec: SpecDecoder, state: DecodeState, params: SamplingParams) -> None:
+    def finish_request(self, state: DecodeState, params: SamplingParams) -> None:
         if self.game is None:
             return
         if self.pending:  # the chunks not yet evaluated (batched feedback) are fed at the end of the request

@@ -1,9 +1,12 @@
 """Feedback collection during decoding: one target row per committed token, the row whose argmax chose it."""
 
+from dataclasses import replace
+
 import pytest
 import torch
 
 from online.feedback import FeedbackCollector
+from specsel.decoding.hooks import Hooks
 from specsel.decoding.llama import LlamaDrafter
 from specsel.decoding.loop import SpecDecoder
 from specsel.selection.learners import make_learner
@@ -25,10 +28,10 @@ def drafter(nxt):
 def test_every_committed_token_has_the_row_that_chose_it(mode):
     dec = SpecDecoder(target(), None if mode == "plain" else drafter(lambda t: (t + 1) % V if t % 3 else 0),
                       mode=mode, k=3)
-    dec.collector = FeedbackCollector(k=4)
-    dec.collector.start()
-    out, m = dec.generate([2, 5], 20)
-    fb = dec.collector.finish("r0", dec.state, version=3, accepted=m.accepted)
+    collector = FeedbackCollector(k=4)
+    collector.start()
+    out, m = dec.generate([2, 5], 20, hooks=Hooks(collector=collector))
+    fb = collector.finish("r0", dec.state, version=3, accepted=m.accepted)
     committed = fb.tokens[fb.prompt_len:]
     assert fb.target.ids.shape == (len(committed), 4)
     assert fb.target.ids[:, 0].tolist() == committed.tolist()  # greedy: the top row token is the committed one
@@ -37,11 +40,12 @@ def test_every_committed_token_has_the_row_that_chose_it(mode):
 
 def test_pool_decoder_feeds_the_collector_through_its_engine():
     pool = {"a": drafter(lambda t: (t + 1) % V), "b": drafter(lambda t: (t + 2) % V)}
-    dec = SpecDecoder(target(), pool, selector=Selector(make_learner("normal_hedge", 2), 2, 3), k=3)
-    dec.collector = FeedbackCollector(k=2)
-    dec.collector.start()
+    collector = FeedbackCollector(k=2)
+    dec = SpecDecoder(target(), pool, selector=Selector(make_learner("normal_hedge", 2), 2, 3), k=3,
+                      hooks=Hooks(collector=collector))  # the decoder's default hooks: every request's
+    collector.start()
     dec.generate([7], 25)
-    fb = dec.collector.finish("r1", dec.state)
+    fb = collector.finish("r1", dec.state)
     assert fb.target.ids[:, 0].tolist() == fb.tokens[fb.prompt_len:].tolist()
 
 
@@ -56,7 +60,8 @@ def test_a_sampled_request_feeds_the_target_s_own_distribution(temperature):
     model = BigramLM(logits)
     server = AdaptiveServer(SpecDecoder(model, drafter(lambda t: (t + 1) % V), mode="chain", k=3), {"drafter": None},
                             None, SamplingParams(), feedback_top_k=V)
-    server.dec.collector = server.collector
+    assert server.hooks.collector is None  # no trainer: nothing collected, unless asked as here
+    server.hooks = replace(server.hooks, collector=server.collector)
     server.collector.start()
     rec = server.serve(Request("s", [3], 24, params=SamplingParams(temperature=temperature), seed=11))
     fb = server.collector.finish("s", server.dec.state)

@@ -5,9 +5,11 @@ import torch
 
 from draftpool.forward.sampling import SamplingParams
 from specsel.decoding.auto import AutoSpec, Costs
+from specsel.decoding.hooks import Hooks
 from specsel.decoding.llama import LlamaDrafter
-from specsel.decoding.loop import PhaseTimer, SpecDecoder
+from specsel.decoding.loop import SpecDecoder
 from specsel.decoding.request import RequestMetrics
+from specsel.decoding.timing import PhaseTimer
 from specsel.decoding.tree import TreeSpec
 from specsel.selection.learners import make_learner
 from specsel.selection.selector import Selector
@@ -104,9 +106,33 @@ def test_a_cancelled_request_stops_at_the_next_cycle_with_the_tokens_so_far(mode
     seen = []
     out, m = dec.generate([3], 40, watch=lambda new: seen.append(list(new)) or len(seen) > 3)
     assert 0 < len(out) < 40 and out == plain_output([3], 40)[:len(out)]
-    assert m.target_forwards <= 4 and dec.watch is None  # the watch is the request's: gone after it
+    assert m.target_forwards <= 4
     assert seen[-1] == out and all(seen[i] == seen[i + 1][:len(seen[i])] for i in range(len(seen) - 1))
-    assert dec.generate([3], 40)[0] == plain_output([3], 40)
+    assert dec.generate([3], 40)[0] == plain_output([3], 40)  # the watch is the request's: gone after it
+
+
+def test_hooks_are_passed_in_and_belong_to_their_request():
+    """Hooks given to the decoder apply to every request; hooks given to one request replace them for it: the
+    collector gets every committed token's row, the poll runs at every cycle boundary, `cancelled` stops decoding."""
+
+    class Rows:
+        def __init__(self):
+            self.rows = 0
+
+        def add(self, out, rows):
+            self.rows += len(rows)
+
+    default, polls = Rows(), []
+    dec = SpecDecoder(BigramLM(successor_table(V, TARGET_NEXT)),
+                      LlamaDrafter(BigramLM(successor_table(V, lambda t: (t + 2) % V))), k=3,
+                      hooks=Hooks(collector=default, poll=lambda: polls.append(1) or []))
+    out, m = dec.generate([3], 12)
+    assert out == plain_output([3], 12) and default.rows == 12 and len(polls) == len(m.accepted) == 11
+    own, asked = Rows(), []
+    cancelled = lambda: asked.append(1) or len(asked) > 3  # noqa: E731 - after the prefill and two cycles: no
+    out, m = dec.generate([3], 40, hooks=Hooks(collector=own, cancelled=cancelled))
+    assert out == plain_output([3], 40)[:4] and m.target_forwards == 4  # stopped at the fourth boundary
+    assert own.rows == len(dec.state.tokens) - 1 and default.rows == 12 and len(polls) == 11  # the defaults untouched
 
 
 def test_phase_timer_laps_add_to_every_field_named():
@@ -127,7 +153,8 @@ def pool_decoder(mode):
                            tree=TreeSpec(4, 3, 12))
     if mode == "auto":
         return SpecDecoder(target, {"d": LlamaDrafter(BigramLM(successor_table(V, lambda t: (t + 2) % V)))},
-                           mode="auto", k=3, auto=AutoSpec(costs=Costs({1: 0.05, 4: 0.2}, 0.01), probe_every=4))
+                           mode="auto", k=3, auto=AutoSpec(costs=Costs({1: 0.05, 4: 0.2}, 0.01), probe_every=4,
+                                                           time_weight=0.0))
     drafters = {n: LlamaDrafter(BigramLM(successor_table(V, f))) for n, f in
                 {"right": TARGET_NEXT, "wrong": lambda t: (t + 2) % V}.items()}
     uniform = Selector(make_learner("uniform", 2, seed=3), 2, 3)
@@ -148,6 +175,34 @@ def test_phase_times_sum_within_the_total(mode):
         assert 0 in m.drafted and len(m.accepted) == m.drafted.count(1) and m.plans.count("plain") > 0
     if mode == "pool":
         assert m.switches > 0 and m.switch_s > 0 and m.draft_s > 0
+
+
+@pytest.mark.parametrize("mode", ["tree", "auto", "pool"])
+def test_timing_off_never_syncs_the_device_and_decodes_the_same(mode, monkeypatch):
+    """Timing is an observer: off, the loop calls no device synchronisation at all and keeps no phase times; the
+    tokens and every count are those of a timed run."""
+    import draftpool.forward.timing as forward_timing
+    import specsel.decoding.timing as timing
+
+    syncs = []
+    count = lambda device: syncs.append(device)  # noqa: E731
+    monkeypatch.setattr(forward_timing, "sync_device", count)
+    monkeypatch.setattr(timing, "sync_device", count)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda *a, **kw: syncs.append("cuda"))
+    runs = {}
+    for on in (True, False):
+        dec = pool_decoder(mode)
+        dec.timing = on
+        before = len(syncs)
+        runs[on] = dec.generate([4], 24), len(syncs) - before
+    (out_on, m_on), synced_on = runs[True]
+    (out_off, m_off), synced_off = runs[False]
+    assert synced_on > 0 and synced_off == 0
+    assert out_off == out_on == plain_output([4], 24)
+    assert (m_off.accepted, m_off.choices, m_off.drafted, m_off.plans) == (m_on.accepted, m_on.choices,
+                                                                           m_on.drafted, m_on.plans)
+    times = ("select_s", "draft_s", "verify_s", "target_s", "eval_s", "switch_s")
+    assert all(getattr(m_off, f) == 0.0 for f in times) and m_off.total_s > 0 and m_off.other_s == m_off.total_s
 
 
 def test_plain_mode_times_only_the_total():

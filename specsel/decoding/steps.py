@@ -1,0 +1,151 @@
+"""The decode loop's steps, as gpt-fast's: short functions over one request in flight (`Run`: its `DecodeState`,
+sampling, generator, metrics, timing observer and hooks).
+
+`prefill` (the prompt -> the first token), `plain_step` (one token, no draft), `catch_up` (a drafter reads the tokens
+committed since its last sync), `draft` (a chain or a tree), `verify` (one target pass over [last committed token,
+drafts], the acceptance rule, the target cache rolled back to the accepted prefix or packed to the accepted tree path)
+and `commit` (tokens, target features and the rows that chose them). Output is the target's own whichever drafter
+drafts (lossless at temperature 0, distribution-exact when sampling).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from draftpool.forward.sampling import SamplingParams, probs_from_logits, sample
+from specsel.decoding.hooks import Hooks
+from specsel.decoding.request import DecodeState, RequestMetrics
+from specsel.decoding.target import TargetPass, TargetRunner
+from specsel.decoding.timing import NoTiming, PhaseTimer
+from specsel.decoding.tree import DraftTree, TreeSpec, ancestor_mask
+from specsel.decoding.verify import verify_chain_greedy, verify_chain_sampling, verify_tree_greedy
+
+
+@dataclass
+class Run:
+    """One request in flight."""
+
+    state: DecodeState
+    params: SamplingParams
+    gen: torch.Generator
+    m: RequestMetrics
+    clock: PhaseTimer | NoTiming
+    hooks: Hooks
+
+
+@dataclass
+class Chain:
+    """A drafted chain: tokens [n] (n <= k: a drafter may stop early, even at 0) and, when sampling, the drafter's
+    distributions q [n, V] they were drawn from."""
+
+    tokens: torch.Tensor
+    q: torch.Tensor | None
+
+    def __len__(self) -> int:
+        return self.tokens.numel()
+
+
+def emit(out: TargetPass, row: int, params: SamplingParams, gen: torch.Generator | None) -> int:
+    """The target's token at a row of its pass: its argmax (greedy) or a sample of its distribution."""
+    if params.greedy:
+        return out.choice(row)
+    return int(sample(probs_from_logits(out.logits(row), params), gen))
+
+
+def commit(run: Run, out: TargetPass, rows: list[int], tokens: list[int], feats: torch.Tensor | None) -> None:
+    """rule: tokens are committed with their target features and, to the collector, the pass rows that chose them."""
+    state = run.state
+    state.tokens.extend(tokens)
+    if feats is not None:
+        state.feats = feats if state.feats is None else torch.cat([state.feats, feats], dim=0)
+    if run.hooks.collector is not None:
+        run.hooks.collector.add(out, rows)
+
+
+def prefill(target: TargetRunner, drafters: list, run: Run, rollback: bool) -> None:
+    """The target reads the prompt (the state's tokens) and emits the first token; every drafter starts empty.
+    rollback: keep what a cache rollback needs (speculative modes)."""
+    target.reset()
+    target.rollback = rollback
+    for d in drafters:
+        d.reset()
+    out = target.forward(run.state.tokens)
+    run.m.target_forwards += 1
+    commit(run, out, [-1], [emit(out, -1, run.params, run.gen)], out.feats)
+
+
+def plain_step(target: TargetRunner, run: Run) -> TargetPass:
+    """One target pass over the last token, no draft: commits the next token (mode plain, auto's k = 0)."""
+    out = target.forward(run.state.tokens[-1:])  # rows: 1
+    run.m.target_forwards += 1
+    commit(run, out, [0], [emit(out, 0, run.params, run.gen)], None if out.feats is None else out.feats[:1])
+    return out
+
+
+def catch_up(drafter, i: int, run: Run, prev: int | None) -> None:
+    """Drafter i reads the tokens committed since its last sync. On a switch that catch-up is the switching cost
+    (switch_s, part of draft_s) and the tokens it reads beyond the last cycle's chunk are catch-up tokens."""
+    state, m = run.state, run.m
+    behind = len(state.tokens) - state.synced[i]
+    drafter.sync(state)
+    state.synced[i] = len(state.tokens)
+    if prev is not None and i != prev:
+        run.clock.lap("switch_s", "draft_s")
+        m.switches += 1
+        m.catchup_tokens += max(0, behind - (1 + m.accepted[-1]))
+
+
+def draft(drafter, k: int, tree: TreeSpec | None, run: Run) -> Chain | DraftTree:
+    """A tree of shape `tree`, or a chain of at most k tokens."""
+    if tree is not None:
+        return drafter.draft_tree(tree)
+    return Chain(*drafter.draft_chain(k, run.params, run.gen))
+
+
+def verify(target: TargetRunner, run: Run, drafted: Chain | DraftTree) -> tuple[int, TargetPass]:
+    """Verify a chain or a tree; commits the accepted drafts and the next token -> (accepted drafts, the pass)."""
+    if isinstance(drafted, Chain):
+        return verify_chain(target, run, drafted)
+    return verify_tree(target, run, drafted)
+
+
+def verify_chain(target: TargetRunner, run: Run, chain: Chain) -> tuple[int, TargetPass]:
+    """One target pass over [last committed, drafts]. -> (accepted drafts, the pass: row j holds the target's
+    distribution for committed position len_before + j)"""
+    state, params, draft_ids = run.state, run.params, chain.tokens
+    base = len(target)  # cached positions = every committed token but the last
+    out = target.forward([state.tokens[-1]] + draft_ids.tolist())  # rows: root + K drafts
+    run.clock.lap("target_s", "verify_s")
+    if params.greedy:
+        tokens = draft_ids.tolist()
+        if tokens and out.choice(0) == tokens[0]:
+            # rule: row 0 alone first (a weak drafter's chain stops there); past it, the other rows in one batched
+            # projection instead of one lm_head read per accepted row
+            out.project(list(range(1, len(tokens) + 1)))
+        n, nxt = verify_chain_greedy(tokens, out.choice)
+    else:
+        n, nxt = verify_chain_sampling(draft_ids, chain.q, probs_from_logits(out.logits(slice(None)), params),
+                                       run.gen)
+    # rule: keep the root and the n accepted drafts in the cache; their features are now committed
+    target.truncate(base + 1 + n)
+    commit(run, out, list(range(n + 1)), draft_ids[:n].tolist() + [nxt],
+           None if out.feats is None else out.feats[:1 + n])
+    return n, out
+
+
+def verify_tree(target: TargetRunner, run: Run, tree: DraftTree) -> tuple[int, TargetPass]:
+    """Greedy tree verification of the longest accepted path -> (its length, the pass)."""
+    base = len(target)
+    allowed = torch.ones(len(tree) + 1, base + len(tree) + 1, dtype=torch.bool)
+    allowed[:, base:] = ancestor_mask(tree.parents)
+    positions = [base] + [base + d for d in tree.depths]
+    run.clock.lap("verify_s")  # the masks
+    out = target.forward([run.state.tokens[-1]] + tree.tokens, positions, allowed)  # rows: root + N nodes
+    run.clock.lap("target_s", "verify_s")
+    path, nxt = verify_tree_greedy(tree.tokens, tree.parents, out.choice)
+    keep = [0] + [i + 1 for i in path]  # root + accepted nodes, in path order
+    target.keep(base, keep)  # rule: the cache keeps the accepted path only, packed after the committed prefix
+    commit(run, out, keep, [tree.tokens[i] for i in path] + [nxt], None if out.feats is None else out.feats[keep])
+    return len(path), out

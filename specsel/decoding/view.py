@@ -1,0 +1,75 @@
+"""What the decode loop and a selector exchange: `PoolView`, the narrow view of the decoder a selector is bound to
+(its drafters and their names, k, the mode and tree shape, the target forward's id, the selector it replaces);
+`SelectorProtocol`, the hooks the loop calls every request and cycle; and `FixedSelector`, always one drafter (what a
+single drafter is). Selectors never see the decoder itself."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from draftpool.forward.sampling import SamplingParams
+from specsel.decoding.errors import SpecError
+from specsel.decoding.request import DecodeState
+from specsel.decoding.target import TargetPass
+from specsel.decoding.tree import TreeSpec
+
+
+@dataclass(frozen=True)
+class PoolView:
+    """The decoder as a selector sees it when bound."""
+
+    names: list[str]  # drafter names, in pool order
+    drafters: list  # the pool's drafters (specsel/decoding/drafter.Drafter), in the same order
+    k: int  # draft tokens per chain cycle (auto: at most)
+    mode: str  # "chain", "auto" or "tree"
+    tree: TreeSpec  # the tree shape of mode "tree"
+    forward_id: str  # the target forward (TargetRunner.forward_id)
+    previous: object | None = None  # the selector this one replaces (a new one may keep what that one built)
+
+
+class SelectorProtocol(Protocol):
+    """Picks the drafter of every cycle and takes the cycle's feedback (the selection layer implements it)."""
+
+    full_information: bool  # drafters keep their predictions at every committed position (counterfactual feedback)
+
+    def bind(self, view: PoolView) -> None: ...
+
+    def start_request(self, state: DecodeState) -> None: ...
+
+    def select(self) -> int: ...
+
+    def after_cycle(self, state: DecodeState, i: int, n_acc: int, out: TargetPass, params: SamplingParams
+                    ) -> None: ...
+
+    def finish_request(self, state: DecodeState, params: SamplingParams) -> None: ...
+
+    def weights_changed(self, changed: list[int]) -> None: ...
+
+
+class FixedSelector:
+    """Always the same drafter, no feedback: what a single drafter is."""
+
+    full_information = False
+
+    def __init__(self, arm: int = 0):
+        self.arm = arm
+
+    def bind(self, view: PoolView) -> None:
+        if not 0 <= self.arm < len(view.drafters):
+            raise SpecError(f"fixed drafter {self.arm} is not in a pool of {len(view.drafters)}")
+
+    def select(self) -> int:
+        return self.arm
+
+    def start_request(self, state: DecodeState) -> None:
+        pass
+
+    def after_cycle(self, state: DecodeState, i: int, n_acc: int, out: TargetPass, params: SamplingParams) -> None:
+        pass
+
+    def finish_request(self, state: DecodeState, params: SamplingParams) -> None:
+        pass
+
+    def weights_changed(self, changed: list[int]) -> None:
+        pass
