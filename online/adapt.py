@@ -38,6 +38,7 @@ from online.adapt_config import MODES, RECIPE, AdaptConfig, ServeConfig
 from online.answers import answer_record
 from online.modes.lookahead import serve_lookahead
 from online.modes.spec import serve_spec
+from online.version_guard import UncheckedVersionError
 from online.versions import check_out_dir, latest_version, load_trainer_state
 
 # This module is the command line and the start (target, pool, resume); the settings are online/adapt_config.py, each
@@ -99,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         cfg = load_config(AdaptConfig, args.config, overrides)  # validates
         cfg.serve.api_key = args.api_key or cfg.serve.api_key or os.environ.get("DRAFTPOOL_API_KEY", "")
         summary = main_cfg(cfg)
-    except (ValueError, OSError, TargetError, LockedError) as e:  # ConfigError is a ValueError
+    except (ValueError, OSError, TargetError, LockedError, UncheckedVersionError) as e:  # ConfigError: a ValueError
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(json.dumps(summary, indent=2, default=str))

@@ -5,7 +5,8 @@ parser that refuses a negative, non-numeric or conflicting Content-Length, a Tra
 `chunked` (a second Transfer-Encoding line included), and reads chunked bodies to their end. What h11 lets through
 and a proxy in front may frame otherwise is refused here (RFC 9112 sections 5.2, 6.1): a request carrying
 Content-Length and Transfer-Encoding together (h11 lets Transfer-Encoding win) or Transfer-Encoding on HTTP/1.0
-(`Edge`), and a header line folded onto the one before (obs-fold, which h11 joins to it; `head_deadline_protocol`).
+(`Edge`), and a header line folded onto the one before (obs-fold, which h11 joins to it; `head_deadline_protocol`,
+in online/uvicorn_shim.py with the uvicorn and h11 versions it was checked on).
 So every request served has one framing, Content-Length alone or `Transfer-Encoding: chunked` alone, and anything
 else gets a 400 before its body is read, with the connection closed: no byte after a refused head is parsed as a
 request of its own. `Edge`, a middleware in front of the app, adds what a public endpoint needs before any route sees
@@ -29,11 +30,15 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
-import re
 import socket
 import threading
 import time
 from typing import Any
+
+from online.uvicorn_shim import folded_head, head_deadline_protocol
+
+__all__ = ["MAX_BODY", "ClientGone", "Edge", "ThreadedServer", "error_body", "exposure_warning", "folded_head",
+           "head_deadline_protocol", "is_loopback", "parse_address", "send_json", "unless_gone"]
 
 MAX_BODY = 1 << 20
 
@@ -187,69 +192,6 @@ class Edge:
         await self.app(scope, replay, guarded_send)
 
 
-_HEAD_END = re.compile(rb"\n\r?\n")  # h11's end of a request head
-_FOLD = re.compile(rb"\n[ \t]")  # a head line that starts with a space or tab
-
-
-def folded_head(buffered: bytes) -> bool:
-    """Whether the request head at the start of `buffered` (whole or its part received so far) has an obs-fold line:
-    one that starts with a space or tab, which h11 joins to the header line before it (RFC 9112 section 5.2 lets a
-    server refuse it instead; a proxy in front may read it as a header of its own)."""
-    end = _HEAD_END.search(buffered)
-    return _FOLD.search(buffered if end is None else buffered[:end.start() + 1]) is not None
-
-
-def head_deadline_protocol(head_timeout: float):
-    """uvicorn's h11 protocol plus a deadline on the request head: a connection that has not sent a whole request line
-    and headers within `head_timeout` s of opening, or of its previous answer, is closed (uvicorn alone keeps an idle
-    connection, or one whose headers trickle in, open for ever). And a request head with an obs-fold line gets a 400
-    and the connection is closed (`folded_head`)."""
-    import h11
-    from uvicorn.protocols.http.h11_impl import H11Protocol
-
-    class HeadDeadline(H11Protocol):
-        _timer = None
-
-        def _arm(self) -> None:
-            self._disarm()
-            self._timer = self.loop.call_later(head_timeout, self._expired)
-
-        def _disarm(self) -> None:
-            if self._timer is not None:
-                self._timer.cancel()
-                self._timer = None
-
-        def _expired(self) -> None:
-            if (self.cycle is None or self.cycle.response_complete) and not self.transport.is_closing():
-                self.transport.close()
-
-        def connection_made(self, transport) -> None:
-            super().connection_made(transport)
-            self._arm()
-
-        def handle_events(self) -> None:
-            # rule: h11 parses a head only while the client's side is IDLE (a new connection, or after
-            # start_next_cycle, which uvicorn follows with handle_events): what it holds then starts with the head.
-            # uvicorn also starts the next cycle inside its own loop when an answer went out before its request's body
-            # ended; behind Edge such an answer closes the connection, so no head is parsed that way
-            if self.conn.their_state is h11.IDLE and folded_head(self.conn.trailing_data[0]):
-                self.send_400_response("Invalid HTTP request received: a folded header line (obs-fold).")
-                return
-            super().handle_events()
-            if self.cycle is not None and not self.cycle.response_complete:  # a whole head arrived
-                self._disarm()
-
-        def on_response_complete(self) -> None:
-            self._arm()  # before: a pipelined request that follows disarms it again
-            super().on_response_complete()
-
-        def connection_lost(self, exc) -> None:
-            self._disarm()
-            super().connection_lost(exc)
-
-    return HeadDeadline
-
-
 class ThreadedServer:
     """uvicorn serving `app` in a daemon thread. Binds at construction (a port in use fails at once, before anything
     is written); `stop()` lets the answers in progress go out first."""
@@ -258,6 +200,7 @@ class ThreadedServer:
                  keep_alive_s: float = 5.0, head_timeout: float = 30.0):
         import uvicorn
 
+        protocol = head_deadline_protocol(head_timeout)  # first: an unchecked uvicorn fails before the port is bound
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         self.sock = socket.socket(family, socket.SOCK_STREAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -272,7 +215,7 @@ class ThreadedServer:
             raise
         # h11: the strict parser (module docstring), with a deadline on request heads; no lifespan, no access log
         # (answers.jsonl is the log)
-        config = uvicorn.Config(app, http=head_deadline_protocol(head_timeout), lifespan="off", log_level="warning",
+        config = uvicorn.Config(app, http=protocol, lifespan="off", log_level="warning",
                                 access_log=False, log_config=None, server_header=False,
                                 timeout_keep_alive=keep_alive_s, timeout_graceful_shutdown=10,
                                 limit_concurrency=limit_concurrency)

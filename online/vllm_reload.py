@@ -11,7 +11,8 @@ shapes, load, re-run the post-load processing, copy into the original storage), 
 Tensors of modules the drafter shares with the target (its embedding; the lm_head when the head has none) are never
 loaded: the target is not touched.
 
-Runs in the vLLM environment: imports torch, safetensors and vllm only, never draftpool.
+Runs in the vLLM environment: imports torch, safetensors and vllm only (vLLM's internals through online/vllm_shim.py,
+which checks vLLM's version first), never draftpool.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import hashlib
 import os
 
 import torch
+
+from online import vllm_shim
 
 
 def _shared_prefixes(model) -> tuple[str, ...]:
@@ -56,7 +59,6 @@ class DrafterReload:
         import time
 
         from safetensors.torch import load_file
-        from vllm.model_executor.model_loader.reload import finalize_layerwise_reload, initialize_layerwise_reload
 
         t0 = time.perf_counter()
         model = self._draftpool_drafter()
@@ -67,9 +69,7 @@ class DrafterReload:
         if "d2t" in keep and d2t is not None and keep["d2t"].shape != d2t.shape:
             raise ValueError(f"{head_dir}: draft vocabulary of {keep['d2t'].numel()} tokens, the engine's drafter "
                              f"has {d2t.numel()}")
-        initialize_layerwise_reload(model)
-        model.load_weights(iter(keep.items()))
-        finalize_layerwise_reload(model, self.vllm_config.speculative_config.draft_model_config)
+        vllm_shim.reload_weights(model, iter(keep.items()), self.vllm_config.speculative_config.draft_model_config)
         return {"loaded": len(keep), "skipped": sorted(set(tensors) - set(keep)),
                 "seconds": time.perf_counter() - t0}
 
@@ -117,13 +117,13 @@ class DrafterReload:
     def draftpool_target_digest(self) -> str:
         """A digest of what the target computes with: its parameters as stored, and the output of each of its
         linear layers on a fixed probe (the packed kernels, whose `.weight` is emptied on CPU)."""
-        from vllm.model_executor.layers.linear import LinearBase
+        linear = vllm_shim.linear_base()
 
         target = self.model_runner.get_model()
         gen = torch.Generator().manual_seed(0)
         outs = []
         for name, mod in target.named_modules():
-            if isinstance(mod, LinearBase):
+            if isinstance(mod, linear):
                 p = next(mod.parameters())
                 x = torch.randn(2, mod.input_size, generator=gen).to(p.device, p.dtype if p.is_floating_point()
                                                                      else torch.float32)
