@@ -10,7 +10,7 @@ import pytest
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 
-from draftpool.models import KINDS, get_kind, kind_of_folder
+from draftpool.models import KINDS, get_kind, kind_of_folder, part
 from draftpool.models.eagle3 import EAGLE3
 from draftpool.models.folder import DrafterLoadError
 from draftpool.models.kind import Steps, aux_features, shift_left
@@ -38,6 +38,54 @@ def test_registry_names_every_kind_once():
     assert get_kind("eagle3") is EAGLE3 and get_kind("llama") is LLAMA
     with pytest.raises(ValueError, match="unknown drafter kind 'medusa'; known: eagle3, llama, ngram, suffix"):
         get_kind("medusa")
+
+
+def test_every_declared_part_resolves_to_an_object_of_its_layer():
+    """A kind names its decode drafter (under specsel.decoding) and its training setup (under training) by path;
+    each resolves, to the right kind of object, defined in its layer."""
+    from training.kinds import KindTraining
+
+    for name, kind in KINDS.items():
+        decoder = part(name, "decoder")
+        assert isinstance(decoder, type) and decoder.__module__.startswith("specsel.decoding."), (name, decoder)
+        assert decoder.kind == name
+        assert (decoder.can_tree, decoder.self_limiting) == (kind.capabilities.tree, kind.capabilities.self_limiting)
+        if kind.trainer:
+            trainer = part(kind, "trainer")
+            assert isinstance(trainer, KindTraining) and trainer.kind == name, name
+            assert trainer.setup.__module__.startswith("training.") and kind.trainer.startswith("training.")
+    assert [k for k, v in KINDS.items() if v.trainer] == ["eagle3", "llama", "suffix"]  # ngram: nothing to train
+
+
+def test_capabilities_are_what_the_callers_ask():
+    caps = {name: kind.capabilities for name, kind in KINDS.items()}
+    assert [n for n, c in caps.items() if c.trained] == ["eagle3", "llama"]
+    assert [n for n, c in caps.items() if c.stackable] == ["eagle3"]  # the head bank stacks EAGLE-3 heads only
+    assert [n for n, c in caps.items() if c.step_drafter] == ["llama"]
+    assert [n for n, c in caps.items() if c.vllm] == ["eagle3"]
+    assert [n for n, c in caps.items() if c.self_limiting] == ["ngram", "suffix"]
+    assert [n for n, c in caps.items() if not c.tree] == ["llama"]
+    assert all(kind.trained == kind.capabilities.trained for kind in KINDS.values())
+
+
+def test_a_part_outside_its_layer_or_missing_is_refused():
+    class Stray(type(LLAMA)):
+        name = "stray"
+        decoder = "online.server:Server"  # an upper layer the decoding layer must not reach
+        trainer = "training.kinds.llama:NOPE"
+
+    with pytest.raises(ValueError, match="must be 'module:attribute' under specsel.decoding."):
+        part(Stray(), "decoder")
+    with pytest.raises(AttributeError, match="does not resolve"):
+        part(Stray(), "trainer")
+    with pytest.raises(ValueError, match="declares no trainer"):
+        part("ngram", "trainer")
+
+
+def test_only_the_eagle3_kind_takes_export_options(tiny, tmp_path, target_info):
+    _, head, small = tiny
+    with pytest.raises(TypeError, match="speculators"):
+        LLAMA.write(small, tmp_path / "l", target_info, {"kind": "llama"}, source=tmp_path, speculators=True)
 
 
 def test_aux_features_concatenate_in_the_head_layer_order():
