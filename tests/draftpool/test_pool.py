@@ -347,3 +347,25 @@ def test_a_llama_drafter_from_elsewhere_needs_only_the_targets_tokenizer(tmp_pat
     (tmp_path / "d" / "draftpool.json").write_text(json.dumps({"kind": "llama", "target_weights_sha256": "ab" * 32}))
     with pytest.raises(DrafterLoadError, match="was trained for target"):
         load_llama(tmp_path / "d", target_info)
+
+
+def test_members_name_their_kind_and_module_and_the_older_shape_stays(tmp_path, head, info):
+    """load_members -> [Member(name, kind, module)] in name order, filtered by kind and by name; load_pool keeps the
+    (names, {name: (kind, module)}) shape its remaining callers unpack."""
+    pool = tmp_path / "pool"
+    for name in ("b-eagle3", "a-eagle3"):
+        write_eagle3(head, pool / name, info, meta(info))
+        update_pool_manifest(pool, info, name, {"path": name, "kind": "eagle3"})
+    target = LlamaForCausalLM(target_config())
+    members = export.load_members(pool, info, target)
+    assert [(m.name, m.kind) for m in members] == [("a-eagle3", "eagle3"), ("b-eagle3", "eagle3")]
+    assert isinstance(members[0].module, Eagle3Head) and dataclasses.is_dataclass(members[0])
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        members[0].kind = "llama"
+    assert [m.name for m in export.load_members(pool, info, target, names=["b-eagle3"])] == ["b-eagle3"]
+    assert export.load_members(pool, info, target, ["llama"], at_least=0) == []
+    with pytest.raises(DrafterLoadError, match=r"has 0 drafter\(s\) of kind \['llama'\]: this needs >= 1"):
+        export.load_members(pool, info, target, ["llama"])
+    names, models = export.load_pool(pool, info, target)
+    assert names == ["a-eagle3", "b-eagle3"] and {n: k for n, (k, _) in models.items()} == dict.fromkeys(names,
+                                                                                                          "eagle3")

@@ -13,7 +13,7 @@ import torch
 from draftpool.models import get_kind, kind_of_folder
 from draftpool.models.folder import DrafterLoadError
 from draftpool.models.suffix import NGRAM, SUFFIX, NgramModel, build_suffix
-from draftpool.pool import load_pool, update_pool_manifest
+from draftpool.pool import load_members, update_pool_manifest
 from training.evaluate import evaluate_many
 
 
@@ -35,8 +35,9 @@ def test_suffix_folder_round_trip_and_pool_member(target_info, tmp_path):
         assert back.index.propose(ctx, 4) == model.index.propose(ctx, 4)
     for name, kind in (("sql-suffix", "suffix"), ("any-ngram", "ngram")):
         update_pool_manifest(tmp_path / "pool", target_info, name, {"path": name, "kind": kind})
-    names, models = load_pool(tmp_path / "pool", target_info, None)
-    assert names == ["any-ngram", "sql-suffix"] and models["any-ngram"][1] == NgramModel(target_info.vocab_size, 3, 5)
+    members = load_members(tmp_path / "pool", target_info, None)
+    names = [m.name for m in members]
+    assert names == ["any-ngram", "sql-suffix"] and members[0].module == NgramModel(target_info.vocab_size, 3, 5)
     # each folder says how vLLM serves its nearest equivalent, with the member's own settings, and what is lost there
     served = {n: json.loads((tmp_path / "pool" / n / "config.json").read_text())["vllm"] for n in names}
     assert served["any-ngram"]["speculative_config"] == {"method": "ngram", "prompt_lookup_min": 3,

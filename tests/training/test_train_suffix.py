@@ -7,7 +7,7 @@ import json
 
 import training.train_drafter as train_drafter
 from data_gen.generate import load_distilled
-from draftpool.pool import load_pool
+from draftpool.pool import load_members
 from tests.training.test_train_drafter import data_root, tiny_args  # noqa: F401 - the shared tiny data fixture
 
 
@@ -21,8 +21,8 @@ def test_suffix_member_is_built_evaluated_and_exported(data_root, tmp_path, targ
     want = sum(len(r["prompt_ids"]) + len(r["response_ids"]) for r in train)
     assert entry["indexed_tokens"] == want
     assert not (tmp_path / "run-sql-suffix" / "checkpoints").exists()  # nothing was trained
-    names, models = load_pool(pool, target_info, target[0])
-    kind, model = models["sql-suffix"]
+    member = {m.name: m for m in load_members(pool, target_info, target[0])}["sql-suffix"]
+    kind, model = member.kind, member.module
     assert kind == "suffix" and model.index.n_tokens == want
     # every training sequence is in it: its whole tail matches, up to the index's depth
     for r in train:
