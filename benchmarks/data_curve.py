@@ -2,7 +2,7 @@
 
     python -m benchmarks.data_curve --domain sql --data runs/data/smollm2-135m-instruct/sql \
         --sizes 292,584,1168,2336 [--recipe recipes/sql/suffix.yaml] [--held-out 0] [--out runs/bench/data_curve]
-        [--plot docs/data_curve.png] [--heads name=runs/...,name=...] [--also name=DATA_DIR[:N],...]
+        [--heads name=runs/...,name=...] [--also name=DATA_DIR[:N],...]
 
 For each size n, a suffix member is built (`draftpool.models.suffix.build_suffix`, the recipe's settings) from the
 first n answers of a seeded shuffle of the data's train split (`training.train_drafter.answer_sample`: each smaller
@@ -12,22 +12,20 @@ chain, accepted drafts + 1, at the recipe's eval.depth). --heads adds trained he
 (<run>/eval.json of train_drafter runs, e.g. one per data.max_train_answers) to the table and the plot. --also adds
 suffix members seeded from other data folders' train answers (N of them, the same seeded sample; all without N), e.g.
 answers to target-written prompts (`data_gen.magpie`), judged on this data's held-out answers like the rest.
-Writes <out>/results.json and a markdown table on stdout.
+Writes <out>/results.json, <out>/table.md (also printed) and <out>/data_curve.png (`python -m benchmarks.publish <out>`
+copies it to docs/).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
-import sys
 from pathlib import Path
 
+from benchmarks import harness
 from data_gen.generate import load_distilled
 from draftpool.config import ConfigError, read_yaml
-from draftpool.io import atomic_write_json
 from draftpool.models.suffix import build_suffix
-from draftpool.target import DEFAULT_TARGET, load_target, resolve_target
 from training.evaluate import evaluate_many
 from training.train_drafter import answer_sample
 
@@ -35,8 +33,8 @@ SUFFIX_KEYS = ("depth", "max_tokens", "segment_tokens", "min_prob", "max_spec_fa
 
 
 def main(argv: list[str] | None = None) -> dict:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--target", default=DEFAULT_TARGET)
+    ap = harness.parser("benchmarks.data_curve", __doc__)
+    harness.add_common(ap, device="cpu", dtype="float32", out="runs/bench/data_curve")
     ap.add_argument("--domain", default="sql")
     ap.add_argument("--data", required=True, help="a self-distilled data folder (data_gen.generate's output)")
     ap.add_argument("--sizes", required=True, help="comma list of train answer counts (0 = all)")
@@ -47,20 +45,28 @@ def main(argv: list[str] | None = None) -> dict:
                                                        "prompts ...), one curve each")
     ap.add_argument("--heads", default="", help="name=run_dir,... trained runs whose eval.json joins the table")
     ap.add_argument("--also", default="", help="name=data_dir[:n],... suffix members from other data's train answers")
-    ap.add_argument("--out", default="runs/bench/data_curve")
-    ap.add_argument("--plot", default="")
     args = ap.parse_args(argv)
+    try:
+        sizes = [int(x) for x in args.sizes.split(",") if x]
+    except ValueError:
+        sizes = []
+    if not sizes or any(n < 0 for n in sizes):
+        raise ConfigError("--sizes: a comma list of counts >= 0")
+    also = []
+    for spec in filter(None, args.also.split(",")):
+        name, _, where = spec.partition("=")
+        folder, _, n = where.partition(":")
+        if not name or not folder or (n and not n.isdigit()):
+            raise ConfigError(f"--also {spec!r}: expected name=data_dir[:n]")
+        also.append((name, folder, n))
     recipe = read_yaml(args.recipe or f"recipes/{args.domain}/suffix.yaml")
     opts = {k: v for k, v in recipe.get("suffix", {}).items() if k in SUFFIX_KEYS}
     depth, max_len = recipe.get("eval", {}).get("depth", 7), recipe.get("train", {}).get("max_len", 320)
-    info = resolve_target(args.target)
-    model, tok = load_target(info)
+    target = harness.load_target(args)
+    info, model, tok = target.info, target.model, target.tok
     train = list(load_distilled(args.data, "train"))
     held = [r for r in load_distilled(args.data, "held_out") if r["temperature"] == 0.0]
     held = held[:args.held_out] if args.held_out else held
-    sizes = [int(x) for x in args.sizes.split(",") if x]
-    if not sizes or any(n < 0 for n in sizes):
-        raise ConfigError("--sizes: a comma list of counts >= 0")
     drafters, meta = {}, {}
     for per in [int(x) for x in args.per_prompt.split(",") if x]:
         for n in sizes:
@@ -69,16 +75,12 @@ def main(argv: list[str] | None = None) -> dict:
                 continue  # the data has too few prompts for n answers at `per` each
             name = f"suffix-{len(rows)}" + (f"-x{per}" if per else "")
             drafters[name], meta[name] = member(rows, info.vocab_size, opts)
-            print(f"{name}: {meta[name]}", flush=True)
-    for spec in filter(None, args.also.split(",")):
-        name, _, where = spec.partition("=")
-        folder, _, n = where.partition(":")
-        if not name or not folder or (n and not n.isdigit()):
-            raise ConfigError(f"--also {spec!r}: expected name=data_dir[:n]")
+            harness.log.info("%s: %s", name, meta[name])
+    for name, folder, n in also:
         rows = answer_sample(list(load_distilled(folder, "train")), int(n or 0))
         drafters[name], meta[name] = member(rows, info.vocab_size, opts)
         meta[name]["data"] = folder
-        print(f"{name}: {meta[name]}", flush=True)
+        harness.log.info("%s: %s", name, meta[name])
     res = evaluate_many(drafters, model, held, depth, max_len, tok.pad_token_id, desc="held-out")
     points = [{"drafter": name, **meta[name], "top1": r["top1_per_step"][0],
                "chain": r["empirical_greedy_chain_length"], "positions": r["positions"]} for name, r in res.items()]
@@ -91,13 +93,14 @@ def main(argv: list[str] | None = None) -> dict:
                        "positions": ev["positions"]})
     report = {"target": info.name, "domain": args.domain, "data": args.data, "train_answers": len(train),
               "held_out_answers": len(held), "depth": depth, "suffix": opts, "points": points}
-    atomic_write_json(Path(args.out) / "results.json", report)
-    print("| drafter | answers | distinct prompts | held-out top-1 | held-out chain |\n|---|---|---|---|---|")
-    for p in points:
-        print(f"| {p['drafter']} | {p['answers']} | {p.get('distinct_prompts', '-')} | {p['top1']:.3f} | "
-              f"{p['chain']:.2f} |")
-    if args.plot:
-        plot(points, args.plot, f"{args.domain}: held-out chain vs self-distilled answers ({len(held)} held-out)")
+    table = harness.markdown_table(
+        ["drafter", "answers", "distinct prompts", "held-out top-1", "held-out chain"],
+        [[p["drafter"], p["answers"], p.get("distinct_prompts", "-"), f"{p['top1']:.3f}", f"{p['chain']:.2f}"]
+         for p in points])
+    harness.write_results(args.out, report, table)
+    print(table)
+    plot(points, Path(args.out) / "data_curve.png",
+         f"{args.domain}: held-out chain vs self-distilled answers ({len(held)} held-out)")
     return report
 
 
@@ -119,11 +122,9 @@ def per_prompt_sample(rows: list[dict], n: int, per: int, seed: int = 0) -> list
     return [r for p in prompts for r in by_prompt[p][:per]][:n]
 
 
-def plot(points: list[dict], path: str, title: str) -> None:
-    import matplotlib.pyplot as plt
-
-    from benchmarks import save_figure
-
+def plot(points: list[dict], path: Path, title: str) -> None:
+    """Held-out chain against train answers, one curve per member kind (and per-prompt setting)."""
+    plt = harness.pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))
     def curve(p: dict) -> str:  # suffix-292 -> suffix; suffix-292-x2 -> suffix x2; eagle3-292 -> eagle3
         parts = p["drafter"].split("-")
@@ -137,11 +138,8 @@ def plot(points: list[dict], path: str, title: str) -> None:
     ax.set_ylabel("held-out empirical greedy chain")
     ax.set_title(title, fontsize=9)
     ax.legend()
-    save_figure(fig, Path(path))
+    harness.save_figure(fig, path)
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except (ConfigError, OSError, ValueError) as e:
-        sys.exit(f"error: {e}")
+    raise SystemExit(harness.cli(main))

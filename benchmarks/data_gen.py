@@ -1,8 +1,12 @@
-"""python -m benchmarks.data_gen [--n 32] [--max-new-tokens 64] [--batch-size 16] [--domain sql]
+"""Self-distillation throughput of the target, one prompt at a time against batched.
+
+    python -m benchmarks.data_gen [--n 32] [--max-new-tokens 64] [--batch-size 16] [--domain sql]
+        [--out runs/bench/data_gen]
 
 Self-distillation throughput of the target: generated tokens/s greedy one prompt at a time (on the first min(n, 8)
 prompts) versus batched and left-padded as data_gen.generate.run does (prompts sorted by length, generate_batch).
-Warm-up is excluded; each figure is given with its spread over --repeats. Writes JSON to --out.
+Warm-up is excluded; each figure is given with its spread over --repeats. Writes <out>/results.json and
+<out>/table.md (also printed).
 """
 
 from __future__ import annotations
@@ -12,29 +16,25 @@ import platform
 import statistics
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import torch
 
+from benchmarks import harness
 from data_gen.domains import check_domain, domain_prompts
 from data_gen.generate import generate_batch, render_prompt, stop_token_ids
-from draftpool.io import atomic_write_json
-from draftpool.target import DEFAULT_TARGET, default_dtype, load_target, resolve_device, resolve_target
+from draftpool.forward.timing import sync_device
+from draftpool.target import DEFAULT_TARGET
 
 SINGLE_MAX = 8  # one-at-a-time is slow; it is measured on the first min(n, SINGLE_MAX) prompts
 
 
-def _sync(device: torch.device) -> None:
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
-
-
 def _time(fn, device: torch.device) -> tuple[float, Any]:
-    _sync(device)
+    """Wall seconds of one call (device work waited for) and its result."""
+    sync_device(device)
     t0 = time.perf_counter()
     out = fn()
-    _sync(device)
+    sync_device(device)
     return time.perf_counter() - t0, out
 
 
@@ -44,14 +44,13 @@ def _summary(values: list[float]) -> dict[str, float]:
 
 
 def bench(n: int = 32, max_new_tokens: int = 64, batch_size: int = 16, domain: str = "sql", repeats: int = 2,
-          target: str = DEFAULT_TARGET, device: str = "auto") -> dict[str, Any]:
+          target: str = DEFAULT_TARGET, device: str = "auto", dtype: str = "auto") -> dict[str, Any]:
+    """Both modes timed over `repeats`, with the greedy parity of batched against one-at-a-time answers."""
     check_domain(domain)
     if min(n, max_new_tokens, batch_size, repeats) < 1:
         raise ValueError("--n, --max-new-tokens, --batch-size and --repeats must be >= 1")
-    dev = resolve_device(device)
-    dtype = default_dtype(dev)
-    info = resolve_target(target)
-    model, tok = load_target(info, dev, dtype)
+    loaded = harness.load_target(argparse.Namespace(target=target, device=device, dtype=dtype))
+    info, model, tok, dev, dtype = loaded.info, loaded.model, loaded.tok, loaded.device, loaded.dtype
     stop = stop_token_ids(tok, model)
     prompts = [r["prompt"] for r in domain_prompts(domain)["train"][:n]]
     ids = [render_prompt(tok, p) for p in prompts]
@@ -74,8 +73,9 @@ def bench(n: int = 32, max_new_tokens: int = 64, batch_size: int = 16, domain: s
 
     runs: dict[str, list[dict[str, float]]] = {"single": [], "batched": []}
     outputs: dict[str, list[list[int]]] = {}
-    for _ in range(repeats):
+    for rep in range(repeats):
         for mode, fn in (("single", single), ("batched", batched)):
+            harness.log.info("repeat %d/%d: %s", rep + 1, repeats, mode)
             secs, out = _time(fn, dev)
             tokens = sum(len(r) for r in out)
             runs[mode].append({"seconds": secs, "tokens": tokens, "tok_s": tokens / secs})
@@ -113,40 +113,38 @@ def bench(n: int = 32, max_new_tokens: int = 64, batch_size: int = 16, domain: s
 
 
 def _table(report: dict[str, Any]) -> str:
-    rows = [f"{'mode':<8} {'prompts':>7} {'batch':>5} {'tokens':>7} {'tok/s mean':>10} {'min':>8} {'max':>8} "
-            f"{'stdev':>7}"]
-    for mode, r in report["results"].items():
-        t = r["tok_s"]
-        rows.append(f"{mode:<8} {r['prompts']:>7} {r['batch_size']:>5} {r['tokens_per_repeat']:>7} "
-                    f"{t['mean']:>10.1f} {t['min']:>8.1f} {t['max']:>8.1f} {t['stdev']:>7.1f}")
+    rows = [[mode, r["prompts"], r["batch_size"], r["tokens_per_repeat"], f"{r['tok_s']['mean']:.1f}",
+             f"{r['tok_s']['min']:.1f}", f"{r['tok_s']['max']:.1f}", f"{r['tok_s']['stdev']:.1f}"]
+            for mode, r in report["results"].items()]
     p = report["greedy_parity"]
-    rows.append(f"speedup (batched / single tok/s): {report['speedup']:.2f}x   "
+    return harness.markdown_table(["mode", "prompts", "batch", "tokens", "tok/s mean", "min", "max", "stdev"],
+                                  rows) + "\n\n" + (f"speedup (batched / single tok/s): {report['speedup']:.2f}x   "
                 f"greedy parity: {p['identical']}/{p['prompts']} answers identical   "
                 f"[{report['device']} {report['dtype']}, {report['repeats']} repeats, warm-up excluded]")
-    return "\n".join(rows)
 
 
-def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def _main(argv: list[str] | None) -> int:
+    ap = harness.parser("benchmarks.data_gen", __doc__)
+    harness.add_common(ap, device="auto", dtype="auto", out="runs/bench/data_gen")
     ap.add_argument("--n", type=int, default=32, help="train prompts of the domain (batched mode)")
     ap.add_argument("--max-new-tokens", type=int, default=64)
     ap.add_argument("--batch-size", type=int, default=16)
     ap.add_argument("--domain", default="sql")
     ap.add_argument("--repeats", type=int, default=2)
-    ap.add_argument("--target", default=DEFAULT_TARGET)
-    ap.add_argument("--device", default="auto")
-    ap.add_argument("--out", default="runs/bench/data_gen.json")
     args = ap.parse_args(argv)
-    try:
-        report = bench(args.n, args.max_new_tokens, args.batch_size, args.domain, args.repeats, args.target,
-                       args.device)
-    except (ValueError, RuntimeError) as e:
-        sys.exit(f"error: {e}")
-    print(_table(report))
-    out = Path(args.out)
-    atomic_write_json(out, report)
-    print(f"wrote {out}")
+    report = bench(args.n, args.max_new_tokens, args.batch_size, args.domain, args.repeats, args.target,
+                   args.device, args.dtype)
+    table = _table(report)
+    out = harness.write_results(args.out, report, table)
+    print(table)
+    print(f"wrote {out / 'results.json'} and {out / 'table.md'}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The CLI: a bad argument or a missing input is one line on stderr and exit code 2."""
+    return harness.cli(_main, argv)
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -19,21 +19,19 @@ Writes results.json and table.md to --out.
 
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import torch
 
+from benchmarks import harness
 from data_gen.domains import check_domain
 from data_gen.generate import DataGenConfig, load_distilled, run
 from draftpool.config import ConfigError, load_config
-from draftpool.io import atomic_write_json, atomic_write_text
-from draftpool.target import DEFAULT_TARGET, load_target, resolve_target
+from draftpool.forward.timing import median_time
 
 
 def _setting(args, name: str, extra: list[str]) -> DataGenConfig:
@@ -61,7 +59,7 @@ def linear_flops(model) -> tuple[int, int]:
 def linear_rates(model, rows: int, reps: int = 5) -> tuple[float, float]:
     """(FLOP/s of the decoder's linears, FLOP/s of the lm_head) on `rows` rows, as the engine runs them (the lean
     forward's prepacked weights where this CPU packs the dtype), every layer's own weights in turn as a pass streams
-    them: the median of `reps` timed runs."""
+    them: the median of `reps` timed runs after an untimed one."""
     from draftpool.forward.lean import LeanForward
 
     lean = LeanForward(model, pad_single=False)
@@ -75,12 +73,7 @@ def linear_rates(model, rows: int, reps: int = 5) -> tuple[float, float]:
 
     def timed(fn) -> float:
         fn()
-        times = []
-        for _ in range(reps):
-            t = time.perf_counter()
-            fn()
-            times.append(time.perf_counter() - t)
-        return sorted(times)[reps // 2]
+        return median_time(fn, torch.device("cpu"), reps)
 
     body_s, head_s = timed(body), timed(lambda: lean.lm_head(x_h))
     body_flops, head_flops = linear_flops(model)
@@ -88,8 +81,8 @@ def linear_rates(model, rows: int, reps: int = 5) -> tuple[float, float]:
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--target", default=DEFAULT_TARGET)
+    ap = harness.parser("benchmarks.datagen_backends", __doc__)
+    harness.add_common(ap, out="runs/bench/datagen")
     ap.add_argument("--domain", default="sql")
     ap.add_argument("--prompts", type=int, default=32)
     ap.add_argument("--max-new-tokens", type=int, default=96)
@@ -98,24 +91,29 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--engine-slots", default="16,32,64,128", help="engine backend slot counts ('' = none)")
     ap.add_argument("--engine-bf16", default="", help="engine slot counts to run in bf16 too ('' = none)")
     ap.add_argument("--vllm-seqs", default="8,32", help="vLLM max_num_seqs settings ('' = skip vLLM)")
-    ap.add_argument("--out", default="runs/bench/datagen")
     args = ap.parse_args(argv)
     check_domain(args.domain)
+    try:
+        widths = {k: [int(x) for x in harness.csv(v)] for k, v in
+                  (("hf", args.hf_batch), ("engine", args.engine_slots), ("bf16", args.engine_bf16),
+                   ("vllm", args.vllm_seqs))}
+    except ValueError:
+        raise ConfigError("--hf-batch, --engine-slots, --engine-bf16 and --vllm-seqs take comma lists of integers"
+                          ) from None
     out = Path(args.out)
     if out.exists():  # every setting generates afresh: old folders would be reused, not timed
         shutil.rmtree(out)
-    info = resolve_target(args.target)
+    info = harness.resolve(args)
     t0 = time.perf_counter()
-    model, tok = load_target(info)
+    target = harness.load_target(args, info)
+    model, tok = target.model, target.tok
     load_s = time.perf_counter() - t0
-    widths = {k: [int(x) for x in v.split(",") if x] for k, v in
-              (("hf", args.hf_batch), ("engine", args.engine_slots), ("bf16", args.engine_bf16))}
     settings = [(f"hf-b{b}", "hf", b, ["backend=hf", f"batch_size={b}"]) for b in widths["hf"]]
     settings += [(f"engine-s{b}", "engine", b, ["backend=engine", f"batch_size={b}"]) for b in widths["engine"]]
     settings += [(f"engine-s{b}-bf16", "engine", b, ["backend=engine", f"batch_size={b}", "dtype=bfloat16"])
                  for b in widths["bf16"]]
     settings += [(f"vllm-s{s}", "vllm", s, ["backend=vllm", f"vllm.max_num_seqs={s}"])
-                 for s in map(int, filter(None, args.vllm_seqs.split(",")))]
+                 for s in widths["vllm"]]
     if not settings:
         raise ConfigError("no setting to run")
     rates = None
@@ -123,10 +121,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         rates = linear_rates(model, max(widths["engine"]))
     bf16 = None
     rows, answers = [], {}
-    for name, backend, width, extra in settings:
-        print(f"[{name}]", flush=True)
+    for name, backend, width, extra in harness.progress(settings, "settings", unit="setting"):
+        harness.log.info("[%s]", name)
         if name.endswith("-bf16") and bf16 is None:
-            bf16 = load_target(info, "cpu", torch.bfloat16)[0]
+            bf16 = harness.load_target(args, info, device="cpu", dtype="bfloat16").model
         run(_setting(args, name, extra), info, None if backend == "vllm" else bf16 if name.endswith("-bf16")
             else model, tok)
         log = json.loads((out / name / "runs.jsonl").read_text().splitlines()[-1])
@@ -160,12 +158,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     report = {"target": info.name, "domain": args.domain, "prompts": args.prompts,
               "max_new_tokens": args.max_new_tokens, "reference": settings[0][0], "rows": rows,
               "best_ratio": ratio, "physical_frame": frame}
-    atomic_write_json(out / "results.json", report)
-    lines = [f"| setting | tok/s (generation) | tokens | generation s | start-up s | identical to {settings[0][0]} | "
-             "common prefix | first differing token |", "|---|---|---|---|---|---|---|---|"]
-    lines += [f"| {r['setting']} | {r['tok_s']:.1f} | {r['tokens']} | {r['generate_s']:.1f} | {r['startup_s']:.1f} | "
-              f"{r['identical']:.2f} | {r['prefix_share']:.2f} | "
-              f"{', '.join(map(str, sorted(r['first_differences'].values()))) or '-'} |" for r in rows]
+    lines = [harness.markdown_table(
+        ["setting", "tok/s (generation)", "tokens", "generation s", "start-up s", f"identical to {settings[0][0]}",
+         "common prefix", "first differing token"],
+        [[r["setting"], f"{r['tok_s']:.1f}", r["tokens"], f"{r['generate_s']:.1f}", f"{r['startup_s']:.1f}",
+          f"{r['identical']:.2f}", f"{r['prefix_share']:.2f}",
+          ", ".join(map(str, sorted(r["first_differences"].values()))) or "-"] for r in rows])]
     for k, v in ratio.items():
         lines.append(f"\nbest {k} tok/s: {v:.2f}x")
     if frame is not None:
@@ -174,13 +172,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                      f"rows per new token x {frame['body_flops_per_row'] / 1e6:.0f} MFLOP + "
                      f"{frame['head_flops_per_token'] / 1e6:.0f} MFLOP lm_head -> ceiling "
                      f"{frame['ceiling_tok_s']:.0f} tok/s (linears only)")
-    atomic_write_text(out / "table.md", "\n".join(lines) + "\n")
+    harness.write_results(out, report, "\n".join(lines))
     print("\n".join(lines))
     return report
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except ConfigError as e:
-        sys.exit(f"error: {e}")
+    raise SystemExit(harness.cli(main))

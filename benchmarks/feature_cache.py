@@ -11,35 +11,31 @@ the aux and final hidden states and of the log-sum-exp, the share of positions w
 
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
-import sys
 import time
 from pathlib import Path
 
 import torch
 from safetensors.torch import load_file
 
+from benchmarks import harness
 from data_gen.generate import load_distilled
-from draftpool.config import ConfigError
 from draftpool.models.eagle3 import default_aux_layers
-from draftpool.target import DEFAULT_TARGET, load_target, resolve_target
 from training import target_cache
 from training.data import ResponseDataset
 
 
 def main(argv: list[str] | None = None) -> dict:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--target", default=DEFAULT_TARGET)
+    ap = harness.parser("benchmarks.feature_cache", __doc__)
+    harness.add_common(ap, device="cpu", dtype="float32", out="runs/bench/feature_cache")
     ap.add_argument("--data", required=True)
     ap.add_argument("--sequences", type=int, default=128)
     ap.add_argument("--rows-per-pass", type=int, default=1024)
     ap.add_argument("--max-len", type=int, default=320)
-    ap.add_argument("--out", default="runs/bench/feature_cache")
     args = ap.parse_args(argv)
-    info = resolve_target(args.target)
-    model, _ = load_target(info)
+    target = harness.load_target(args)
+    info, model = target.info, target.model
     rows = list(load_distilled(args.data, "train"))[:args.sequences]
     ds = ResponseDataset(rows, args.max_len)
     layers = default_aux_layers(info.num_layers)
@@ -47,7 +43,8 @@ def main(argv: list[str] | None = None) -> dict:
     shutil.rmtree(out, ignore_errors=True)
     seconds = {}
     real = target_cache._slot_forward
-    for name, forward in (("slot", real), ("transformers", lambda *a: None)):
+    for name, forward in harness.progress([("slot", real), ("transformers", lambda *a: None)], "cache paths",
+                                          unit="path"):
         target_cache._slot_forward = forward
         try:
             t = time.perf_counter()
@@ -66,13 +63,11 @@ def main(argv: list[str] | None = None) -> dict:
     report = {"target": info.name, "sequences": len(ds), "rows": positions, "seconds": seconds,
               "speedup": seconds["transformers"] / seconds["slot"], "max_abs_difference": diff,
               "top1_differ_share": top1_differ / positions, "threads": torch.get_num_threads()}
-    (out / "results.json").write_text(json.dumps(report, indent=1))
+    harness.write_results(out, report, harness.markdown_table(
+        ["path", "seconds", "sequences/s"], [[n, f"{s:.2f}", f"{len(ds) / s:.2f}"] for n, s in seconds.items()]))
     print(json.dumps(report, indent=1))
     return report
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except (ConfigError, OSError, ValueError) as e:
-        sys.exit(f"error: {e}")
+    raise SystemExit(harness.cli(main))

@@ -7,7 +7,8 @@ and a pool with `load_members()`, times with `median_ms()` (draftpool.forward.ti
 runs), and writes `<out>/results.json` + `<out>/table.md` (`markdown_table()`) with `write_results()` and its
 figures inside <out> with `save_figure()`. `cli()` runs a main: a bad argument or a missing input is one line on
 stderr (`error: ...`) and exit code 2, with nothing half-written. Figures for docs/ are copied from a run folder by
-`python -m benchmarks.publish <out>`, never written there by a benchmark.
+`python -m benchmarks.publish <out>`, never written there by a benchmark. Importing the harness loads no torch (a
+benchmark may set the process up first, e.g. benchmarks.prefill_memory's bounded heap).
 """
 
 from __future__ import annotations
@@ -21,32 +22,30 @@ import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import torch
+from typing import TYPE_CHECKING, Any
 
 from draftpool.config import ConfigError
-from draftpool.forward.timing import median_time
 from draftpool.io import atomic_write_json, atomic_write_text
 from draftpool.progress import LineProgress
-from draftpool.target import (
-    DEFAULT_TARGET,
-    TargetError,
-    TargetInfo,
-    resolve_device,
-    resolve_dtype,
-    resolve_target,
-)
+
+if TYPE_CHECKING:
+    import torch
+
+    from draftpool.target import TargetInfo
 
 log = logging.getLogger("benchmarks")
+DEFAULT_TARGET = "smollm2-135m-instruct"  # draftpool.target.DEFAULT_TARGET (checked in tests/benchmarks/test_harness)
 
 
 class BenchError(ValueError):
     """A bad argument or a missing input: `cli` prints it as one line and exits 2."""
 
 
-ERRORS: tuple[type[BaseException], ...] = (BenchError, ConfigError, TargetError, ValueError, OSError)
-"""What `cli` turns into one line and exit code 2 (DrafterLoadError and SpecError are ValueErrors)."""
+def errors() -> tuple[type[BaseException], ...]:
+    """What `cli` turns into one line and exit code 2 (DrafterLoadError and SpecError are ValueErrors)."""
+    from draftpool.target import TargetError
+
+    return (BenchError, ConfigError, TargetError, ValueError, OSError)
 
 
 # --------------------------------------------------------------------------------------------------- arguments
@@ -107,6 +106,8 @@ class Target:
 
 def resolve(args: argparse.Namespace) -> TargetInfo:
     """--target resolved (TargetError for an unknown one), nothing loaded."""
+    from draftpool.target import resolve_target
+
     return resolve_target(args.target)
 
 
@@ -115,6 +116,7 @@ def load_target(args: argparse.Namespace, info: TargetInfo | None = None, *, dev
     """The target of --target on --device in --dtype (a script without those options: cpu, float32, or what
     device / dtype say)."""
     from draftpool.target import load_target as load
+    from draftpool.target import resolve_device, resolve_dtype
 
     info = info or resolve(args)
     dev = resolve_device(device or getattr(args, "device", None) or "cpu")
@@ -142,6 +144,7 @@ def load_members(folder: Path, info: TargetInfo, model: Any, kinds: Sequence[str
 
 def machine(device: torch.device, dtype: torch.dtype) -> dict[str, Any]:
     """Where a benchmark ran: device, dtype, versions, threads, CPU."""
+    import torch
     import transformers
 
     from specsel.decoding.costs import cpu_model, device_name
@@ -157,6 +160,10 @@ def machine(device: torch.device, dtype: torch.dtype) -> dict[str, Any]:
 def median_ms(fn: Callable[[], Any], repeats: int, device: torch.device | str = "cpu",
               after: Callable[[], Any] | None = None) -> float:
     """Median milliseconds of `repeats` calls of fn() (device work waited for): draftpool's median_time."""
+    import torch
+
+    from draftpool.forward.timing import median_time
+
     return 1000 * median_time(fn, torch.device(device), repeats, after)
 
 
@@ -270,12 +277,12 @@ def fail(message: str) -> None:
 
 
 def cli(main: Callable[[list[str] | None], Any], argv: list[str] | None = None) -> int:
-    """Run a benchmark's main with progress logging on: a bad argument or a missing input (ERRORS) -> one line on
+    """Run a benchmark's main with progress logging on: a bad argument or a missing input (errors()) -> one line on
     stderr and 2; otherwise main's int, or 0."""
     setup_logging()
     try:
         rc = main(argv)
-    except ERRORS as e:
+    except errors() as e:
         fail(str(e))
         return 2
     return rc if isinstance(rc, int) else 0

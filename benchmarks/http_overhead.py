@@ -11,13 +11,13 @@ one shell command, on one machine.
 
 from __future__ import annotations
 
-import argparse
 import http.client
 import json
 import statistics
 import threading
 import time
 
+from benchmarks import harness
 from online.http_api import HttpFrontend
 
 BODY = json.dumps({"prompt": "SELECT name FROM users WHERE", "max_tokens": 8, "temperature": 0}).encode()
@@ -48,10 +48,12 @@ def _time(host: str, port: int, n: int, keep_alive: bool) -> list[float]:
 
 
 def main(argv: list[str] | None = None) -> dict:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = harness.parser("benchmarks.http_overhead", __doc__)
     ap.add_argument("--requests", type=int, default=2000)
     ap.add_argument("--label", default="this tree")
     args = ap.parse_args(argv)
+    if args.requests < 10:
+        raise harness.BenchError("--requests must be >= 10 (a 90th percentile)")
     front = HttpFrontend("127.0.0.1:0", "m", ["d"], 0.0, 16)
     front.start()
     host, port = front.address.removeprefix("http://").rsplit(":", 1)
@@ -61,15 +63,17 @@ def main(argv: list[str] | None = None) -> dict:
         _time(host, int(port), 50, True)  # warm-up
         rows = {}
         for keep in (True, False):
+            harness.log.info("%d requests, %s", args.requests, "keep-alive" if keep else "a new connection each")
             ms = _time(host, int(port), args.requests, keep)
             q = statistics.quantiles(ms, n=10)
             rows["keep-alive" if keep else "new connection"] = {"median_ms": statistics.median(ms), "p90_ms": q[-1]}
     finally:
         front.close()
-    for name, r in rows.items():
-        print(f"| {args.label} | {name} | {r['median_ms']:.3f} | {r['p90_ms']:.3f} |")
+    print(harness.markdown_table(["front end", "connection", "median ms", "p90 ms"],
+                                 [[args.label, name, f"{r['median_ms']:.3f}", f"{r['p90_ms']:.3f}"]
+                                  for name, r in rows.items()]))
     return rows
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(harness.cli(main))

@@ -2,7 +2,7 @@
 
     python -m benchmarks.learning_curve [--domain sql] [--minutes 7] [--every 1.5] [--variants default,ttt3,...]
                                         [--recipe recipes/<domain>/eagle3.yaml] [--out runs/bench/curves]
-                                        [--plot docs/learning_curves.png] [key=value ...]
+                                        [key=value ...]
 
 Every variant trains the domain's head with `train_drafter.py` (the recipe, default `recipes/<domain>/eagle3.yaml`,
 the variant's overrides, then the extra key=value ones) for the same training wall-clock
@@ -11,8 +11,9 @@ the same self-distilled data and the same cached target features (built once, by
 reported as setup, not per variant). Each time the training clock passes another --every minutes, and at the end,
 the head is evaluated on the domain's held-out prompts (`train.curve_minutes`; evaluation is not counted in the
 clock): step-0 top-1, acceptance (1 - TV) per depth and the empirical greedy chain (accepted drafts + 1 where every
-draft is the target's greedy token). Writes <out>/<variant>/curve.jsonl, <out>/curves.json, a markdown table on
-stdout and the plot. A variant already finished in <out> whose resolved training config (recipe + overrides, as the
+draft is the target's greedy token). Writes <out>/<variant>/curve.jsonl, <out>/results.json, <out>/table.md (also
+printed) and <out>/learning_curves.png (`python -m benchmarks.publish <out>` copies it to docs/).
+A variant already finished in <out> whose resolved training config (recipe + overrides, as the
 run recorded it in config.json) equals today's is read back, not retrained; an edited recipe retrains it (delete the
 folder to rerun one anyway).
 Timings depend on the machine: compare variants within one run only.
@@ -20,13 +21,12 @@ Timings depend on the machine: compare variants within one run only.
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
 from pathlib import Path
 
-from benchmarks import save_figure
+from benchmarks import harness
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -65,7 +65,7 @@ def run_variant(name: str, args, extra: list[str]) -> list[dict]:
         (run_dir / "target_cache").symlink_to(shared.resolve(), target_is_directory=True)
     cmd = [sys.executable, str(ROOT / "train_drafter.py"), "--domain", args.domain, "--recipe", args.recipe,
            *overrides]
-    print(f"[learning_curve] {name}: {' '.join(cmd[2:])}", flush=True)
+    harness.log.info("[learning_curve] %s: %s", name, " ".join(cmd[2:]))
     done.unlink(missing_ok=True)
     subprocess.run(cmd, cwd=ROOT, check=True)
     rows = [json.loads(x) for x in (run_dir / "curve.jsonl").read_text().splitlines()]
@@ -95,11 +95,7 @@ def summary(name: str, rows: list[dict], run_dir: Path) -> dict:
 
 
 def plot(curves: dict[str, list[dict]], path: Path, title: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = harness.pyplot()
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
     for name, rows in curves.items():
         minutes = [r["train_seconds"] / 60 for r in rows]
@@ -115,48 +111,49 @@ def plot(curves: dict[str, list[dict]], path: Path, title: str) -> None:
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=8)
     fig.suptitle(title, fontsize=10)
-    save_figure(fig, path)
+    harness.save_figure(fig, path)
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def _main(argv: list[str] | None) -> int:
+    ap = harness.parser("benchmarks.learning_curve", __doc__)
+    harness.add_common(ap, target=False, out="runs/bench/curves")
     ap.add_argument("--domain", default="sql")
     ap.add_argument("--minutes", type=float, default=7.0, help="training wall-clock per variant")
     ap.add_argument("--every", type=float, default=1.5, help="minutes of training between evaluations")
     ap.add_argument("--variants", default="default,ttt3,frozen-lm-head,vocab2k,lr3e-3")
     ap.add_argument("--recipe", default="", help="default recipes/<domain>/eagle3.yaml")
-    ap.add_argument("--out", default="runs/bench/curves")
-    ap.add_argument("--plot", default="docs/learning_curves.png")
     args, extra = ap.parse_known_args(argv)
     args.recipe = args.recipe or f"recipes/{args.domain}/eagle3.yaml"
     names = [v for v in args.variants.split(",") if v]
     if unknown := [v for v in names if v not in VARIANTS]:
-        print(f"error: unknown variant(s) {unknown}; known: {', '.join(VARIANTS)}", file=sys.stderr)
-        return 2
+        raise harness.BenchError(f"unknown variant(s) {unknown}; known: {', '.join(VARIANTS)}")
     if args.minutes <= 0 or args.every <= 0:
-        print("error: --minutes and --every must be > 0", file=sys.stderr)
-        return 2
+        raise harness.BenchError("--minutes and --every must be > 0")
     curves = {}
     for name in names:
         curves[name] = run_variant(name, args, extra)
-    table = [summary(n, rows, Path(args.out) / n) for n, rows in curves.items()]
+    summaries = [summary(n, rows, Path(args.out) / n) for n, rows in curves.items()]
     setup = max(r.get("setup_seconds", 0) for rows in curves.values() for r in rows)
-    print(f"\n{args.domain}: {args.minutes} training minutes per variant; feature cache built once in "
-          f"{setup / 60:.1f} min (setup, not counted)\n")
-    print("| variant | steps | s/step | train min | response tokens | held-out top-1 (step 0) | "
-          "acceptance d0-d3 | greedy chain |")
-    print("|---|---|---|---|---|---|---|---|")
-    for r in table:
-        print(f"| {r['variant']} | {r['steps']} | {r['seconds_per_step']} | {r['train_minutes']} | {r['tokens']} | "
-              f"{r['top1_0']:.3f} | {' / '.join(f'{a:.2f}' for a in r['accept'])} | {r['chain']:.3f} |")
-    out = Path(args.out)
-    (out / "curves.json").write_text(json.dumps({"domain": args.domain, "minutes": args.minutes, "extra": extra,
-                                                 "summary": table, "curves": curves}, indent=1))
-    plot(curves, Path(args.plot), f"EAGLE-3 head, {args.domain}, {args.minutes} training minutes per variant "
-                                  f"(python -m benchmarks.learning_curve)")
-    print(f"plot: {args.plot}")
+    table = (f"{args.domain}: {args.minutes} training minutes per variant; feature cache built once in "
+             f"{setup / 60:.1f} min (setup, not counted)\n\n" + harness.markdown_table(
+                 ["variant", "steps", "s/step", "train min", "response tokens", "held-out top-1 (step 0)",
+                  "acceptance d0-d3", "greedy chain"],
+                 [[r["variant"], r["steps"], r["seconds_per_step"], r["train_minutes"], r["tokens"],
+                   f"{r['top1_0']:.3f}", " / ".join(f"{a:.2f}" for a in r["accept"]), f"{r['chain']:.3f}"]
+                  for r in summaries]))
+    out = harness.write_results(args.out, {"domain": args.domain, "minutes": args.minutes, "extra": extra,
+                                           "summary": summaries, "curves": curves}, table)
+    print("\n" + table)
+    plot(curves, out / "learning_curves.png", f"EAGLE-3 head, {args.domain}, {args.minutes} training minutes per "
+                                             f"variant (python -m benchmarks.learning_curve)")
+    print(f"plot: {out / 'learning_curves.png'}")
     return 0
 
 
+def main(argv: list[str] | None = None) -> int:
+    """The CLI: a bad argument or a missing input is one line on stderr and exit code 2."""
+    return harness.cli(_main, argv)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

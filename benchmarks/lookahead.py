@@ -4,7 +4,7 @@ LR (lookahead reasoning, static drafter), OSD-LR (the drafter distilled online o
 
     python -m benchmarks.lookahead [--drafter pools/{target_slug}/math-llama68m] [--methods target,drafter,lr,...]
         [--stream 30] [--other python --other-n 10] [--max-new-tokens 128] [--gamma 2] [--judge embedding]
-        [--round-every 5] [--lr 5e-7] [--threads 1] [--out runs/bench/lookahead] [--plot docs/lookahead.png]
+        [--round-every 5] [--lr 5e-7] [--threads 1] [--out runs/bench/lookahead]
 
 A method name osd-lr / online-lr may carry its own learning rate (online-lr:3e-5) to compare rates in one run.
 
@@ -17,12 +17,12 @@ pairs guarding each version, versions hot-swapped before lookahead rounds). The 
 the same requests, the server on --threads torch threads (the trainer on its own core); tok/s of every method comes
 from this run. Lookahead reasoning is not lossless: the answers are measured, not assumed.
 
-Writes <out>/requests.jsonl (one row per method and request), <out>/summary.json and the plot.
+Writes <out>/requests.jsonl (one row per method and request), <out>/results.json, <out>/table.md (also printed) and
+<out>/lookahead.png (`python -m benchmarks.publish <out>` copies it to docs/); progress lines on stderr as it runs.
 """
 
 from __future__ import annotations
 
-import argparse
 import copy
 import json
 import math
@@ -32,13 +32,10 @@ from pathlib import Path
 
 import torch
 
-from benchmarks import save_figure
+from benchmarks import harness
 from data_gen.domains import domain_prompts
 from data_gen.generate import render_prompt, stop_token_ids
 from data_gen.problems import extract_answer, is_correct, load_problems
-from draftpool.io import atomic_write_json
-from draftpool.pool import load_pool
-from draftpool.target import load_target, resolve_target
 from online.lookahead_server import LookaheadServer
 from online.process import ProcessConfig, TrainerHandle
 from online.server import Request
@@ -102,8 +99,8 @@ def run_method(spec: str, reqs: list[dict], target, tok, drafter, la: LookaheadC
         for i, r in enumerate(reqs):
             out, secs = decode_alone(lm, r["ids"], args.max_new_tokens)
             rows.append({"method": spec, "i": i, "id": r["id"], "tokens": out, "seconds": secs})
-            print(f"[lookahead] {spec} {i + 1}/{len(reqs)}: {len(out)} tokens, {len(out) / secs:.2f} tok/s",
-                  file=log, flush=True)
+            harness.log.info("[lookahead] %s %d/%d: %d tokens, %.2f tok/s", spec, i + 1, len(reqs), len(out),
+                             len(out) / secs)
         return rows
     module = copy.deepcopy(drafter).eval()  # every method starts from the pool's weights
     reasoner = la.build(target, tok, module, eos)
@@ -131,13 +128,12 @@ def run_method(spec: str, reqs: list[dict], target, tok, drafter, la: LookaheadC
                          "pairs": rec["pairs"], "version": rec["versions_at_start"].get("step", 0)})
             for ev in server.events:
                 if ev.get("event") == "round":
-                    print(f"[lookahead] {spec} trainer round {ev['round']}: {ev.get('pairs')} pairs, loss "
-                          f"{ev['losses']}, guard {ev.get('guard')}, published {ev['published']}", file=log,
-                          flush=True)
+                    harness.log.info(f"[lookahead] {spec} trainer round {ev['round']}: {ev.get('pairs')} pairs, "
+                                     f"loss {ev['losses']}, guard {ev.get('guard')}, published {ev['published']}")
             server.events.clear()
-            print(f"[lookahead] {spec} {i + 1}/{len(reqs)}: {m['accepted_steps']}/{m['drafted_steps']} steps "
-                  f"accepted in {m['rounds']} rounds, {len(rec['tokens'])} tokens, {m['tok_s']:.2f} tok/s, "
-                  f"v{rows[-1]['version']}", file=log, flush=True)
+            harness.log.info(f"[lookahead] {spec} {i + 1}/{len(reqs)}: {m['accepted_steps']}/{m['drafted_steps']} "
+                             f"steps accepted in {m['rounds']} rounds, {len(rec['tokens'])} tokens, "
+                             f"{m['tok_s']:.2f} tok/s, v{rows[-1]['version']}")
     finally:
         if handle is not None:
             handle.stop()  # the trainer finishes the round of what it was handed, then stops
@@ -176,11 +172,7 @@ def summarize(rows: list[dict], reqs: list[dict], tok, base: dict[int, dict] | N
 
 
 def plot(results: dict, path: Path, window: int) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = harness.pyplot()
     domains = list(results)
     fig, axes = plt.subplots(2, len(domains), figsize=(6 * len(domains), 7), squeeze=False)
     for col, dom in enumerate(domains):
@@ -205,12 +197,12 @@ def plot(results: dict, path: Path, window: int) -> None:
         for ax in axes[:, col]:
             ax.legend(fontsize=8)
             ax.grid(alpha=0.3)
-    save_figure(fig, path, dpi=90)
+    harness.save_figure(fig, path, dpi=90)
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--target", default=None)
+def _main(argv: list[str] | None) -> int:
+    ap = harness.parser("benchmarks.lookahead", __doc__)
+    harness.add_common(ap, out="runs/bench/lookahead")
     ap.add_argument("--drafter", default="pools/{target_slug}/math-llama68m", help="the step drafter's pool folder")
     ap.add_argument("--methods", default=",".join(METHODS))
     ap.add_argument("--stream", type=int, default=30, help="math word problems of the online split")
@@ -228,42 +220,30 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lr", type=float, default=5e-7)
     ap.add_argument("--threads", type=int, default=1, help="torch threads of the server (the trainer has one)")
     ap.add_argument("--window", type=int, default=5, help="rolling window of the plot")
-    ap.add_argument("--out", default="runs/bench/lookahead")
-    ap.add_argument("--plot", default="docs/lookahead.png")
     args = ap.parse_args(argv)
-    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
-    try:
-        [parse_method(m) for m in methods]
-        if not methods or methods[0] != "target":
-            raise ValueError("the methods must begin with target (the baseline every other is compared with)")
-    except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    methods = harness.csv(args.methods)
+    [parse_method(m) for m in methods]
+    if not methods or methods[0] != "target":
+        raise harness.BenchError("the methods must begin with target (the baseline every other is compared with)")
     delimiter = args.delimiter.encode().decode("unicode_escape")
     la = LookaheadConfig(judge=args.judge, threshold=args.threshold, judge_model=args.judge_model, gamma=args.gamma,
                          max_step_tokens=args.max_step_tokens, delimiter=delimiter)
-    try:
-        la.validate()
-    except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    la.validate()
     torch.set_num_threads(args.threads)
-    info = resolve_target(args.target) if args.target else resolve_target()
-    target, tok = load_target(info)
-    target.eval()
+    loaded = harness.load_target(args)
+    info, target, tok = loaded.info, loaded.model, loaded.tok
     folder = Path(args.drafter.format(target_slug=info.slug))
-    names, models = load_pool(folder.parent, info, target, ["llama"])
+    names, models = harness.load_members(folder.parent, info, target, ["llama"])
     if folder.name not in models:
-        print(f"error: no Llama drafter {folder.name} in {folder.parent} (has {', '.join(names) or 'none'}); train "
-              f"one: accelerate launch train_drafter.py --domain math --drafter llama68m --recipe "
-              f"recipes/math/llama68m-step.yaml", file=sys.stderr)
-        return 2
+        raise harness.BenchError(f"no Llama drafter {folder.name} in {folder.parent} (has {', '.join(names) or 'none'}"
+                                 f"); train one: accelerate launch train_drafter.py --domain math --drafter llama68m "
+                                 f"--recipe recipes/math/llama68m-step.yaml")
     drafter = models[folder.name][1].eval()
     eos = set(stop_token_ids(tok, target))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     domains = {"math-problems": args.stream} | ({args.other: args.other_n} if args.other else {})
-    results, started = {}, time.time()
+    results, started, tables = {}, time.time(), []
     with open(out / "requests.jsonl", "w") as log_rows:
         for dom, n in domains.items():
             reqs = requests_of(tok, dom, n)
@@ -287,26 +267,32 @@ def main(argv: list[str] | None = None) -> int:
                         summary[m]["last_third_vs_lr"] = (summary[m]["last_third_accept_ratio"]
                                                           / summary["lr"]["last_third_accept_ratio"])
             results[dom] = {"summary": summary, "rows": rows}
-            print_table(dom, summary)
+            tables.append(format_table(dom, summary))
+            print("\n" + tables[-1], flush=True)
     res = {"target": info.name, "drafter": str(folder), "settings": vars(args), "seconds": time.time() - started,
            "domains": {d: r["summary"] for d, r in results.items()}}
-    atomic_write_json(out / "summary.json", res)
-    if args.plot:
-        plot(results, Path(args.plot), args.window)
+    harness.write_results(out, res, "\n\n".join(tables))
+    plot(results, out / "lookahead.png", args.window)
     return 0
 
 
-def print_table(dom: str, summary: dict) -> None:
-    print(f"\n{dom}")
-    print(f"{'method':10} {'steps/round':>11} {'accept':>7} {'acc.tok/rnd':>11} {'tok/s':>7} {'speedup':>7} "
-          f"{'accuracy (95% CI)':>22} {'agree':>6}")
-    for m, s in summary.items():
-        acc = (f"{s['accuracy']:.2f} [{s['accuracy_ci95'][0]:.2f},{s['accuracy_ci95'][1]:.2f}]"
-               if "accuracy" in s else "-")
-        print(f"{m:10} {s.get('steps_per_round', float('nan')):11.2f} {s.get('accept_ratio', float('nan')):7.2f} "
-              f"{s.get('accepted_tokens_per_round', float('nan')):11.1f} {s['tok_s']:7.2f} {s['speedup']:7.2f}x "
-              f"{acc:>22} {s.get('agreement', float('nan')):6.2f}")
+def format_table(dom: str, summary: dict) -> str:
+    """One domain's methods as a markdown table under its name."""
+    def acc(s: dict) -> str:
+        return (f"{s['accuracy']:.2f} [{s['accuracy_ci95'][0]:.2f},{s['accuracy_ci95'][1]:.2f}]"
+                if "accuracy" in s else "-")
+
+    return f"{dom}\n\n" + harness.markdown_table(
+        ["method", "steps/round", "accept", "acc.tok/rnd", "tok/s", "speedup", "accuracy (95% CI)", "agree"],
+        [[m, f"{s.get('steps_per_round', float('nan')):.2f}", f"{s.get('accept_ratio', float('nan')):.2f}",
+          f"{s.get('accepted_tokens_per_round', float('nan')):.1f}", f"{s['tok_s']:.2f}", f"{s['speedup']:.2f}x",
+          acc(s), f"{s.get('agreement', float('nan')):.2f}"] for m, s in summary.items()])
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The CLI: a bad argument or a missing input is one line on stderr and exit code 2."""
+    return harness.cli(_main, argv)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

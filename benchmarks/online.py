@@ -3,7 +3,7 @@ does the trainer cost the server?
 
     python online_adapt.py --bench [--pool runs/shift/pools/{target_slug}] [--shift sql] [--shift-requests 300]
                                    [--then python] [--then-requests 60] [--lr 3e-4] [--jobs 2] [--live 16]
-                                   [--soak 10000] [--out runs/bench/online] [--docs docs]
+                                   [--soak 10000] [--out runs/bench/online]
     (the same as `python -m benchmarks.online ...`)
 
 The pool is one trained WITHOUT the shift domain (e.g. `build_pool.py --domains python,math,chemistry`). The stream is
@@ -26,196 +26,34 @@ prompts of a domain the pool knows.
    SIGKILLed after N/2 requests: failed requests, restarts, output == (a)'s.
 3. Soak (`--soak R`): R requests through the real server + trainer process on a tiny random target and two tiny
    heads (a 135M target would take hours): RSS of both processes every 500 requests, feedback dropped.
-Outputs: <out>/results.json, <out>/table.md, <out>/online_mat.png (copied to --docs).
+Outputs: <out>/results.json, <out>/table.md, <out>/online_mat.png (`python -m benchmarks.publish <out>` copies it to
+docs/); progress lines on stderr as it runs.
 """
 
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import multiprocessing as mproc
-import os
-import shutil
-import sys
 import time
-from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import torch
-from tqdm.auto import tqdm
 
-from benchmarks import save_figure
+from benchmarks import harness
+from benchmarks.common.online_replay import cached_feedback, greedy_stream, mat, replay_job, stream_prompts
 from benchmarks.online_live import live_part, soak
-from benchmarks.replay import Method, ReplayRequest, chain_acceptance, greedy_chains, replay
 from data_gen.domains import GENERAL, domain_prompts
-from data_gen.generate import generate_batch, render_prompt, stop_token_ids
+from data_gen.generate import render_prompt
 from draftpool.config import ConfigError
-from draftpool.io import atomic_write_json, atomic_write_text
-from draftpool.models import get_kind
-from draftpool.target import DEFAULT_TARGET, load_target, resolve_target
-from online.feedback import Feedback, feedback_from_ids
-from online.trainer import OnlineTrainer, TrainerConfig, versioned
-from online.vocab import VocabCounter
-from online.weights import assign
-from specsel.selection.delayed_feedback import GameConfig
-from specsel.selection.learners import make_learner
+from online.trainer import TrainerConfig
 
 # name -> (updater, full information, draft-vocabulary adaptation)
 UPDATER_RUNS = {"static": None, "ogd": ("ogd", False, False), "optimistic": ("optimistic", False, False),
                 "ensemble": ("ensemble", False, False), "full-info-ogd": ("ogd", True, False),
                 "full-info-ogd-vocab": ("ogd", True, True), "optimistic-vocab": ("optimistic", False, True)}
-
-
-@dataclass
-class Item:
-    id: str
-    domain: str
-    prompt_ids: list[int]
-    answer_ids: list[int]
-
-
-# ---------------------------------------------------------------------------------------------------- 1. stream
-def stream_prompts(shift: str, n_shift: int, then: str, n_then: int) -> list[tuple[str, str, str]]:
-    """[(id, domain, prompt)]: the shift domain's train prompts then its held-out ones, then the known domain's."""
-    sp = domain_prompts(shift)
-    rows = [(r["id"], shift, r["prompt"]) for r in sp["train"] + sp["held_out"]][:n_shift]
-    if len(rows) < n_shift:
-        raise ConfigError(f"{shift} has {len(rows)} prompts, --shift-requests asks for {n_shift}")
-    rows += [(r["id"], then, r["prompt"]) for r in domain_prompts(then)["held_out"][:n_then]] if n_then else []
-    return rows
-
-
-def greedy_stream(model, tok, rows: list[tuple[str, str, str]], max_new: int, path: Path, batch: int = 16
-                  ) -> list[Item]:
-    """The target's greedy answers (batched), cached as JSON lines in `path` (resumable by id)."""
-    done = {}
-    if path.is_file():
-        for line in path.read_text().splitlines():
-            r = json.loads(line)
-            done[r["id"]] = Item(**r)
-    todo = [r for r in rows if r[0] not in done]
-    stops = stop_token_ids(tok, model)
-    with open(path, "a") as f:
-        for i in tqdm(range(0, len(todo), batch), desc="greedy answers", disable=None):
-            part = todo[i:i + batch]
-            ids = [render_prompt(tok, p) for _, _, p in part]
-            for (rid, dom, _), p, (a, _) in zip(part, ids, generate_batch(model, tok, ids, 0.0, 1.0, max_new, 0,
-                                                                          stops)):
-                done[rid] = Item(rid, dom, p, a)
-                f.write(json.dumps(done[rid].__dict__) + "\n")
-            f.flush()
-    return [done[r[0]] for r in rows]
-
-
-def served_feedback(model, item: Item, aux_layers: list[int], top_k: int) -> Feedback:
-    """What the server collects when it serves `item` at temperature 0 (online.feedback.feedback_from_ids)."""
-    return feedback_from_ids(model, item.id, item.prompt_ids, item.answer_ids, aux_layers, top_k)
-
-
-def cached_feedback(model, stream: list[Item], aux_layers: list[int], top_k: int, cache: Path
-                    ) -> tuple[list[Feedback], list[str]]:
-    """-> (feedback per request, its cache files)."""
-    cache.mkdir(parents=True, exist_ok=True)
-    out = []
-    for item in tqdm(stream, desc="target passes", disable=None):
-        path = cache / f"{item.id}.pt"
-        if path.is_file():
-            out.append(torch.load(path, weights_only=False))
-            continue
-        fb = served_feedback(model, item, aux_layers, top_k)
-        tmp = path.with_suffix(".tmp")
-        torch.save(fb, tmp)
-        os.replace(tmp, path)
-        out.append(fb)
-    return out, [str(cache / f"{item.id}.pt") for item in stream]
-
-
-# ---------------------------------------------------------------------------------------------------- replay
-@torch.inference_mode()
-def request_tables(models: list[tuple[str, torch.nn.Module]], fb: Feedback, k: int, arms: list[int] | None = None
-                   ) -> ReplayRequest:
-    """Acceptance tables of one request for the drafters' current weights (only `arms` filled when given)."""
-    x, p0 = fb.tokens, fb.prompt_len
-    t_len = len(x)
-    n = len(models)
-    acc, gamma = torch.zeros(n, t_len, dtype=torch.long), torch.zeros(n, t_len)
-    starts = torch.arange(p0 + 1, t_len)
-    for i in arms if arms is not None else range(n):
-        kind, model = get_kind(models[i][0]), models[i][1]
-        feats = fb.aux() if kind.aux_layers(model) is not None else None  # [1,T,3H]
-        for s, drafts, _, _ in greedy_chains(kind, model, x, feats, k, starts):
-            acc[i, s], gamma[i, s] = chain_acceptance(drafts, x, s)
-    return ReplayRequest(fb.request_id, "", p0, t_len, acc, gamma, torch.zeros(n, t_len))
-
-
-def run_method(name: str, models: dict[str, tuple[str, torch.nn.Module]], feedback: list[Feedback],
-               tcfg: TrainerConfig | None, fixed_arm: int | None, k: int, keep_at: int = -1,
-               out_embed: torch.Tensor | None = None) -> dict[str, Any]:
-    """Serve the stream in replay with one method; -> per-request tokens / forwards / arms, timings, ensemble meta
-    weights and vocabulary coverage over the stream, and (when keep_at >= 0) the served version after request
-    keep_at. out_embed: the target's output embedding (vocabulary adaptation)."""
-    torch.set_num_threads(1)
-    models = copy.deepcopy(models)
-    names = list(models)
-    pairs = [models[n] for n in names]
-    trainer = OnlineTrainer(models, tcfg, out_embed) if tcfg is not None else None
-    method = (Method(name, arm_of=lambda r: fixed_arm) if fixed_arm is not None
-              else Method(name, lambda n, seed: make_learner("normal_hedge", n, seed=seed), GameConfig()))
-    out: dict[str, Any] = {"tokens": [], "forwards": [], "arm": [], "rounds": 0, "rejected": 0, "table_s": 0.0,
-                           "train_s": 0.0, "losses": [], "ensemble_p": [], "coverage": []}
-    seen = VocabCounter(next(iter(models.values()))[1].config.vocab_size)  # what the stream's answers use
-    pending: list[Feedback] = []
-    for idx, fb in enumerate(tqdm(feedback, desc=name, disable=None, mininterval=30)):
-        t0 = time.perf_counter()
-        req = request_tables(pairs, fb, k, [fixed_arm] if fixed_arm is not None else None)
-        res = replay([req], method, len(names), k, seed=idx)
-        out["table_s"] += time.perf_counter() - t0
-        arm = Counter(res.choices[0]).most_common(1)[0][0] if res.choices[0] else (fixed_arm or 0)
-        out["tokens"].append(res.tokens[0])
-        out["forwards"].append(res.forwards[0])
-        out["arm"].append(arm)
-        seen.add(fb.tokens[fb.prompt_len:])
-        if trainer is not None:
-            fb.drafter = arm
-            pending.append(fb)
-            if len(pending) == tcfg.batch:
-                t0 = time.perf_counter()
-                losses = trainer.round(pending)
-                out["losses"].append(losses)
-                if tcfg.updater == "ensemble":  # the meta weights over the rates, per drafter, after each round
-                    out["ensemble_p"].append({n: trainer.updaters[n].p for n in losses})
-                for dn in losses:  # the guard, then the hot swap of what it lets out (weights and vocabulary):
-                    verdict = trainer.guard(dn)  # the candidate, or the best version again (a rollback)
-                    if verdict.weights is not None:
-                        assign(models[dn][1], verdict.weights)
-                out["train_s"] += time.perf_counter() - t0
-                pending = []
-        if (idx + 1) % 25 == 0:  # share of the stream's answer tokens each served head's vocabulary holds so far
-            out["coverage"].append({n: seen.coverage(m.t2d) for n, (kd, m) in models.items()
-                                    if get_kind(kd).vocab_buffers(m)})  # drafters with a draft vocabulary
-        if idx == keep_at:
-            vocab = tcfg is not None and tcfg.vocab_every > 0
-            out["weights"] = {n: {key: v.clone() for key, v in versioned(kd, m, vocab).items()}
-                              for n, (kd, m) in models.items()}
-    if trainer is not None:
-        out["rounds"], out["rejected"] = trainer.rounds, trainer.rejected
-        out["vocab_swaps"] = dict(trainer.vocab_swaps)
-    return out
-
-
-def _job(name: str, models, paths: list[str], tcfg: TrainerConfig | None, fixed_arm: int | None, k: int,
-         keep_at: int, out_embed: torch.Tensor | None = None) -> dict[str, Any]:
-    """A replay in a worker process: it reads the cached feedback itself (no 100s of MB through a pipe)."""
-    feedback = [torch.load(p, weights_only=False) for p in paths]
-    return run_method(name, models, feedback, tcfg, fixed_arm, k, keep_at, out_embed)
-
-
-def mat(res: dict[str, Any], lo: int, hi: int) -> float:
-    return sum(res["tokens"][lo:hi]) / max(1, sum(res["forwards"][lo:hi]))
 
 
 def method_row(updater: str, sel: str, r: dict[str, Any], s: int, n_all: int, w: int, names: list[str]
@@ -239,11 +77,7 @@ def add_gains(row: dict[str, Any], static: dict[str, Any]) -> None:
 def plot(report: dict[str, Any], path: Path) -> None:
     """MAT per window for each selection run; then, when present, each head's vocabulary coverage of the stream's
     answer tokens (static vs vocabulary-adapting runs) and the ensemble's meta weights over its rounds."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = harness.pyplot()
     sels = [sel for sel in ("nh", "fixed") if any(r["selection"] == sel for r in report["methods"].values())]
     cov = [r for r in report["methods"].values() if r["selection"] == "nh" and r.get("coverage")
            and (r["updater"] == "static" or r.get("vocab_swaps"))]
@@ -289,7 +123,7 @@ def plot(report: dict[str, Any], path: Path) -> None:
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
     fig.suptitle(f"Online adaptation, pool without {report['shift']} ({report['target']})")
-    save_figure(fig, path)
+    harness.save_figure(fig, path)
 
 
 def format_table(report: dict[str, Any]) -> str:
@@ -322,13 +156,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                                                                       "soak")}
     if parts == {"soak"}:  # no target needed
         report["soak"] = soak(args.soak)
-        atomic_write_json(out / "results.json", report)
+        harness.write_results(out, report)
         return report
     # 1. target, pool, stream, feedback
-    from draftpool.pool import load_pool
-
-    info = resolve_target(args.target)
-    pool_dir = Path(args.pool.format(target_slug=info.slug))
+    info = harness.resolve(args)
+    pool_dir = harness.pool_dir(args, info)
     if not (pool_dir / "pool.json").is_file():
         raise ConfigError(f"no pool at {pool_dir} (pool.json missing): run build_pool.py --domains ... first")
     manifest = json.loads((pool_dir / "pool.json").read_text())
@@ -339,8 +171,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if any(manifest["drafters"][n].get("domain") in (args.shift, GENERAL) for n in chosen):
         raise ConfigError(f"a domain-shift run needs drafters trained without {args.shift}: leave out its drafter "
                           "and the general one (its mix holds a share of every domain), e.g. --drafters python-eagle3")
-    model, tok = load_target(info)
-    names, models = load_pool(pool_dir, info, model, ["eagle3"], at_least=2)
+    target = harness.load_target(args, info)
+    model, tok = target.model, target.tok
+    names, models = harness.load_members(pool_dir, info, model, ["eagle3"], at_least=2)
     models = {n: models[n] for n in names if n in chosen}
     names = list(models)
     if len(names) < 2:
@@ -392,13 +225,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 spec = UPDATER_RUNS[up]
                 keep = s - 1 if (up, sel) == (args.live_weights, "nh") else -1
                 emb = out_embed if spec and spec[2] else None
-                jobs[f"{up}-{sel}"] = (up, sel, ex.submit(_job, f"{up}-{sel}", models, paths,
+                jobs[f"{up}-{sel}"] = (up, sel, ex.submit(replay_job, f"{up}-{sel}", models, paths,
                                                           tcfg(*spec) if spec else None, arm, args.k, keep, emb))
 
             # the static pool and each drafter alone first (the best one on the shift segment is the fixed drafter),
             # the selection runs meanwhile, the fixed-drafter runs once the fixed drafter is known
             single = not prev_rep and "fixed" in selections
-            per_arm_f = [ex.submit(_job, f"static-{n}", models, paths[:s], None, i, args.k, -1)
+            per_arm_f = [ex.submit(replay_job, f"static-{n}", models, paths[:s], None, i, args.k, -1)
                          for i, n in enumerate(names)] if single else []
             for up in wanted:
                 submit(up, "nh", None)
@@ -444,21 +277,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if "soak" in parts and args.soak:
         report["soak"] = soak(args.soak)
     report["seconds"] = time.time() - t_start
-    atomic_write_json(out / "results.json", report)
+    harness.write_results(out, report, format_table(report["replay"]) if "replay" in report else None)
     if "replay" in report:
-        atomic_write_text(out / "table.md", format_table(report["replay"]))
         plot({**report["replay"], "target": report["target"]}, out / "online_mat.png")
-        if args.docs:
-            Path(args.docs).mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(out / "online_mat.png", Path(args.docs) / "online_mat.png")
     return report
 
 
 def make_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="online_adapt.py --bench", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--target", default=DEFAULT_TARGET)
-    ap.add_argument("--pool", default="runs/shift/pools/{target_slug}", help="a pool trained without --shift")
+    ap = harness.parser("benchmarks.online", __doc__)
+    ap.prog = "online_adapt.py --bench"
+    harness.add_common(ap, pool="runs/shift/pools/{target_slug}", device="cpu", dtype="float32",
+                       out="runs/bench/online", help={"pool": "a pool trained without --shift"})
     ap.add_argument("--drafters", default="", help="comma list of the pool's drafters to serve (default: all)")
     ap.add_argument("--shift", default="sql", help="the domain the pool has not seen")
     ap.add_argument("--shift-requests", type=int, default=300)
@@ -485,25 +314,24 @@ def make_parser() -> argparse.ArgumentParser:
                     help="whose adapted weights (after the shift segment) the live part also serves")
     ap.add_argument("--parts", default="replay,live,soak", help="which parts to run (results.json keeps the others)")
     ap.add_argument("--soak", type=int, default=10000, help="requests of the memory soak (0: skip)")
-    ap.add_argument("--out", default="runs/bench/online")
-    ap.add_argument("--docs", default="docs")
     return ap
 
 
-def main(argv: list[str] | None = None) -> int:
+def _main(argv: list[str] | None) -> int:
     args = make_parser().parse_args(argv)
-    try:
-        if args.shift_requests < 100 or args.window < 1 or args.jobs < 1:
-            raise ConfigError("--shift-requests must be >= 100 (the last-100 figure), --window and --jobs >= 1")
-        report = run(args)
-    except (ConfigError, ValueError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    if args.shift_requests < 100 or args.window < 1 or args.jobs < 1:
+        raise ConfigError("--shift-requests must be >= 100 (the last-100 figure), --window and --jobs >= 1")
+    report = run(args)
     if "replay" in report:
         print(format_table(report["replay"]))
     print(json.dumps({k: report[k] for k in ("live", "soak") if k in report}, indent=2, default=str)[:6000])
     return 0
 
 
+def main(argv: list[str] | None = None) -> int:
+    """The CLI: a bad argument or a missing input is one line on stderr and exit code 2."""
+    return harness.cli(_main, argv)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

@@ -5,13 +5,13 @@ on a domain shift, replayed exactly and served live.
         --stream benchmarks/streams/sql_three_schemas.jsonl --shift python --shift-requests 60 \
         --variants static,off:lr1e-3,off,lr1e-3,lr3e-4,lr1e-4 --live off,on[,old --old-tree DIR] --out runs/bench/guard
 
-1. Replay (exact at temperature 0, benchmarks/online.py's machinery): the target's greedy answers to each stream
-   (cached), the feedback the server would collect, and, with the drafter's weights at that moment, its greedy
-   chain acceptance (k drafts) at every position; the trainer (online/trainer.py, guard included) runs a round every
-   `--batch` requests and what the guard lets out is served from the next request on. Two streams: `--stream` (in
-   domain for the drafter) and `--shift-requests` prompts of `--shift`, a domain the drafter never trained on.
-   Variants: `static` (no adaptation), `off` (no guard: every update published, as the guard did before its first
-   held-out record; `off:lr1e-3` at the rate the server used before the guard's fixes), and the guard on with
+1. Replay (exact at temperature 0, benchmarks/common/online_replay.py, as in benchmarks.online): the target's greedy
+   answers to each stream (cached), the feedback the server would collect, and, with the drafter's weights at that
+   moment, its greedy chain acceptance (k drafts) at every position; the trainer (online/trainer.py, guard included)
+   runs a round every `--batch` requests and what the guard lets out is served from the next request on. Two streams:
+   `--stream` (in domain for the drafter) and `--shift-requests` prompts of `--shift`, a domain the drafter never
+   trained on. Variants: `static` (no adaptation), `off` (no guard: every update published, as the guard did before its
+   first held-out record; `off:lr1e-3` at the rate the server used before the guard's fixes), and the guard on with
    TrainerConfig's defaults (what recipes/online/adapt.yaml serves with) but for the settings a variant names:
    `lr3e-4`, `lr1e-4:m0.02` (guard margin 0.02), `lr1e-4:h5` (holdout_every 5).
    MAT per window of `--window` requests.
@@ -19,12 +19,11 @@ on a domain shift, replayed exactly and served live.
    (the recipe's settings, `--serve key=value` overrides), MAT and tok/s per window from its answers; `old` runs the
    same adaptation-on command from `--old-tree`, another checkout (e.g. a `git worktree` of the commit before the
    guard), for a side by side in one run.
-Outputs: <out>/results.json, <out>/table.md.
+Outputs: <out>/results.json, <out>/table.md; progress lines on stderr as it runs.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
@@ -33,10 +32,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.online import cached_feedback, greedy_stream, mat, run_method
+from benchmarks import harness
+from benchmarks.common.online_replay import cached_feedback, greedy_stream, mat, run_method
 from draftpool.config import ConfigError
-from draftpool.io import atomic_write_json, atomic_write_text
-from draftpool.target import DEFAULT_TARGET, load_target, resolve_target
 from online.trainer import TrainerConfig
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,10 +78,8 @@ def windows(tokens: list[int], forwards: list[int], w: int) -> list[float]:
 
 
 def replay_part(args, model, tok, info, out: Path) -> dict[str, Any]:
-    from draftpool.pool import load_pool
-
     pool_dir = Path(args.pool.format(target_slug=info.slug))
-    names, models = load_pool(pool_dir, info, model, [args.kind])
+    names, models = harness.load_members(pool_dir, info, model, [args.kind])
     if args.drafter not in models:
         raise ConfigError(f"--drafter {args.drafter!r} is not a {args.kind} drafter of {pool_dir} "
                           f"({', '.join(names)})")
@@ -108,8 +104,8 @@ def replay_part(args, model, tok, info, out: Path) -> dict[str, Any]:
             rows_out[v] = {"mat": round(mat(r, 0, len(items)), 4), "mat_windows": windows(r["tokens"], r["forwards"],
                                                                                          args.window),
                            "rounds": r["rounds"], "rejected": r["rejected"], "seconds": round(time.time() - t0, 1)}
-            print(f"[guard] {sname} {v}: MAT {rows_out[v]['mat']:.3f} windows {rows_out[v]['mat_windows']} "
-                  f"(rejected {r['rejected']} of {r['rounds']} rounds)", file=sys.stderr, flush=True)
+            harness.log.info(f"[guard] {sname} {v}: MAT {rows_out[v]['mat']:.3f} windows {rows_out[v]['mat_windows']} "
+                             f"(rejected {r['rejected']} of {r['rounds']} rounds)")
         report[sname] = {"requests": len(items), "variants": rows_out}
     return report
 
@@ -144,26 +140,25 @@ def live_run(args, tree: Path, adapt: bool, out: Path, tag: str) -> dict[str, An
 
 
 def format_table(report: dict[str, Any]) -> str:
+    """The replay's variants per stream, then the live runs, as markdown tables."""
     lines = []
     for sname, part in report.get("replay", {}).items():
         lines += [f"\nReplay, {sname} ({part['requests']} requests; MAT per window of {report['window']}):\n",
-                  "| variant | MAT | per window | rounds | rejected |", "|---|---|---|---|---|"]
-        for v, r in part["variants"].items():
-            lines.append(f"| {v} | {r['mat']:.3f} | {' / '.join(f'{x:.2f}' for x in r['mat_windows'])} | "
-                         f"{r['rounds']} | {r['rejected']} |")
+                  harness.markdown_table(["variant", "MAT", "per window", "rounds", "rejected"], [
+                      [v, f"{r['mat']:.3f}", " / ".join(f"{x:.2f}" for x in r["mat_windows"]), r["rounds"],
+                       r["rejected"]] for v, r in part["variants"].items()])]
     if report.get("live"):
         lines += [f"\nLive, in-domain stream (MAT and tok/s per window of {report['window']}):\n",
-                  "| run | MAT | MAT per window | tok/s per window | rounds | swaps |", "|---|---|---|---|---|---|"]
-        for tag, r in report["live"].items():
-            lines.append(f"| {tag} | {r['mat']:.3f} | {' / '.join(f'{x:.2f}' for x in r['mat_windows'])} | "
-                         f"{' / '.join(f'{x:.1f}' for x in r['tok_s_windows'])} | {r['rounds']} | {r['swaps']} |")
+                  harness.markdown_table(["run", "MAT", "MAT per window", "tok/s per window", "rounds", "swaps"], [
+                      [tag, f"{r['mat']:.3f}", " / ".join(f"{x:.2f}" for x in r["mat_windows"]),
+                       " / ".join(f"{x:.1f}" for x in r["tok_s_windows"]), r["rounds"], r["swaps"]]
+                      for tag, r in report["live"].items()])]
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--target", default=DEFAULT_TARGET)
-    ap.add_argument("--pool", default="pools/{target_slug}")
+def _main(argv: list[str] | None) -> int:
+    ap = harness.parser("benchmarks.online_guard", __doc__)
+    harness.add_common(ap, pool="pools/{target_slug}", device="cpu", dtype="float32", out="runs/bench/guard")
     ap.add_argument("--drafter", default="sql-eagle3", help="the pool's drafter to adapt")
     ap.add_argument("--kind", default="eagle3")
     ap.add_argument("--stream", default=str(ROOT / "benchmarks/streams/sql_three_schemas.jsonl"))
@@ -177,36 +172,36 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--old-tree", default="", help="old: another checkout, adaptation on, beside this one's runs")
     ap.add_argument("--serve", nargs="*", default=[], help="key=value overrides for the live runs")
     ap.add_argument("--parts", default="replay,live")
-    ap.add_argument("--out", default="runs/bench/guard")
     args = ap.parse_args(argv)
-    try:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        info = resolve_target(args.target)
-        args.pool = args.pool.format(target_slug=info.slug)
-        report: dict[str, Any] = {"target": info.name, "pool": args.pool, "drafter": args.drafter,
-                                  "window": args.window, "max_new_tokens": args.max_new_tokens, "argv": argv or
-                                  sys.argv[1:]}
-        if "replay" in args.parts:
-            model, tok = load_target(info)
-            report["replay"] = replay_part(args, model, tok, info, out)
-        live = [x for x in args.live.split(",") if x]
-        if "live" in args.parts and live:
-            report["live"] = {}
-            for mode in live:  # off, on: this checkout; old: adaptation on in --old-tree
-                if mode not in ("off", "on", "old") or (mode == "old" and not args.old_tree):
-                    raise ConfigError(f"--live takes off, on and old (with --old-tree); got {mode!r}")
-                tree = Path(args.old_tree).resolve() if mode == "old" else ROOT
-                report["live"]["adapt on (old tree)" if mode == "old" else f"adapt {mode}"] = live_run(
-                    args, tree, mode != "off", out, mode)
-    except (ConfigError, ValueError, OSError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    atomic_write_json(out / "results.json", report)
-    atomic_write_text(out / "table.md", format_table(report))
+    live = harness.csv(args.live)
+    for mode in live:  # off, on: this checkout; old: adaptation on in --old-tree
+        if mode not in ("off", "on", "old") or (mode == "old" and not args.old_tree):
+            raise ConfigError(f"--live takes off, on and old (with --old-tree); got {mode!r}")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    info = harness.resolve(args)
+    args.pool = args.pool.format(target_slug=info.slug)
+    report: dict[str, Any] = {"target": info.name, "pool": args.pool, "drafter": args.drafter,
+                              "window": args.window, "max_new_tokens": args.max_new_tokens, "argv": argv or
+                              sys.argv[1:]}
+    if "replay" in args.parts:
+        target = harness.load_target(args, info)
+        report["replay"] = replay_part(args, target.model, target.tok, info, out)
+    if "live" in args.parts and live:
+        report["live"] = {}
+        for mode in live:
+            tree = Path(args.old_tree).resolve() if mode == "old" else ROOT
+            report["live"]["adapt on (old tree)" if mode == "old" else f"adapt {mode}"] = live_run(
+                args, tree, mode != "off", out, mode)
+    harness.write_results(out, report, format_table(report))
     print(format_table(report))
     return 0
 
 
+def main(argv: list[str] | None = None) -> int:
+    """The CLI: a bad argument or a missing input is one line on stderr and exit code 2."""
+    return harness.cli(_main, argv)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from tqdm.auto import tqdm
 
+from benchmarks import harness
 from data_gen.generate import stop_token_ids
 from online.feedback import Feedback
 from online.trainer import TrainerConfig
@@ -60,7 +60,7 @@ def live_part(model, tok, info, pool_dir: Path, pool_models, names: list[str], p
 
     def serve_all(srv, dec, handle=None, feed=False, kill_at=-1):
         rows = []
-        for j, ids in enumerate(tqdm(prompts, desc="live", disable=None)):
+        for j, ids in enumerate(harness.progress(prompts, "live", unit="request")):
             dec.set_selector(Selector(make_learner("normal_hedge", len(names), seed=j), len(names), k, GameConfig()))
             if feed:  # saturate: more cached feedback per request than the trainer gets through meanwhile
                 for u in range(feed_per_request):
@@ -168,7 +168,7 @@ def soak(n_requests: int, every: int = 500) -> dict[str, Any]:
     rows = []
     t0 = time.time()
     me = psutil.Process()
-    for i in tqdm(range(n_requests), desc="soak", disable=None, mininterval=30):
+    for i in harness.progress(range(n_requests), "soak", unit="request", interval=30):
         prompt = torch.randint(0, 128, (int(torch.randint(4, 24, (1,), generator=gen)),), generator=gen).tolist()
         rec = srv.serve(Request(f"s{i}", prompt, 16))
         if "error" in rec:

@@ -10,24 +10,20 @@ Prints MAT per window of 20 requests and over the last 100 (the same replay as b
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
 import torch
 
-from benchmarks.online import mat, run_method
-from draftpool.pool import load_pool
-from draftpool.target import DEFAULT_TARGET, load_target, resolve_target
+from benchmarks import harness
+from benchmarks.common.online_replay import mat, run_method
 from online.trainer import TrainerConfig
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--target", default=DEFAULT_TARGET)
-    ap.add_argument("--pool", default="runs/shift/pools/{target_slug}")
+def _main(argv: list[str] | None) -> int:
+    ap = harness.parser("benchmarks.online_probe", __doc__)
+    harness.add_common(ap, pool="runs/shift/pools/{target_slug}", device="cpu", dtype="float32", out=None)
     ap.add_argument("--bench-out", default="runs/bench/online", help="the online benchmark's --out")
     ap.add_argument("--drafter", default="python-eagle3")
     ap.add_argument("--requests", type=int, default=300)
@@ -38,28 +34,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--k", type=int, default=4)
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
-    info = resolve_target(args.target)
+    info = harness.resolve(args)
     out = Path(args.bench_out)
     streams = sorted(out.glob(f"stream-{info.slug}-*.jsonl"))
     fb_dir = out / f"feedback-{info.slug}"
     if not streams or not fb_dir.is_dir():
-        print(f"error: no cached stream / feedback under {out}: run the online benchmark first", file=sys.stderr)
-        return 2
+        raise harness.BenchError(f"no cached stream / feedback under {out}: run the online benchmark first")
     ids = [json.loads(line)["id"] for line in streams[0].read_text().splitlines()][:args.requests]
     missing = [i for i in ids if not (fb_dir / f"{i}.pt").is_file()]
     if missing:
-        print(f"error: {len(missing)} of {len(ids)} requests have no cached feedback in {fb_dir}", file=sys.stderr)
-        return 2
-    model, _ = load_target(info)
-    try:
-        names, models = load_pool(Path(args.pool.format(target_slug=info.slug)), info, model,
-                                         ["eagle3", "llama"], at_least=1)
-    except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+        raise harness.BenchError(f"{len(missing)} of {len(ids)} requests have no cached feedback in {fb_dir}")
+    model = harness.load_target(args, info).model
+    names, models = harness.load_members(harness.pool_dir(args, info), info, model, ["eagle3", "llama"])
     if args.drafter not in models:
-        print(f"error: no drafter {args.drafter!r} in the pool ({', '.join(names)})", file=sys.stderr)
-        return 2
+        raise harness.BenchError(f"no drafter {args.drafter!r} in the pool ({', '.join(names)})")
     feedback = [torch.load(fb_dir / f"{i}.pt", weights_only=False) for i in ids]
     cfg = (TrainerConfig(updater=args.updater, lr=args.lr, batch=args.batch, epochs=args.epochs)
            if args.lr > 0 else None)
@@ -71,5 +59,10 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def main(argv: list[str] | None = None) -> int:
+    """The CLI: a bad argument or a missing input is one line on stderr and exit code 2."""
+    return harness.cli(_main, argv)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

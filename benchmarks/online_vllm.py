@@ -21,12 +21,10 @@ compared token for token with plain decoding's. Writes results.json, outputs.jso
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
 import signal
-import sys
 import threading
 import time
 import urllib.request
@@ -34,12 +32,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from benchmarks import harness
 from data_gen.domains import domain_prompts
 from data_gen.generate import render_prompt
 from draftpool.config import ConfigError
-from draftpool.io import atomic_write_json, atomic_write_text
-from draftpool.pool import load_pool, read_manifest
-from draftpool.target import DEFAULT_TARGET, load_target, resolve_target
+from draftpool.io import atomic_write_json
+from draftpool.pool import read_manifest
 from online.process import ProcessConfig
 from online.trainer import TrainerConfig
 from online.versions import ExportSpec
@@ -119,9 +117,9 @@ def one_run(args, info, model, name: str, head, head_dir: Path | None, prompts: 
                                 "tok_s": toks / wall, "tokens": toks, "wall_s": wall,
                                 "in_flight_mean": sum(busy) / max(len(busy), 1), "in_flight_max": max(busy, default=0),
                                 "versions": len(adapter.versions) if adapter else 0})
-                print(f"[{label}] requests {w + 1}-{w + len(chunk)}: "
-                      f"{acc / max(drafts, 1):.3f} accepted/draft, {toks / wall:.1f} tok/s, "
-                      f"{windows[-1]['in_flight_mean']:.1f} in flight", flush=True)
+                harness.log.info(f"[{label}] requests {w + 1}-{w + len(chunk)}: "
+                                 f"{acc / max(drafts, 1):.3f} accepted/draft, {toks / wall:.1f} tok/s, "
+                                 f"{windows[-1]['in_flight_mean']:.1f} in flight")
         sampler.close()
     finally:
         shut_down(proxy, adapter, engine)
@@ -160,13 +158,15 @@ def summarize(runs: dict[str, dict], requests: int, goal_last: int) -> tuple[dic
            "in_flight_mean": {k: sum(w["in_flight_mean"] * w["wall_s"] for w in r["windows"])
                               / max(1e-9, sum(w["wall_s"] for w in r["windows"])) for k, r in runs.items()}}
     cols = (["plain"] if p else []) + ["static", "adapted"]
-    lines = ["| requests | static accepted/draft | adapted accepted/draft | " + " | ".join(f"{c} tok/s" for c in cols)
-             + f" | in flight (mean {' / '.join(cols)}) | versions swapped in |", "|---" * (5 + len(cols)) + "|"]
+    rows = []
     for i, (x, y) in enumerate(zip(s["windows"], a["windows"])):
         ws = [runs[c]["windows"][i] for c in cols]
-        lines.append(f"| {x['requests'][0]}-{x['requests'][1]} | {x['accepted_per_draft']:.3f} | "
-                     f"{y['accepted_per_draft']:.3f} | " + " | ".join(f"{w['tok_s']:.1f}" for w in ws) + " | "
-                     + " / ".join(f"{w['in_flight_mean']:.1f}" for w in ws) + f" | {y['versions']} |")
+        rows.append([f"{x['requests'][0]}-{x['requests'][1]}", f"{x['accepted_per_draft']:.3f}",
+                     f"{y['accepted_per_draft']:.3f}", *(f"{w['tok_s']:.1f}" for w in ws),
+                     " / ".join(f"{w['in_flight_mean']:.1f}" for w in ws), y["versions"]])
+    lines = harness.markdown_table(["requests", "static accepted/draft", "adapted accepted/draft",
+                                    *(f"{c} tok/s" for c in cols), f"in flight (mean {' / '.join(cols)})",
+                                    "versions swapped in"], rows).splitlines()
     swaps = (f"versions swapped {a['versions_swapped']} (median {a['swap_ms'][len(a['swap_ms']) // 2]:.0f} ms, "
              f"{a['swap_ms'][0]:.0f}-{a['swap_ms'][-1]:.0f} ms)" if a["swap_ms"] else "no version swapped in")
     lines += ["", f"accepted/draft over requests {first}-{requests}: static {last['static']:.3f}, adapted "
@@ -182,9 +182,8 @@ def summarize(runs: dict[str, dict], requests: int, goal_last: int) -> tuple[dic
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--target", default=DEFAULT_TARGET)
-    ap.add_argument("--pool", default="pools/{target_slug}")
+    ap = harness.parser("benchmarks.online_vllm", __doc__)
+    harness.add_common(ap, pool="pools/{target_slug}", device="cpu", dtype="float32", out="runs/bench/online_vllm")
     ap.add_argument("--drafter", default="python-eagle3", help="the head vLLM drafts with (trained without --shift)")
     ap.add_argument("--shift", default="sql")
     ap.add_argument("--requests", type=int, default=300)
@@ -200,20 +199,20 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--kill-at", type=int, default=-1, help="request at which the trainer is killed (-1: half-way)")
     ap.add_argument("--no-plain", action="store_true", help="skip the plain-decoding run (the output reference)")
     ap.add_argument("--stream", default="", help="a requests JSONL to serve instead of --shift's prompts")
-    ap.add_argument("--out", default="runs/bench/online_vllm")
     args = ap.parse_args(argv)
     if not 0 < args.goal_last <= args.requests or args.goal_last % args.window:
         raise ConfigError("--goal-last must be in (0, --requests] and a multiple of --window")
-    info = resolve_target(args.target)
-    pool_dir = Path(args.pool.format(target_slug=info.slug))
+    info = harness.resolve(args)
+    pool_dir = harness.pool_dir(args, info)
     args.pool_dir = str(pool_dir)
     entries = read_manifest(pool_dir).get("drafters", {})
     if args.drafter not in entries:
         raise ConfigError(f"--drafter {args.drafter} is not in {pool_dir}")
     if not args.stream and entries[args.drafter].get("domain") in (args.shift, "general"):
         raise ConfigError(f"{args.drafter} was trained on {args.shift} data: pick a head of another domain")
-    model, tok = load_target(info)
-    _, models = load_pool(pool_dir, info, model, ["eagle3"])
+    target = harness.load_target(args, info)
+    model, tok = target.model, target.tok
+    _, models = harness.load_members(pool_dir, info, model, ["eagle3"])
     head = models[args.drafter][1]
     if args.stream:
         texts = [json.loads(line)["prompt"] for line in Path(args.stream).read_text().splitlines() if line.strip()]
@@ -236,15 +235,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
               "requests": len(prompts),
               "config": {k: v for k, v in vars(args).items() if k != "pool_dir"}, **fig,
               "runs": {k: {kk: vv for kk, vv in r.items() if kk != "outputs"} for k, r in runs.items()}}
-    atomic_write_json(out / "results.json", report)
     atomic_write_json(out / "outputs.json", {k: r["outputs"] for k, r in runs.items()})
-    atomic_write_text(out / "table.md", "\n".join(lines) + "\n")
+    harness.write_results(out, report, "\n".join(lines))
     print("\n".join(lines))
     return report
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except ConfigError as e:
-        sys.exit(f"error: {e}")
+    raise SystemExit(harness.cli(main))

@@ -11,7 +11,7 @@ decodes `--new-tokens` tokens after a prompt of every length in `--lengths` once
 greedy chain (k = 4) with that pool drafter instead (its prefill over the prompt runs through prepacked linears too).
 `unpadded` runs every pass at its own row count (what the lean forward and the drafters' prepacked linears did before
 `padded_rows`), `bound` calls `draftpool.heap.bound_heap` first (what a server does).
-Outputs: <out>/results.json and <out>/table.md.
+Outputs: <out>/results.json and <out>/table.md; a progress line per variant on stderr.
 """
 
 from __future__ import annotations
@@ -21,12 +21,10 @@ import json
 import subprocess
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
+from benchmarks import harness
 from draftpool.config import ConfigError
-from draftpool.io import atomic_write_json, atomic_write_text
-from draftpool.target import DEFAULT_TARGET
 
 MB = 2**20
 VARIANTS = ("padded+bound", "padded", "unpadded+bound", "unpadded")
@@ -44,14 +42,13 @@ def child(variant: str, lengths: range, again_every: int, new_tokens: int, threa
     import torch
 
     from draftpool.forward import lean, packed
-    from draftpool.target import load_target, resolve_target
     from specsel.decoding.loop import SpecDecoder
 
     if "unpadded" in parts:  # every pass at its own row count, as before the padding
         lean.padded_rows = packed.padded_rows = lambda rows: rows
     torch.set_num_threads(threads)
-    info = resolve_target(target)
-    model, _ = load_target(info)
+    loaded = harness.load_target(argparse.Namespace(target=target))
+    info, model = loaded.info, loaded.model
     if drafter:
         from draftpool.pool import load_pool
         from specsel.decoding.drafter import make_drafter
@@ -76,15 +73,14 @@ def child(variant: str, lengths: range, again_every: int, new_tokens: int, threa
 
 
 def table(results: dict[str, dict[str, Any]], lengths: range, again_every: int) -> str:
-    lines = [f"Plain decoding of prompts of every length {lengths.start}..{lengths.stop - 1}, then every "
-             f"{again_every}th again; RSS in MB.", "",
-             "| variant | after load | after the first 20 | after the first pass | growth, first pass from 20 | "
-             "after the second pass | growth, second pass |", "|---|---|---|---|---|---|---|"]
-    for v, r in results.items():
-        first, again = r["first"], r["again"]
-        lines.append(f"| {v} | {r['load_mb']:.0f} | {first[0][1]:.0f} | {first[-1][1]:.0f} | "
-                     f"{first[-1][1] - first[0][1]:+.0f} | {again[-1][1]:.0f} | {again[-1][1] - first[-1][1]:+.0f} |")
-    return "\n".join(lines) + "\n"
+    """RSS per variant after load, after the first 20 prompts, after each pass, and the growth."""
+    rows = [[v, f"{r['load_mb']:.0f}", f"{r['first'][0][1]:.0f}", f"{r['first'][-1][1]:.0f}",
+             f"{r['first'][-1][1] - r['first'][0][1]:+.0f}", f"{r['again'][-1][1]:.0f}",
+             f"{r['again'][-1][1] - r['first'][-1][1]:+.0f}"] for v, r in results.items()]
+    return (f"Plain decoding of prompts of every length {lengths.start}..{lengths.stop - 1}, then every "
+            f"{again_every}th again; RSS in MB.\n\n" + harness.markdown_table(
+                ["variant", "after load", "after the first 20", "after the first pass", "growth, first pass from 20",
+                 "after the second pass", "growth, second pass"], rows) + "\n")
 
 
 def parse_lengths(text: str) -> range:
@@ -97,56 +93,52 @@ def parse_lengths(text: str) -> range:
     return range(a, b)
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--target", default=DEFAULT_TARGET)
+def _main(argv: list[str] | None) -> int:
+    ap = harness.parser("benchmarks.prefill_memory", __doc__)
+    harness.add_common(ap, pool="pools/{target_slug}", out="runs/bench/prefill_memory")
     ap.add_argument("--lengths", default="40:300", help="START:STOP prompt lengths, in tokens")
     ap.add_argument("--again-every", type=int, default=3, help="the second pass takes every n-th length")
     ap.add_argument("--new-tokens", type=int, default=2)
     ap.add_argument("--variants", default=",".join(VARIANTS))
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--out", default="runs/bench/prefill_memory")
     ap.add_argument("--drafter", default="", help="a pool drafter: decode greedy chains (k = 4) with it")
-    ap.add_argument("--pool", default="pools/{target_slug}")
     ap.add_argument("--child", default="", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    try:
-        lengths = parse_lengths(args.lengths)
-        if args.again_every < 1 or args.new_tokens < 1:
-            raise ConfigError("--again-every and --new-tokens must be >= 1")
-        if args.child:
-            print(json.dumps(child(args.child, lengths, args.again_every, args.new_tokens, args.threads,
-                                   args.target, args.drafter, args.pool)))
-            return 0
-        variants = [v for v in args.variants.split(",") if v]
-        bad = [v for v in variants if v not in VARIANTS]
-        if bad or not variants:
-            raise ConfigError(f"--variants takes {', '.join(VARIANTS)}; got {args.variants!r}")
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        results = {}
-        for v in variants:
-            cmd = [sys.executable, "-m", "benchmarks.prefill_memory", "--child", v, "--lengths", args.lengths,
-                   "--again-every", str(args.again_every), "--new-tokens", str(args.new_tokens),
-                   "--threads", str(args.threads), "--target", args.target, "--drafter", args.drafter,
-                   "--pool", args.pool]
-            done = subprocess.run(cmd, capture_output=True, text=True)
-            if done.returncode != 0:
-                raise ConfigError(f"variant {v} failed: {done.stderr.strip()[-2000:]}")
-            results[v] = json.loads(done.stdout.strip().splitlines()[-1])
-            print(f"[prefill_memory] {v}: {results[v]['first'][-1][1]:.0f} MB after the first pass, "
-                  f"{results[v]['again'][-1][1]:.0f} after the second ({results[v]['seconds']} s)", flush=True)
-        atomic_write_json(out / "results.json", {"lengths": args.lengths, "again_every": args.again_every,
-                                                 "drafter": args.drafter,
-                                                 "new_tokens": args.new_tokens, "threads": args.threads,
-                                                 "results": results})
-        atomic_write_text(out / "table.md", table(results, lengths, args.again_every))
-        print(table(results, lengths, args.again_every))
-    except (ConfigError, OSError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    lengths = parse_lengths(args.lengths)
+    if args.again_every < 1 or args.new_tokens < 1:
+        raise ConfigError("--again-every and --new-tokens must be >= 1")
+    if args.child:
+        print(json.dumps(child(args.child, lengths, args.again_every, args.new_tokens, args.threads,
+                               args.target, args.drafter, args.pool)))
+        return 0
+    variants = harness.csv(args.variants)
+    bad = [v for v in variants if v not in VARIANTS]
+    if bad or not variants:
+        raise ConfigError(f"--variants takes {', '.join(VARIANTS)}; got {args.variants!r}")
+    results = {}
+    for v in variants:
+        cmd = [sys.executable, "-m", "benchmarks.prefill_memory", "--child", v, "--lengths", args.lengths,
+               "--again-every", str(args.again_every), "--new-tokens", str(args.new_tokens),
+               "--threads", str(args.threads), "--target", args.target, "--drafter", args.drafter,
+               "--pool", args.pool]
+        done = subprocess.run(cmd, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise ConfigError(f"variant {v} failed: {done.stderr.strip()[-2000:]}")
+        results[v] = json.loads(done.stdout.strip().splitlines()[-1])
+        harness.log.info(f"[prefill_memory] {v}: {results[v]['first'][-1][1]:.0f} MB after the first pass, "
+                         f"{results[v]['again'][-1][1]:.0f} after the second ({results[v]['seconds']} s)")
+    text = table(results, lengths, args.again_every)
+    harness.write_results(args.out, {"lengths": args.lengths, "again_every": args.again_every,
+                                     "drafter": args.drafter, "new_tokens": args.new_tokens,
+                                     "threads": args.threads, "results": results}, text)
+    print(text)
     return 0
 
 
+def main(argv: list[str] | None = None) -> int:
+    """The CLI: a bad argument or a missing input is one line on stderr and exit code 2."""
+    return harness.cli(_main, argv)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

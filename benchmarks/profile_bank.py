@@ -8,36 +8,26 @@ A request is decoded with HedgeSpec selection (chain k = 4) to get a real state 
 then, for each chunk size n, every head is rewound by n positions and the bank prefills those n again (what one cycle
 that accepted n - 1 drafts costs the evaluation). Timed parts (median ms): the whole bank sync; its stacked lm_head
 alone (the [N, n, h] x [N, h, Vd] product); one head's own sync (what the chosen drafter pays anyway); a plain target
-step and a target pass over 5 tokens (a k = 4 verification) with the engine's forward. Writes <out>/profile.json.
+step and a target pass over 5 tokens (a k = 4 verification) with the engine's forward. Writes <out>/results.json and
+<out>/table.md (also printed).
 """
 
 from __future__ import annotations
 
-import argparse
-import statistics
-import sys
-import time
-from pathlib import Path
 from typing import Any
 
 import torch
 
+from benchmarks import harness
 from data_gen.domains import check_domain, domain_prompts
 from data_gen.generate import render_prompt
 from draftpool.config import ConfigError
-from draftpool.io import atomic_write_json
-from draftpool.pool import load_pool
-from draftpool.target import DEFAULT_TARGET, load_target, resolve_target
 
 
 def median_ms(fn, repeats: int) -> float:
-    fn()  # warm-up
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return 1000 * statistics.median(times)
+    """One untimed warm-up call, then the harness's median of `repeats` calls, in ms."""
+    fn()
+    return harness.median_ms(fn, repeats)
 
 
 @torch.inference_mode()
@@ -90,39 +80,43 @@ def profile(model, tok, models: dict[str, tuple[str, Any]], prompt: str, positio
             "plain_step_ms": 1000 * pm.total_s / max(1, pm.new_tokens), "target_5_tokens_ms": target_5, "rows": rows}
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--target", default=DEFAULT_TARGET)
-    ap.add_argument("--pool", default=None, help="pool folder (default pools/<target-slug>)")
+def _main(argv: list[str] | None) -> int:
+    ap = harness.parser("benchmarks.profile_bank", __doc__)
+    harness.add_common(ap, pool="", device="cpu", dtype="float32", out="runs/bench/profile_bank")
     ap.add_argument("--domain", default="sql", help="the held-out prompt decoded for the state")
     ap.add_argument("--positions", default="1,3,5")
     ap.add_argument("--repeats", type=int, default=30)
-    ap.add_argument("--out", default="runs/bench/profile_bank")
     args = ap.parse_args(argv)
     try:
         positions = [int(p) for p in args.positions.split(",") if p]
-        if not positions or min(positions) < 1 or args.repeats < 1:
-            raise ConfigError("--positions must list sizes >= 1 and --repeats must be >= 1")
-        info = resolve_target(args.target)
-        model, tok = load_target(info)
-        pool = Path(args.pool or f"pools/{info.slug}")
-        names, models = load_pool(pool, info, model, ("eagle3",), at_least=2)
-        prompt = domain_prompts(check_domain(args.domain))["held_out"][0]["prompt"]
-        res = profile(model, tok, models, prompt, positions, args.repeats)
-    except (ConfigError, ValueError, OSError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    except ValueError:
+        positions = []
+    if not positions or min(positions) < 1 or args.repeats < 1:
+        raise ConfigError("--positions must list sizes >= 1 and --repeats must be >= 1")
+    check_domain(args.domain)
+    info = harness.resolve(args)
+    pool = harness.pool_dir(args, info)
+    target = harness.load_target(args, info)
+    model, tok = target.model, target.tok
+    names, models = harness.load_members(pool, info, model, ("eagle3",), at_least=2)
+    prompt = domain_prompts(args.domain)["held_out"][0]["prompt"]
+    res = profile(model, tok, models, prompt, positions, args.repeats)
     res.update(pool=str(pool), torch_threads=torch.get_num_threads())
-    Path(args.out).mkdir(parents=True, exist_ok=True)
-    atomic_write_json(Path(args.out) / "profile.json", res)
-    print(f"{res['heads']} heads, draft vocabulary {res['draft_vocab']}, stacked weights {res['stacked_mb']:.0f} MB; "
-          f"plain step {res['plain_step_ms']:.1f} ms, target over 5 tokens {res['target_5_tokens_ms']:.1f} ms")
-    print("| positions | bank sync ms | of which lm_head ms | one head's own sync ms |")
-    print("|---|---|---|---|")
-    for r in res["rows"]:
-        print(f"| {r['positions']} | {r['bank_ms']:.1f} | {r['lm_head_ms']:.1f} | {r['one_head_ms']:.1f} |")
+    table = (f"{res['heads']} heads, draft vocabulary {res['draft_vocab']}, stacked weights {res['stacked_mb']:.0f} "
+             f"MB; plain step {res['plain_step_ms']:.1f} ms, target over 5 tokens {res['target_5_tokens_ms']:.1f} "
+             "ms\n\n" + harness.markdown_table(
+                 ["positions", "bank sync ms", "of which lm_head ms", "one head's own sync ms"],
+                 [[r["positions"], f"{r['bank_ms']:.1f}", f"{r['lm_head_ms']:.1f}", f"{r['one_head_ms']:.1f}"]
+                  for r in res["rows"]]))
+    harness.write_results(args.out, res, table)
+    print(table)
     return 0
 
 
+def main(argv: list[str] | None = None) -> int:
+    """The CLI: a bad argument or a missing input is one line on stderr and exit code 2."""
+    return harness.cli(_main, argv)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

@@ -10,25 +10,22 @@
 2. Ops: torch.profiler over whole requests of both methods; the top ops (aten and oneDNN) by self CPU time, and the
    part of the wall time no op accounts for (Python: module calls, cache bookkeeping, host syncs).
 Each target forward in --backends (the lean forward, transformers') is profiled in the same run.
-Writes <out>/profile.json and prints the tables.
+Writes <out>/results.json and <out>/table.md (also printed).
 """
 
 from __future__ import annotations
 
-import argparse
 import statistics
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import torch
 
+from benchmarks import harness
 from data_gen.domains import check_domain, domain_prompts
 from data_gen.generate import render_prompt, stop_token_ids
 from draftpool.config import ConfigError
-from draftpool.io import atomic_write_json
-from draftpool.target import DEFAULT_TARGET, TargetError, load_target, resolve_target
 from specsel.decoding.loop import SpecDecoder
 
 
@@ -93,34 +90,29 @@ def op_table(dec: SpecDecoder, prompt: list[int], tokens: int, top: int = 15) ->
                      "share": e.self_cpu_time_total / 1e6 / wall} for e in rows]}
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m benchmarks.profile_cycle", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--target", default=DEFAULT_TARGET)
+def _main(argv: list[str] | None) -> int:
+    ap = harness.parser("benchmarks.profile_cycle", __doc__)
+    harness.add_common(ap, dtype="float32", out="runs/bench/profile", help={"dtype": "float32 or bfloat16"})
     ap.add_argument("--domain", default="sql")
     ap.add_argument("--eagle3", default="", help="head folder ('' = pools/<target slug>/<domain>-eagle3)")
     ap.add_argument("--k", type=int, default=4)
     ap.add_argument("--tokens", type=int, default=96)
     ap.add_argument("--prompts", type=int, default=3)
-    ap.add_argument("--dtype", default="float32", choices=["float32", "bfloat16"])
     ap.add_argument("--backends", default="lean,hf", help="target forwards to profile side by side (lean, hf)")
-    ap.add_argument("--out", default="runs/bench/profile")
     args = ap.parse_args(argv)
-    try:
-        check_domain(args.domain)
-        info = resolve_target(args.target)
-        head_dir = Path(args.eagle3 or f"pools/{info.slug}/{args.domain}-eagle3")
-        if not head_dir.is_dir():
-            raise ConfigError(f"EAGLE-3 head folder {head_dir} does not exist: pass --eagle3 DIR")
-        from draftpool.pool import load_eagle3
-        from specsel.decoding.eagle3 import Eagle3Drafter
+    if args.dtype not in ("float32", "bfloat16"):
+        raise ConfigError(f"--dtype {args.dtype!r}: choose from float32, bfloat16")
+    check_domain(args.domain)
+    info = harness.resolve(args)
+    head_dir = Path(args.eagle3 or f"pools/{info.slug}/{args.domain}-eagle3")
+    if not head_dir.is_dir():
+        raise ConfigError(f"EAGLE-3 head folder {head_dir} does not exist: pass --eagle3 DIR")
+    from draftpool.pool import load_eagle3
+    from specsel.decoding.eagle3 import Eagle3Drafter
 
-        dtype = getattr(torch, args.dtype)
-        model, tok = load_target(info, "cpu", dtype)
-        head = load_eagle3(head_dir, info, model.get_input_embeddings().weight).to(dtype).eval()
-    except (ConfigError, TargetError, ValueError, OSError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    target = harness.load_target(args, info, device="cpu")
+    model, tok, dtype = target.model, target.tok, target.dtype
+    head = load_eagle3(head_dir, info, model.get_input_embeddings().weight).to(dtype).eval()
     stop = stop_token_ids(tok, model)
     rows = domain_prompts(args.domain)["held_out"][: args.prompts]
     prompts = [render_prompt(tok, r["prompt"]) for r in rows]
@@ -131,20 +123,32 @@ def main(argv: list[str] | None = None) -> int:
                                                            stop_ids=stop, backend=backend)
     report: dict[str, Any] = {"target": info.name, "dtype": args.dtype, "threads": torch.get_num_threads(),
                               "tokens": args.tokens, "prompts": len(prompts), "parts": {}, "ops": {}}
-    for name, dec in decs.items():
+    for name, dec in harness.progress(list(decs.items()), "profile", unit="decoder"):
         dec.generate(prompts[0], 8)  # warm-up
         report["parts"][name] = part_times(dec, prompts, args.tokens)
         report["ops"][name] = op_table(dec, prompts[0], args.tokens)
-    out = Path(args.out)
-    atomic_write_json(out / "profile.json", report)
-    for name in decs:
-        p, o = report["parts"][name], report["ops"][name]
-        print(f"== {name}: " + ", ".join(f"{k} {v:.1f}" for k, v in p.items()) +
-              f"; outside aten ops {100 * o['outside_ops_share']:.0f}% of wall")
-        for r in o["ops"]:
-            print(f"   {r['op']:<40} {r['calls']:>7} calls {r['self_ms']:>9.1f} ms {100 * r['share']:>5.1f}%")
-    print(f"wrote {out / 'profile.json'}")
+    table = format_table(report)
+    out = harness.write_results(args.out, report, table)
+    print(table)
+    print(f"wrote {out / 'results.json'} and {out / 'table.md'}")
     return 0
+
+
+def format_table(report: dict[str, Any]) -> str:
+    """Per decoder: its parts (ms) and share outside aten ops, then its top ops by self CPU time."""
+    parts = []
+    for name, p in report["parts"].items():
+        o = report["ops"][name]
+        parts.append(f"{name}: " + ", ".join(f"{k} {v:.1f}" for k, v in p.items())
+                     + f"; outside aten ops {100 * o['outside_ops_share']:.0f}% of wall\n\n" + harness.markdown_table(
+                         ["op", "calls", "self ms", "share"],
+                         [[r["op"], r["calls"], f"{r['self_ms']:.1f}", f"{100 * r['share']:.1f}%"] for r in o["ops"]]))
+    return "\n\n".join(parts)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The CLI: a bad argument or a missing input is one line on stderr and exit code 2."""
+    return harness.cli(_main, argv)
 
 
 if __name__ == "__main__":

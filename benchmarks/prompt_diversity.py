@@ -1,23 +1,22 @@
 """Diversity figures of the shipped prompt sets, one markdown table row per set.
 
-    python -m benchmarks.prompt_diversity [--out runs/prompt_diversity.json] [--before <git-rev>] [--sample 350]
+    python -m benchmarks.prompt_diversity [--out runs/bench/prompt_diversity] [--before <git-rev>] [--sample 350]
 
 Per set (data_gen/prompts/<set>.jsonl): prompts, groups, train / held-out prompts, the distinct word 2- and 3-gram
 ratios over the whole set and the distinct 2-gram ratio at a fixed size (the mean over 5 seeded samples of --sample
 prompts: the whole-set ratio falls as a set grows), the near-duplicate rate (the share of prompts with another
 prompt of the same set at token Jaccard >= 0.7) and the mean words a prompt (data_gen/diversity.py). --before REV
 also reads the sets as they were at git revision REV (git show REV:data_gen/prompts/<set>.jsonl) and prints every
-figure as "before -> now". --out writes the figures as JSON.
+figure as "before -> now". Prints the table; with --out, writes <out>/results.json and <out>/table.md.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
-import sys
 from pathlib import Path
 
+from benchmarks import harness
 from data_gen.diversity import sampled_distinct_ngram_ratio, set_report
 from data_gen.domains import PROMPT_SETS, PROMPTS_DIR
 
@@ -44,7 +43,7 @@ def sets_at(rev: str) -> dict[str, list[dict[str, str]]]:
         if shown.returncode == 0:
             out[name] = _parse(shown.stdout)
     if not out:
-        raise SystemExit(f"no prompt sets at git revision {rev!r}")
+        raise harness.BenchError(f"no prompt sets at git revision {rev!r}")
     return out
 
 
@@ -66,7 +65,7 @@ def _cell(key: str, value) -> str:
 def table(now: dict[str, dict], before: dict[str, dict] | None, sample: int) -> list[str]:
     """Markdown lines: a header, a rule, then one row per set; with `before`, cells read "before -> now"."""
     head = [c if c != "distinct_2gram_at" else f"distinct_2gram@{sample}" for c in COLUMNS]
-    lines = ["| set | " + " | ".join(head) + " |", "|---" * (len(COLUMNS) + 1) + "|"]
+    rows = []
     for name, rep in now.items():
         cells = []
         for key in COLUMNS:
@@ -74,25 +73,31 @@ def table(now: dict[str, dict], before: dict[str, dict] | None, sample: int) -> 
             if before is not None:
                 cell = f"{_cell(key, before.get(name, {}).get(key))} -> {cell}"
             cells.append(cell)
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    return lines
+        rows.append([name, *cells])
+    return harness.markdown_table(["set", *head], rows).splitlines()
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Diversity figures of the shipped prompt sets.")
-    ap.add_argument("--out", help="write the figures as JSON to this file")
+def _main(argv: list[str] | None) -> int:
+    ap = harness.parser("benchmarks.prompt_diversity", __doc__)
+    harness.add_common(ap, target=False, out="", help={"out": "output folder for results.json and table.md "
+                                                              "('' = print only)"})
     ap.add_argument("--before", metavar="REV", help="also the sets at this git revision, shown as before -> now")
     ap.add_argument("--sample", type=int, default=350, help="set size for the size-matched distinct 2-gram ratio")
     args = ap.parse_args(argv)
     now = reports(current_sets(), args.sample)
     before = reports(sets_at(args.before), args.sample) if args.before else None
-    print("\n".join(table(now, before, args.sample)))
+    text = "\n".join(table(now, before, args.sample))
+    print(text)
     if args.out:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(json.dumps({"sets": now, "before": before, "before_rev": args.before,
-                                              "sample": args.sample}, indent=2) + "\n", encoding="utf-8")
+        harness.write_results(args.out, {"sets": now, "before": before, "before_rev": args.before,
+                                         "sample": args.sample}, text)
     return 0
 
 
+def main(argv: list[str] | None = None) -> int:
+    """The CLI: a bad argument or a missing input is one line on stderr and exit code 2."""
+    return harness.cli(_main, argv)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

@@ -3,18 +3,16 @@
     python -m benchmarks.router --eval [--seed 0] [--out runs/router] [--cache-dir DIR]   (DRAFTPOOL_CPU_THREADS=n)
 
 trains the router (`specsel/selection/router.py`) on the train split of the shipped domains, prints its accuracy on
-each domain's held-out prompts, clean and perturbed (`data_gen.perturb`), and writes <out>/router_eval.json and the
-fitted router <out>/router.json.
+each domain's held-out prompts, clean and perturbed (`data_gen.perturb`), and writes <out>/results.json, <out>/table.md
+(also printed) and the fitted router <out>/router.json.
 """
 
 from __future__ import annotations
 
-import argparse
 import collections
 import math
 import os
 import platform
-import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,10 +20,10 @@ from typing import Any
 
 import torch
 
+from benchmarks import harness
 from benchmarks.common.router import train_domain_router
 from data_gen.domains import DOMAINS, GENERAL, domain_prompts
 from data_gen.perturb import PAPER_INSTRUCTION, TEMPLATE_NAMES, TEMPLATES, perturbed_prompts
-from draftpool.io import atomic_write_json
 from specsel.selection.router import (
     DRAFTER_SUFFIX,
     ENCODER_NAME,
@@ -116,18 +114,19 @@ def run_eval(out: Path, seed: int = 0, cache_dir: str | Path | None = None) -> d
     }
     out.mkdir(parents=True, exist_ok=True)
     router.save(out / "router.json")
-    atomic_write_json(out / "router_eval.json", report)
+    harness.write_results(out, report, format_report(report))
     return report
 
 
 def format_report(report: dict[str, Any]) -> str:
-    lines = [f"{'domain':<14} {'n':>4} {'clean':>7} {'perturbed':>10}  perturbed prompts routed to"]
-    for d, v in report["per_domain"].items():
-        routed = ", ".join(f"{k} {n}" for k, n in list(v["perturbed_predicted"].items())[:3])
-        lines.append(f"{d:<14} {v['n']:>4} {v['clean_accuracy']:>7.3f} {v['perturbed_accuracy']:>10.3f}  {routed}")
+    """Accuracy per domain and overall (markdown), then the wrappers' figures."""
+    rows = [[d, v["n"], f"{v['clean_accuracy']:.3f}", f"{v['perturbed_accuracy']:.3f}",
+             ", ".join(f"{k} {n}" for k, n in list(v["perturbed_predicted"].items())[:3])]
+            for d, v in report["per_domain"].items()]
     o = report["overall"]
-    lines.append(f"{'overall':<14} {o['n']:>4} {o['clean_accuracy']:>7.3f} {o['perturbed_accuracy']:>10.3f}  "
-                 f"(macro {o['clean_macro_accuracy']:.3f} / {o['perturbed_macro_accuracy']:.3f})")
+    rows.append(["overall", o["n"], f"{o['clean_accuracy']:.3f}", f"{o['perturbed_accuracy']:.3f}",
+                 f"(macro {o['clean_macro_accuracy']:.3f} / {o['perturbed_macro_accuracy']:.3f})"])
+    lines = [harness.markdown_table(["domain", "n", "clean", "perturbed", "perturbed prompts routed to"], rows), ""]
     kinds = report["per_template_kind"]
     paper = report["per_template"].get("two_answers", {"accuracy": math.nan, "n": 0})
     lines.append(f"perturbed by wrapper: topic-neutral {kinds['topic_neutral']['accuracy']:.3f} "
@@ -138,29 +137,32 @@ def format_report(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m benchmarks.router", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+def _main(argv: list[str] | None) -> int:
+    ap = harness.parser("benchmarks.router", __doc__)
+    harness.add_common(ap, target=False, out="runs/router", seed=0, help={"seed": "fit and perturbation seed"})
     ap.add_argument("--eval", action="store_true", help="train the router and evaluate it on clean and perturbed "
                     "held-out prompts")
-    ap.add_argument("--seed", type=int, default=0, help="fit and perturbation seed (default: %(default)s)")
-    ap.add_argument("--out", type=Path, default=Path("runs/router"), help="output folder (default: %(default)s)")
     ap.add_argument("--cache-dir", type=Path, default=None, help="reuse / keep the fitted router here")
-    args = ap.parse_args(sys.argv[1:] if argv is None else argv)
+    args = ap.parse_args(argv)
     if not args.eval:
         ap.print_help()
         return 2
     if os.environ.get("DRAFTPOOL_CPU_THREADS"):  # as in train_drafter: e.g. 1 on a CPU another job keeps busy
         torch.set_num_threads(int(os.environ["DRAFTPOOL_CPU_THREADS"]))
+    out = Path(args.out)
     try:
-        report = run_eval(args.out, seed=args.seed, cache_dir=args.cache_dir)
+        report = run_eval(out, seed=args.seed, cache_dir=args.cache_dir)
     except RouterError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 1
+        raise harness.BenchError(str(e)) from None
     print(format_report(report))
-    print(f"wrote {args.out / 'router_eval.json'} and {args.out / 'router.json'} "
+    print(f"wrote {out / 'results.json'}, {out / 'table.md'} and {out / 'router.json'} "
           f"({report['timing_s']['total']} s)")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The CLI: a bad argument or a missing input is one line on stderr and exit code 2."""
+    return harness.cli(_main, argv)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 requests, sent one at a time over HTTP.
 
     python -m benchmarks.soak [--requests 2000] [--warmup 200] [--every 50] [--max-tokens 16] [--api both]
-        [--pool DIR] [--adapt true|false] [--out soak.json] [--out-dir DIR] [--index-cap] [key=value ...]
+        [--pool DIR] [--adapt true|false] [--out runs/bench/soak] [--out-dir DIR] [--index-cap] [key=value ...]
 
 Starts `online_adapt.py serve.http=127.0.0.1:<free port> serve.pool=<pool> serve.out_dir=<out-dir>` (a temporary
 folder unless `--out-dir`) as a subprocess, with every `key=value` argument passed on (e.g.
@@ -15,7 +15,8 @@ in KB per request over the samples after the warm-up, the growth of every window
 added to model-free members' indexes (a suffix member indexes every prompt + answer by design, ~16 bytes a token
 until its cap); then stops the server with SIGTERM and reports its exit status and summary. `--index-cap` also
 measures what a suffix index costs filled to its cap (the pool's suffix members' settings, or the defaults): in this
-process, after the server stopped.
+process, after the server stopped. Writes <out>/results.json (rewritten at every sample: a run cut short leaves its
+samples) and <out>/table.md (also printed); a progress line per sample on stderr.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from typing import Any
 
 import psutil
 
+from benchmarks import harness
 from data_gen.domains import domain_prompts
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -184,7 +186,7 @@ def analyse(samples: list[dict], warmup: int) -> dict[str, Any]:
 def index_cap_cost(max_tokens: int, segment_tokens: int, depth: int, seed: int = 0) -> dict[str, Any]:
     """A suffix index filled past its cap (synthetic answers of 200 tokens, `benchmarks.suffix_index.corpus`):
     the bytes of its arrays, the Python lists of its recent segment, and this process's RSS growth."""
-    from benchmarks.suffix_index import corpus
+    from benchmarks.common.corpus import corpus
     from draftpool.models.suffix_index import SuffixIndex
 
     chunk = corpus(min(max_tokens, 200_000) + segment_tokens, seed)  # reused: the cost depends on the token count
@@ -263,13 +265,10 @@ def run(args: argparse.Namespace, overrides: list[str]) -> dict[str, Any]:
             samples.append({"requests": done, "seconds": time.time() - t0, "server_rss": rss(server),
                             "trainer_rss": rss(trainer), "trainer_pid": trainer.pid if trainer else None})
             if args.out:  # rule: a run cut short still leaves its samples
-                Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-                Path(args.out).write_text(json.dumps({**report, "partial": True, "samples": samples}, indent=2) + "\n")
-            if args.progress:
-                s = samples[-1]
-                print(f"[soak] {done} requests, {s['seconds']:.0f} s: server "
-                      f"{(s['server_rss'] or 0) / MB:.1f} MB, trainer {(s['trainer_rss'] or 0) / MB:.1f} MB",
-                      file=sys.stderr, flush=True)
+                harness.write_results(args.out, {**report, "partial": True, "samples": samples})
+            s = samples[-1]
+            harness.log.info(f"[soak] {done} requests, {s['seconds']:.0f} s: server "
+                             f"{(s['server_rss'] or 0) / MB:.1f} MB, trainer {(s['trainer_rss'] or 0) / MB:.1f} MB")
 
         sample(0)
         for i in range(args.requests):
@@ -326,22 +325,20 @@ def _kb(x: float | None) -> str:
 
 
 def format_table(r: dict[str, Any]) -> str:
+    """RSS of server and trainer (markdown), growth per window, then the requests' and the index's figures."""
     s, t = r["server"], r["trainer"]
-    lines = ["| RSS | server | trainer |", "|---|---|---|",
-             f"| start (after /health), MB | {_mb(s['start_mb'])} | {_mb(t['start_mb'])} |",
-             f"| warm-up end ({r['warmup']} requests), MB | {_mb(s['warmup_end_mb'])} | {_mb(t['warmup_end_mb'])} |",
-             f"| end ({r['sent']} requests), MB | {_mb(s['end_mb'])} | {_mb(t['end_mb'])} |",
-             f"| growth after warm-up, MB | {_kb(s['growth_after_warmup_mb'])} | "
-             f"{_kb(t['growth_after_warmup_mb'])} |",
-             f"| slope after warm-up, KB/request | {_kb(s['slope_kb_per_request'])} | "
-             f"{_kb(t['slope_kb_per_request'])} |", "",
-             "| window (requests) | server growth KB | KB/request | trainer growth KB | KB/request |",
-             "|---|---|---|---|---|"]
     tw = {(w["from"], w["to"]): w for w in t["windows"]}
-    for w in s["windows"]:
-        o = tw.get((w["from"], w["to"]), {})
-        lines.append(f"| {w['from']}-{w['to']} | {w['growth_kb']:+.0f} | {_kb(w['kb_per_request'])} | "
-                     f"{_kb(o.get('growth_kb'))} | {_kb(o.get('kb_per_request'))} |")
+    lines = [harness.markdown_table(["RSS", "server", "trainer"], [
+        ["start (after /health), MB", _mb(s["start_mb"]), _mb(t["start_mb"])],
+        [f"warm-up end ({r['warmup']} requests), MB", _mb(s["warmup_end_mb"]), _mb(t["warmup_end_mb"])],
+        [f"end ({r['sent']} requests), MB", _mb(s["end_mb"]), _mb(t["end_mb"])],
+        ["growth after warm-up, MB", _kb(s["growth_after_warmup_mb"]), _kb(t["growth_after_warmup_mb"])],
+        ["slope after warm-up, KB/request", _kb(s["slope_kb_per_request"]), _kb(t["slope_kb_per_request"])]]), "",
+        harness.markdown_table(
+            ["window (requests)", "server growth KB", "KB/request", "trainer growth KB", "KB/request"],
+            [[f"{w['from']}-{w['to']}", f"{w['growth_kb']:+.0f}", _kb(w["kb_per_request"]),
+              _kb(tw.get((w["from"], w["to"]), {}).get("growth_kb")),
+              _kb(tw.get((w["from"], w["to"]), {}).get("kb_per_request"))] for w in s["windows"]])]
     lines += ["", f"statuses {r['statuses']}; median request {r['request_seconds_median'] or 0:.2f} s; "
                   f"{r['indexed_tokens']} prompt + answer tokens served (a suffix member indexes them: "
                   f"~{r['indexed_kb_per_request']:.2f} KB/request by design); server exit {r['exit_code']} "
@@ -354,7 +351,11 @@ def format_table(r: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    """Run the soak; -> its report (bad arguments: BenchError)."""
+    ap = harness.parser("benchmarks.soak", __doc__)
+    harness.add_common(ap, target=False, pool="", out="", help={
+        "pool": "serve.pool (default: online_adapt's)", "out": "output folder for results.json and table.md "
+                                                                 "('' = print only)"})
     ap.add_argument("--requests", type=int, default=2000)
     ap.add_argument("--warmup", type=int, default=200, help="requests before the slope is fitted")
     ap.add_argument("--every", type=int, default=50, help="requests between RSS samples")
@@ -362,9 +363,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--api", default="both", choices=["chat", "completions", "both"],
                     help="chat, completions, or both alternating")
     ap.add_argument("--domain", default="sql", help="the shipped domain whose held-out prompts are cycled")
-    ap.add_argument("--pool", default="", help="serve.pool (default: online_adapt's)")
     ap.add_argument("--adapt", default="true", choices=["true", "false"], help="serve.adapt: run the trainer")
-    ap.add_argument("--out", default="", help="write the report here (JSON)")
     ap.add_argument("--out-dir", default="", help="the server's serve.out_dir and logs (default: a temporary folder, "
                                                   "removed at the end unless --keep)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary out-dir")
@@ -372,7 +371,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--start-timeout", type=float, default=900.0, help="seconds the server may take to start")
     ap.add_argument("--request-timeout", type=float, default=600.0)
     ap.add_argument("--stop-timeout", type=float, default=300.0, help="seconds after SIGTERM before SIGKILL")
-    ap.add_argument("--progress", action="store_true", help="print every sample to stderr")
+    ap.add_argument("--progress", action="store_true", help="(kept for old commands: every sample is logged)")
     args, overrides = ap.parse_known_args(argv)
     bad = [o for o in overrides if "=" not in o or o.startswith("-")]
     if bad:
@@ -380,13 +379,17 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if args.requests < 1 or args.every < 1 or args.warmup < 0 or args.warmup > args.requests:
         ap.error("--requests and --every must be >= 1, 0 <= --warmup <= --requests")
     report = run(args, overrides)
-    print(format_table(report))
+    table = format_table(report)
+    print(table)
     if args.out:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(json.dumps(report, indent=2, default=str) + "\n")
+        harness.write_results(args.out, json.loads(json.dumps(report, default=str)), table)
     return report
 
 
+def _exit_code(argv: list[str] | None) -> int:
+    rep = main(argv)
+    return 0 if rep["error"] is None and rep["exit_code"] == 0 else 1
+
+
 if __name__ == "__main__":
-    rep = main()
-    sys.exit(0 if rep["error"] is None and rep["exit_code"] == 0 else 1)
+    raise SystemExit(harness.cli(_exit_code))

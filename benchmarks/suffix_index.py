@@ -16,21 +16,13 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import time
 
 import numpy as np
 
+from benchmarks import harness
+from benchmarks.common.corpus import corpus
 from draftpool.models.suffix_index import SuffixIndex
-
-
-def corpus(n_tokens: int, seed: int) -> list[list[int]]:
-    rng = np.random.default_rng(seed)
-    phrases = [rng.zipf(1.3, 12) % 8000 for _ in range(3000)]
-    seqs = []
-    while sum(map(len, seqs)) < n_tokens:
-        seqs.append(np.concatenate([phrases[i] for i in rng.integers(0, 3000, 17)])[:200].tolist())
-    return seqs
 
 
 def run(args: argparse.Namespace) -> dict:
@@ -68,22 +60,26 @@ def run(args: argparse.Namespace) -> dict:
             "soak_peak_tokens": peak, "soak_cap": 1_000_000, "soak_evicted_tokens": capped.evicted}
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m benchmarks.suffix_index", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+def _main(argv: list[str] | None) -> int:
+    ap = harness.parser("benchmarks.suffix_index", __doc__)
+    harness.add_common(ap, target=False, out=None, seed=0)
     ap.add_argument("--tokens", type=int, default=1_000_000)
     ap.add_argument("--proposals", type=int, default=500)
     ap.add_argument("--k", type=int, default=8)
     ap.add_argument("--tree-tokens", type=int, default=24, help="tree proposals: the most nodes")
     ap.add_argument("--tree-top-k", type=int, default=4, help="tree proposals: children per node")
     ap.add_argument("--soak", type=int, default=10_000)
-    ap.add_argument("--seed", type=int, default=0)
-    args = ap.parse_args(sys.argv[1:] if argv is None else argv)
+    args = ap.parse_args(argv)
     for flag in ("tokens", "proposals", "k", "tree_tokens", "tree_top_k"):
         if getattr(args, flag) < 1:
-            ap.error(f"--{flag} must be >= 1")
+            ap.error(f"--{flag.replace('_', '-')} must be >= 1")
     print(json.dumps(run(args), indent=2))
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The CLI: a bad argument is one line on stderr and exit code 2."""
+    return harness.cli(_main, argv)
 
 
 if __name__ == "__main__":

@@ -15,14 +15,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-from pathlib import Path
 
+from benchmarks import harness
 from data_gen.generate import data_dir_for, load_distilled
 from draftpool.config import ConfigError
 from draftpool.models.suffix_index import Proposal, RequestIndex, choose
-from draftpool.pool import DrafterLoadError, load_pool
-from draftpool.target import DEFAULT_TARGET, resolve_target
 
 RULES = {
     "score": lambda corpus, mine: corpus if corpus.score >= mine.score else mine,
@@ -57,33 +54,35 @@ def domain_rules(model, rows: list[dict], k: int) -> dict[str, float]:
     return {name: round(v / max(1, starts), 4) for name, v in total.items()} | {"starts": starts}
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--target", default=DEFAULT_TARGET)
-    ap.add_argument("--pool", default=None, help="pool folder (default pools/<target-slug>)")
+def make_parser() -> argparse.ArgumentParser:
+    ap = harness.parser("benchmarks.suffix_rules", __doc__)
+    harness.add_common(ap, pool="", out=None)
     ap.add_argument("--domains", default="", help="comma list (default: every domain with a suffix member)")
     ap.add_argument("--answers", type=int, default=24, help="held-out greedy answers per domain")
     ap.add_argument("--k", type=int, default=8)
-    args = ap.parse_args(argv)
-    try:
-        if args.answers < 1 or args.k < 1:
-            raise ConfigError("--answers and --k must be >= 1")
-        info = resolve_target(args.target)
-        names, models = load_pool(Path(args.pool or f"pools/{info.slug}"), info, None, ["suffix"])
-        doms = [d for d in args.domains.split(",") if d] or [n.removesuffix("-suffix") for n in names]
-        out = {}
-        for dom in doms:
-            if f"{dom}-suffix" not in models:
-                raise ConfigError(f"no {dom}-suffix member in the pool (it has {names})")
-            rows = [r for r in load_distilled(data_dir_for("runs/data/{target_slug}/{domain}", info.slug, dom),
-                                              "held_out") if r["temperature"] == 0.0][:args.answers]
-            out[dom] = domain_rules(models[f"{dom}-suffix"][1], rows, args.k)
-            print(dom, json.dumps(out[dom]), flush=True)
-    except (ConfigError, DrafterLoadError, OSError, ValueError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    return ap
+
+
+def _main(argv: list[str] | None) -> int:
+    args = make_parser().parse_args(argv)
+    if args.answers < 1 or args.k < 1:
+        raise ConfigError("--answers and --k must be >= 1")
+    info = harness.resolve(args)
+    names, models = harness.load_members(harness.pool_dir(args, info), info, None, ["suffix"])
+    doms = harness.csv(args.domains) or [n.removesuffix("-suffix") for n in names]
+    for dom in doms:
+        if f"{dom}-suffix" not in models:
+            raise ConfigError(f"no {dom}-suffix member in the pool (it has {names})")
+        rows = [r for r in load_distilled(data_dir_for("runs/data/{target_slug}/{domain}", info.slug, dom),
+                                          "held_out") if r["temperature"] == 0.0][:args.answers]
+        print(dom, json.dumps(domain_rules(models[f"{dom}-suffix"][1], rows, args.k)), flush=True)
     return 0
 
 
+def main(argv: list[str] | None = None) -> int:
+    """The CLI: a bad argument or a missing input is one line on stderr and exit code 2."""
+    return harness.cli(_main, argv)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

@@ -13,23 +13,22 @@ the shipped prompt sets, so a seeded index has not seen them). Every request goe
 - frozen: the same seed, never indexing;
 - noseed: an empty index that indexes every finished answer.
 Per window of `--window` requests: MAT (new tokens / target forwards), accepted drafts per cycle, tok/s, speedup over
-plain, and the draft time per cycle; writes <out>/results.json and <out>/stream.png.
+plain, and the draft time per cycle; writes <out>/results.json, <out>/table.md and <out>/stream.png; a progress line
+per request on stderr.
 """
 
 from __future__ import annotations
 
 import argparse
 import copy
-import json
 import random
 import statistics
 import sys
 from pathlib import Path
 from typing import Any
 
+from benchmarks import harness
 from data_gen.generate import render_prompt, stop_token_ids
-from draftpool.io import atomic_write_json
-from draftpool.target import DEFAULT_TARGET, TargetError, load_target, resolve_target
 
 TABLES = {
     "orders": "orders(id, customer_id, status, total_amount, created_at, shipped_at)",
@@ -86,8 +85,8 @@ def run(args: argparse.Namespace, command: str) -> dict[str, Any]:
     from specsel.decoding.loop import SpecDecoder
     from specsel.decoding.suffix import SuffixDrafter
 
-    info = resolve_target(args.target)
-    model, tok = load_target(info, "cpu")
+    target = harness.load_target(args, device="cpu")
+    info, model, tok = target.info, target.model, target.tok
     stops = stop_token_ids(tok, model)
     seed_model = SUFFIX.load(args.suffix, info, model) if args.suffix else SuffixModel(info.vocab_size)
     drafters = {"online": SuffixDrafter(copy.deepcopy(seed_model)), "frozen": SuffixDrafter(seed_model),
@@ -97,6 +96,7 @@ def run(args: argparse.Namespace, command: str) -> dict[str, Any]:
     prompts = stream(args.requests, args.seed)
     rows: dict[str, list[dict[str, Any]]] = {v: [] for v in VARIANTS}
     decoders["plain"].generate(render_prompt(tok, "SELECT 1;"), 4)  # warm-up, untimed
+    bar = harness.progress(len(prompts), "stream", unit="request")
     for i, p in enumerate(prompts):
         ids = render_prompt(tok, p)
         outs = {}
@@ -109,8 +109,9 @@ def run(args: argparse.Namespace, command: str) -> dict[str, Any]:
                 drafters[v].learn(ids + tokens)
         if (i + 1) % args.window == 0:
             w = windows(rows["online"][-args.window:], args.window, rows["plain"][-args.window:])[0]
-            print(f"[stream] {i + 1}/{len(prompts)} requests: online MAT {w['mat']:.2f}, speedup {w['speedup']:.2f}x",
-                  file=sys.stderr, flush=True)
+            bar.set_postfix(online_mat=f"{w['mat']:.2f}", speedup=f"{w['speedup']:.2f}x")
+        bar.update(1)
+    bar.close()
     report = {
         "command": command, "config": vars(args), "target": info.name, "requests": len(prompts),
         "prompts_sample": prompts[:3],
@@ -123,10 +124,18 @@ def run(args: argparse.Namespace, command: str) -> dict[str, Any]:
     tail = {v: rows[v][-100:] for v in drafters}  # the last 100 requests (all, in a shorter stream)
     report["accepted_per_cycle_last_100"] = {v: sum(sum(r["accepted"]) for r in t) /
                                              max(1, sum(len(r["accepted"]) for r in t)) for v, t in tail.items()}
-    out = Path(args.out)
-    atomic_write_json(out / "results.json", report)
+    out = harness.write_results(args.out, report, format_table(report))
     plot(report, out / "stream.png")
     return report
+
+
+def format_table(report: dict[str, Any]) -> str:
+    """Per variant: MAT and speedup per window, exact match; then accepted drafts per cycle over the last 100."""
+    return harness.markdown_table(
+        ["variant", "MAT per window", "speedup per window", "exact"],
+        [[v, " ".join(f"{w['mat']:.2f}" for w in ws), " ".join(f"{w['speedup']:.2f}" for w in ws),
+          f"{report['exact_match'][v]:.0%}"] for v, ws in report["windows"].items()]) + "\n\naccepted per cycle, " \
+        "last 100 requests: " + ", ".join(f"{v} {a:.2f}" for v, a in report["accepted_per_cycle_last_100"].items())
 
 
 def _settings(model) -> dict[str, Any]:
@@ -135,11 +144,7 @@ def _settings(model) -> dict[str, Any]:
 
 
 def plot(report: dict[str, Any], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = harness.pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
     for v, ws in report["windows"].items():
         x = [w["window"] for w in ws]
@@ -151,39 +156,31 @@ def plot(report: dict[str, Any], path: Path) -> None:
         ax.set_xlabel(f"window of {report['config']['window']} requests")
         ax.legend(fontsize=8)
     fig.suptitle(f"{report['target']}: repetitive SQL stream, {report['requests']} requests", fontsize=9)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    harness.save_figure(fig, path)
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m benchmarks.suffix_stream", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--target", default=DEFAULT_TARGET)
+def _main(argv: list[str] | None) -> int:
+    ap = harness.parser("benchmarks.suffix_stream", __doc__)
+    harness.add_common(ap, out="runs/bench/suffix-stream", seed=0)
     ap.add_argument("--suffix", default="", help="the offline seed: a suffix member's folder ('' = no seed)")
     ap.add_argument("--requests", type=int, default=100)
     ap.add_argument("--window", type=int, default=25)
     ap.add_argument("--max-new-tokens", type=int, default=48)
     ap.add_argument("--k", type=int, default=8, help="the most drafts per cycle")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", default="runs/bench/suffix-stream")
     argv = sys.argv[1:] if argv is None else list(argv)
     args = ap.parse_args(argv)
     for flag in ("requests", "window", "max_new_tokens", "k"):
         if getattr(args, flag) < 1:
             ap.error(f"--{flag.replace('_', '-')} must be >= 1")
-    try:
-        report = run(args, " ".join(["python -m benchmarks.suffix_stream", *argv]))
-    except (TargetError, ValueError, OSError) as e:  # DrafterLoadError is a ValueError
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    for v, ws in report["windows"].items():
-        print(f"{v:>7}: MAT per window " + " ".join(f"{w['mat']:.2f}" for w in ws) + "; speedup "
-              + " ".join(f"{w['speedup']:.2f}" for w in ws) + f"; exact {report['exact_match'][v]:.0%}")
-    print(json.dumps({"accepted_per_cycle_last_100": report["accepted_per_cycle_last_100"]}))
-    print(f"wrote {args.out}/results.json and {args.out}/stream.png")
+    report = run(args, " ".join(["python -m benchmarks.suffix_stream", *argv]))
+    print(format_table(report))
+    print(f"wrote {args.out}/results.json, table.md and stream.png")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The CLI: a bad argument or a missing input is one line on stderr and exit code 2."""
+    return harness.cli(_main, argv)
 
 
 if __name__ == "__main__":

@@ -16,25 +16,24 @@ step learns (equal quality per step) or only what it costs. Variants:
     ttt3     new, 3 TTT steps instead of the recipe's
     bf16     new under bf16 autocast (native only with avx512_bf16 / AMX; emulated, and slower, elsewhere)
 
+Writes <out>/results.json and <out>/table.md (also printed); a progress line per variant on stderr.
 Timings depend on the machine: compare variants within one run only.
 """
 
 from __future__ import annotations
 
-import argparse
 import copy
 import json
-import sys
 import time
 from contextlib import nullcontext
 from pathlib import Path
 
 import torch
 
+from benchmarks import harness
 from draftpool.config import ConfigError, load_config
 from draftpool.models.eagle3 import EAGLE3
 from draftpool.models.kind import Steps
-from draftpool.target import load_target, resolve_target
 from training.data import ResponseDataset, collate
 from training.loop import cpu_has_bf16, epoch_order
 from training.target_cache import cached_features
@@ -90,26 +89,22 @@ def time_variant(name: str, head0, target, cache_dir: Path, batches: list[dict],
             "losses": [round(x, 5) for x in losses]}
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def _main(argv: list[str] | None) -> int:
+    ap = harness.parser("benchmarks.train_step", __doc__)
+    harness.add_common(ap, target=False, out="runs/bench/train_step")
     ap.add_argument("--domain", default="sql")
     ap.add_argument("--steps", type=int, default=8, help="timed steps per variant (plus one warm-up)")
     ap.add_argument("--variants", default="before,compact,rows,new,ttt3,bf16")
-    ap.add_argument("--out", default="runs/bench/train_step.json")
     args, overrides = ap.parse_known_args(argv)
-    names = [v for v in args.variants.split(",") if v]
-    try:
-        if unknown := [v for v in names if v not in VARIANTS]:
-            raise ConfigError(f"unknown variant(s) {unknown}; known: {', '.join(VARIANTS)}")
-        cfg = load_config(TrainConfig, f"recipes/{args.domain}/eagle3.yaml",
-                          overrides + [f"domain={args.domain}", "drafter=eagle3", "eagle3.target_cache=true"])
-    except (ConfigError, ValueError, OSError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    # 1. data, target and the head's initial weights, as train_drafter.py builds them
-    info = resolve_target(cfg.target)
+    names = harness.csv(args.variants)
+    if unknown := [v for v in names if v not in VARIANTS]:
+        raise ConfigError(f"unknown variant(s) {unknown}; known: {', '.join(VARIANTS)}")
+    cfg = load_config(TrainConfig, f"recipes/{args.domain}/eagle3.yaml",
+                      overrides + [f"domain={args.domain}", "drafter=eagle3", "eagle3.target_cache=true"])
+    # 1. data, target and the head's initial weights, as train_drafter.py builds them (the recipe names the target)
     accelerator = make_accelerator(cfg)
-    target, tok = load_target(info, accelerator.device)
+    loaded = harness.load_target(cfg, device=str(accelerator.device), dtype="float32")
+    info, target, tok = loaded.info, loaded.model, loaded.tok
     rows, _, _ = prepare_rows(cfg, info, tok, accelerator)
     dataset = ResponseDataset(rows, cfg.train.max_len)
     run_dir = Path(cfg.run_dir.format(target_slug=info.slug, domain=cfg.domain, drafter=cfg.drafter))
@@ -124,32 +119,34 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for name in names:
         if VARIANTS[name][3] and not cpu_has_bf16() and accelerator.device.type == "cpu":
-            print(f"{name}: this CPU has no native bf16 (avx512_bf16 / AMX): bf16 is emulated", file=sys.stderr)
+            harness.log.warning("%s: this CPU has no native bf16 (avx512_bf16 / AMX): bf16 is emulated", name)
         r = time_variant(name, head0, target, run_dir / "target_cache", batches, cfg.eagle3.ttt_steps,
                          cfg.eagle3.step_weight, cfg.train.lr)
         results.append(r)
-        print(json.dumps({k: v for k, v in r.items() if k != "losses"}), flush=True)
+        harness.log.info(json.dumps({k: v for k, v in r.items() if k != "losses"}))
 
     # 3. table
-    base = results[0]
-    print(f"\n{cfg.domain}, batch {bs}, {len(batches) - 1} timed steps, {torch.get_num_threads()} threads, "
-          f"{accelerator.device}\n")
-    print("| variant | s/step | x first | features+teacher | head forward | loss | backward+opt | "
-          "max abs loss diff vs first |")
-    print("|---|---|---|---|---|---|---|---|")
+    base, rows = results[0], []
     for r in results:
         same_steps = r["ttt_steps"] == base["ttt_steps"]
         diff = max(abs(a - b) for a, b in zip(r["losses"], base["losses"])) if same_steps else float("nan")
         gain = base["seconds_per_step"] / r["seconds_per_step"]
-        print(f"| {r['variant']} | {r['seconds_per_step']:.2f} | {gain:.2f}x | {r['features']:.2f} | "
-              f"{r['forward']:.2f} | {r['loss']:.2f} | {r['backward']:.2f} | "
-              f"{diff:.1e} |")
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"domain": cfg.domain, "batch_size": bs, "threads": torch.get_num_threads(),
-                               "results": results}, indent=1))
+        rows.append([r["variant"], f"{r['seconds_per_step']:.2f}", f"{gain:.2f}x", f"{r['features']:.2f}",
+                     f"{r['forward']:.2f}", f"{r['loss']:.2f}", f"{r['backward']:.2f}", f"{diff:.1e}"])
+    table = (f"{cfg.domain}, batch {bs}, {len(batches) - 1} timed steps, {torch.get_num_threads()} threads, "
+             f"{accelerator.device}\n\n" + harness.markdown_table(
+                 ["variant", "s/step", "x first", "features+teacher", "head forward", "loss", "backward+opt",
+                  "max abs loss diff vs first"], rows))
+    harness.write_results(args.out, {"domain": cfg.domain, "batch_size": bs, "threads": torch.get_num_threads(),
+                                     "results": results}, table)
+    print("\n" + table)
     return 0
 
 
+def main(argv: list[str] | None = None) -> int:
+    """The CLI: a bad argument or a missing input is one line on stderr and exit code 2."""
+    return harness.cli(_main, argv)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

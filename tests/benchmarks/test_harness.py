@@ -29,6 +29,9 @@ def test_common_arguments_parse_with_the_script_s_defaults():
     args = ap.parse_args([])
     assert (args.target, args.pool, args.device, args.dtype, args.out, args.seed, args.steps) == (
         "smollm2-135m-instruct", "pools/{target_slug}", "cpu", "float32", "runs/bench/demo", 0, 3)
+    from draftpool.target import DEFAULT_TARGET
+
+    assert harness.DEFAULT_TARGET == DEFAULT_TARGET  # the harness names it without importing torch
     args = ap.parse_args(["--target", "t", "--pool", "p/{target_slug}", "--device", "cuda:1", "--dtype", "bfloat16",
                           "--out", "o", "--seed", "7", "--steps", "5"])
     assert (args.target, args.pool, args.device, args.dtype, args.out, args.seed, args.steps) == (

@@ -12,7 +12,8 @@ def test_calibration_report_and_bad_file(tmp_path, capsys):
     pairs.write_text("".join(json.dumps({"drafted": a, "target": b, "aligned": y}) + "\n" for a, b, y in rows))
     out = tmp_path / "out"
     assert main(["--pairs", str(pairs), "--llm-judge", "none", "--min-precision", "1.0", "--out", str(out)]) == 0
-    res = json.loads((out / "calibration.json").read_text())
+    res = json.loads((out / "results.json").read_text())
+    assert "| exact |" in (out / "table.md").read_text()
     assert res["n"] == 4 and len(res["similarities"]) == 4 and "llm" not in res
     assert res["embedding_numbers"]["precision"] == 1.0 and res["embedding_numbers"]["recall"] == 1.0
     # out of sample: fit on pairs 0 (aligned) and 2 (numbers differ: never aligned) -> threshold = similarity of 0;

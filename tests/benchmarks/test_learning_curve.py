@@ -13,15 +13,15 @@ from tests.training.test_train_drafter import data_root, tiny_data  # noqa: F401
 
 
 def test_two_variants_then_read_back(data_root, tmp_path, capsys):  # noqa: F811
-    out, png = tmp_path / "curves", tmp_path / "curves.png"
+    out = tmp_path / "curves"
+    png = out / "learning_curves.png"
     extra = [*tiny_data(data_root),
              "train.batch_size=2", "train.max_len=96", "eval.max_sequences=3", "eval.depth=3",
              "eagle3.draft_vocab_size=1024"]
-    args = ["--minutes", "0.04", "--every", "0.01", "--variants", "ttt3,accept-loss", "--out", str(out),
-            "--plot", str(png), *extra]
+    args = ["--minutes", "0.04", "--every", "0.01", "--variants", "ttt3,accept-loss", "--out", str(out), *extra]
     assert main(args) == 0
     table = capsys.readouterr().out
-    res = json.loads((out / "curves.json").read_text())
+    res = json.loads((out / "results.json").read_text())
     assert [r["variant"] for r in res["summary"]] == ["ttt3", "accept-loss"]
     for name in ("ttt3", "accept-loss"):
         rows = res["curves"][name]
@@ -31,11 +31,12 @@ def test_two_variants_then_read_back(data_root, tmp_path, capsys):  # noqa: F811
         assert 0 <= rows[-1]["top1_per_step"][0] <= 1 and rows[-1]["empirical_greedy_chain_length"] >= 1
         assert (out / name / "target_cache").resolve() == (out / "target_cache").resolve()  # one shared cache
     assert "| ttt3 |" in table and "| accept-loss |" in table and png.stat().st_size > 0
+    assert "| ttt3 |" in (out / "table.md").read_text()
 
     stamp = (out / "ttt3" / "curve.jsonl").stat().st_mtime_ns
     assert main(args) == 0  # the same settings: read back
     assert (out / "ttt3" / "curve.jsonl").stat().st_mtime_ns == stamp
-    assert "[learning_curve] ttt3" not in capsys.readouterr().out
+    assert "[learning_curve] ttt3" not in capsys.readouterr().err  # the progress log names a variant it trains
 
 
 def test_an_edited_recipe_retrains(data_root, tmp_path, capsys):  # noqa: F811
@@ -43,13 +44,13 @@ def test_an_edited_recipe_retrains(data_root, tmp_path, capsys):  # noqa: F811
     shutil.copy(Path(__file__).parents[2] / "recipes/sql/eagle3.yaml", recipe)
     out = tmp_path / "curves"
     args = ["--minutes", "0.02", "--every", "0.02", "--variants", "ttt3", "--recipe", str(recipe), "--out", str(out),
-            "--plot", str(tmp_path / "c.png"), *tiny_data(data_root), "train.batch_size=2", "train.max_len=96",
+            *tiny_data(data_root), "train.batch_size=2", "train.max_len=96",
             "eval.max_sequences=2", "eval.depth=2", "eagle3.draft_vocab_size=1024"]
-    assert main(args) == 0 and "[learning_curve] ttt3" in capsys.readouterr().out  # trained
+    assert main(args) == 0 and "[learning_curve] ttt3" in capsys.readouterr().err  # trained
     assert json.loads((out / "ttt3" / "config.json").read_text())["eagle3"]["step_weight"] == 0.8
-    assert main(args) == 0 and "[learning_curve] ttt3" not in capsys.readouterr().out  # unchanged: read back
+    assert main(args) == 0 and "[learning_curve] ttt3" not in capsys.readouterr().err  # unchanged: read back
     recipe.write_text(recipe.read_text().replace("step_weight: 0.8", "step_weight: 0.5"))
-    assert main(args) == 0 and "[learning_curve] ttt3" in capsys.readouterr().out  # same overrides, new recipe
+    assert main(args) == 0 and "[learning_curve] ttt3" in capsys.readouterr().err  # same overrides, new recipe
     assert json.loads((out / "ttt3" / "config.json").read_text())["eagle3"]["step_weight"] == 0.5
 
 

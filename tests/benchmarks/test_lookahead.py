@@ -16,12 +16,12 @@ def step_pool(tmp_path_factory, target, target_info):
 
 
 def test_bench_rows_summary_and_plot(tmp_path, step_pool):
-    out, png = tmp_path / "out", tmp_path / "la.png"
+    out = tmp_path / "out"
+    png = out / "lookahead.png"
     assert main(["--drafter", str(step_pool / "math-llama68m"), "--methods", "target,lr,online-lr:1e-4",
                  "--stream", "2", "--other", "", "--max-new-tokens", "24", "--gamma", "2", "--judge", "exact",
-                 "--max-step-tokens", "12", "--round-every", "1", "--holdout-every", "0", "--out", str(out),
-                 "--plot", str(png)]) == 0
-    res = json.loads((out / "summary.json").read_text())["domains"]["math-problems"]
+                 "--max-step-tokens", "12", "--round-every", "1", "--holdout-every", "0", "--out", str(out)]) == 0
+    res = json.loads((out / "results.json").read_text())["domains"]["math-problems"]
     assert set(res) == {"target", "lr", "online-lr:1e-4"}
     assert res["target"]["speedup"] == 1.0 and 0 <= res["target"]["accuracy"] <= 1
     for m in ("lr", "online-lr:1e-4"):
@@ -34,6 +34,7 @@ def test_bench_rows_summary_and_plot(tmp_path, step_pool):
     rows = [json.loads(line) for line in (out / "requests.jsonl").read_text().splitlines()]
     assert len(rows) == 6 and {r["method"] for r in rows} == set(res)
     assert png.is_file() and png.stat().st_size > 1000
+    assert "| online-lr:1e-4 |" in (out / "table.md").read_text()
 
 
 def test_bad_methods_and_the_interval():

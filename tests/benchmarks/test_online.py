@@ -5,7 +5,7 @@ raises the acceptance of a drafter that keeps seeing the same request."""
 import pytest
 import torch
 
-from benchmarks.online import Item, mat, request_tables, run_method, served_feedback
+from benchmarks.common.online_replay import Item, mat, request_tables, run_method, served_feedback
 from benchmarks.replay import acceptance_tables
 from online.feedback import FeedbackCollector
 from online.trainer import TrainerConfig

@@ -21,13 +21,14 @@ def figures():
 
 
 def test_table_and_json(tmp_path, capsys):
-    out = tmp_path / "diversity.json"
+    out = tmp_path / "diversity"
     assert main(["--out", str(out)]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
     assert lines[0].startswith("| set | prompts | groups |") and set(lines[1]) <= set("|-")
     rows = [line.split("|")[1].strip() for line in lines[2:]]
     assert rows == list(PROMPT_SETS)
-    saved = json.loads(out.read_text())
+    saved = json.loads((out / "results.json").read_text())
+    assert (out / "table.md").read_text().splitlines() == lines
     assert set(saved["sets"]) == set(PROMPT_SETS) and saved["before"] is None
 
 
@@ -47,5 +48,6 @@ def test_before_a_revision(capsys):
     assert main(["--before", "HEAD"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()[2:]
     assert len(lines) == len(PROMPT_SETS) and all(" -> " in line for line in lines)
-    with pytest.raises(SystemExit, match="no prompt sets"):
-        main(["--before", "0000000000000000000000000000000000000000"])
+    assert main(["--before", "0000000000000000000000000000000000000000"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no prompt sets" in err[0]

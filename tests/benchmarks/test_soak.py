@@ -15,12 +15,12 @@ def pool(tmp_path_factory, target, target_info):
 
 
 def test_a_short_soak_reports_consistent_fields(tmp_path, pool, capsys):
-    out = tmp_path / "soak.json"
+    out = tmp_path / "soak"
     rep = main(["--requests", "4", "--warmup", "2", "--every", "1", "--max-tokens", "4", "--pool", str(pool),
                 "--out", str(out), "--out-dir", str(tmp_path / "run"), "serve.kinds=[eagle3,suffix]",
                 "trainer.batch=1", "trainer.holdout_every=0", "process.export_every=0",
                 f"serve.auto_costs={tmp_path}/auto_costs.json"])
-    assert json.loads(out.read_text())["statuses"] == rep["statuses"] == {"200": 4}
+    assert json.loads((out / "results.json").read_text())["statuses"] == rep["statuses"] == {"200": 4}
     assert rep["error"] is None and rep["exit_code"] == 0 and not rep["killed"] and rep["sent"] == 4
     assert rep["partial"] is False  # the file was rewritten at every sample, then whole
     assert [s["requests"] for s in rep["samples"]] == [0, 1, 2, 3, 4]
@@ -38,6 +38,7 @@ def test_a_short_soak_reports_consistent_fields(tmp_path, pool, capsys):
     assert rep["usage"]["completion_tokens"] <= 4 * 4 and rep["indexed_tokens"] == sum(rep["usage"].values())
     table = capsys.readouterr().out
     assert "slope after warm-up, KB/request" in table and "| 2-3 |" in table
+    assert "| 2-3 |" in (out / "table.md").read_text()
 
 
 def test_slope_and_the_index_at_its_cap():

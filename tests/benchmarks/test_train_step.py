@@ -10,14 +10,14 @@ from tests.training.test_train_drafter import data_root, tiny_data  # noqa: F401
 
 
 def test_levers_keep_the_losses(data_root, tmp_path, capsys):  # noqa: F811
-    out = tmp_path / "step.json"
+    out = tmp_path / "step"
     args = ["--steps", "2", "--variants", "before,new,ttt3", "--out", str(out),
             *tiny_data(data_root),
             f"run_dir={tmp_path}/run", "train.batch_size=2", "train.max_len=96", "eagle3.ttt_steps=4",
             "eagle3.draft_vocab_size=1024"]
     assert main(args) == 0
     table = capsys.readouterr().out
-    res = {r["variant"]: r for r in json.loads(out.read_text())["results"]}
+    res = {r["variant"]: r for r in json.loads((out / "results.json").read_text())["results"]}
     assert list(res) == ["before", "new", "ttt3"]
     before = res["before"]["losses"]
     assert len(before) == 3 and before[0] != before[-1]  # one warm-up + 2 timed steps, and the head learns
@@ -25,7 +25,7 @@ def test_levers_keep_the_losses(data_root, tmp_path, capsys):  # noqa: F811
     assert max(abs(a - b) for a, b in zip(res["new"]["losses"], before)) < 1e-4
     assert res["ttt3"]["ttt_steps"] == 3 and res["ttt3"]["losses"] != before  # a shallower loss is another loss
     assert all(r["seconds_per_step"] > 0 for r in res.values())
-    assert "| before |" in table and "| ttt3 |" in table
+    assert "| before |" in table and "| ttt3 |" in table and "| ttt3 |" in (out / "table.md").read_text()
 
 
 def test_unknown_variant_one_error(capsys):
