@@ -24,6 +24,9 @@ MODES = ("auto", "chain", "tree", "lookahead")
 
 @dataclass
 class ServeConfig:
+    """serve.*: what is served (target, pool, kinds), from where (request file or HTTP), how (mode, selection, k,
+    sampling, swaps), with which engine, and where answers and versions go."""
+
     RENAMED: ClassVar[dict[str, str]] = {"top_k": "feedback_top_k"}  # old key -> new key
     target: str = field(DEFAULT_TARGET, help="hub id or local folder of the target")
     pool: str = field("pools/{target_slug}", help="the offline drafter pool (build_pool.py)")
@@ -69,6 +72,8 @@ class ServeConfig:
 
 @dataclass
 class AdaptConfig:
+    """Every setting of online_adapt.py; `validate` checks the sections against each other."""
+
     serve: ServeConfig = field(default_factory=ServeConfig, help="serving")
     trainer: TrainerConfig = field(default_factory=TrainerConfig, help="online updates")
     process: ProcessConfig = field(default_factory=ProcessConfig, help="the trainer process")
