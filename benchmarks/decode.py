@@ -509,7 +509,7 @@ def run(cfg: BenchConfig, command: str | None = None) -> dict[str, Any]:
                 for m in methods:
                     tokens, metrics = runners[m](p["ids"])
                     runs.append({"method": m, "repeat": rep, "prompt": i, "tokens": tokens, "metrics": metrics})
-                    bar.set_postfix(repeat=rep + 1, prompt=i + 1, method=m, tok_s=f"{metrics.tokens_per_s:.0f}")
+                    bar.set_postfix(repeat=rep + 1, prompt=i + 1, method=m, tok_s=f"{metrics.tokens_per_s:.3g}")
                     bar.update(1)
     summary = summarize(methods, runs, len(prompts), cfg.repeats)
     cost = forward_cost(model, prompts[0]["ids"], [int(x) for x in cfg.cost_sizes], backend=cfg.backend,
