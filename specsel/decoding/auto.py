@@ -255,7 +255,7 @@ def rank_prior(evaluation: dict | None) -> list[list[float]] | None:
 
 
 class AutoChooser:
-    """Per request (or per drafter): the chain length or tree for the next cycle. `costs` from `measure_costs`,
+    """Per request (or per drafter): the chain length or tree for the next cycle. `costs` from `costs.measure`,
     `prior` from the drafter's offline evaluation (per-depth top-1 rates; `rank_prior` per-depth rank rates, which
     enable the trees of `trees`). Observes every speculative cycle's outcome; while plain wins it probes k = 1 every
     `probe_every` plain steps. With `observe_time`, measured cycle times correct the model (exponential averages,
@@ -370,7 +370,7 @@ def scaled(costs: Costs, scale: float) -> Costs:
 class AutoSpec:
     """Settings of `auto` chains (specsel/decoding/auto.py): `priors` per drafter name (per-depth acceptance from its
     offline evaluation; a drafter without one starts from `no_prior`: plain decoding with k = 1 probes until its
-    acceptance shows it pays); `costs` measured on the first request when not given (or read from `costs_cache`, a
+    acceptance shows it pays); `costs` measured at start-up when not given (or read from `costs_cache`, a
     JSON file keyed by machine, target and drafter, and written there); `sampled_priors` per drafter name: the same
     for sampled requests (1 - TV from the offline evaluation: sampled and greedy requests accept differently and are
     estimated apart); `time_weight`: how fast measured cycle times

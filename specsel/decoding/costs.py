@@ -1,5 +1,6 @@
 """Measured costs for `auto` (specsel/decoding/auto.py): target passes per verified-token count and a drafter's
-step, timed on the running request and cached per machine, target, drafter shape and dtype.
+step, timed after a synthetic prefix before the first request (specsel/decoding/policy.py) and cached per machine,
+target, drafter shape and dtype.
 
 The cache is a JSON file {key: Costs.to_json()}; the key names what the costs depend on (CPU / GPU model, torch
 threads and version, the target's and drafter's classes, parameter counts and dtypes, k), so another machine or
@@ -101,7 +102,7 @@ def measure(target, drafter, state, k: int, repeats: int = 3, trees: tuple = ())
     """Time target passes over 1, 2, k+1 and 2k+2 tokens after the committed prefix and the drafter's chain step (a
     k-token draft that is then discarded, as a rejected one); with `trees` ((depth, top_k, tokens) each), also the
     masked target pass over each tree's tokens + 1 rows and the drafter's tree step per top_k; medians of `repeats`.
-    target: a TargetRunner holding the request's cache; drafter: synced to `state` here."""
+    target: a TargetRunner holding the prefix of `state`; drafter: synced to `state` here."""
     last, base, dev = state.tokens[-1], len(target), target.device
     passes = time_passes(target, last, sorted({1, 2, k + 1, 2 * k + 2}), repeats)
     drafter.sync(state)

@@ -133,6 +133,9 @@ def test_hooks_are_passed_in_and_belong_to_their_request():
     out, m = dec.generate([3], 40, hooks=Hooks(collector=own, cancelled=cancelled))
     assert out == plain_output([3], 40)[:4] and m.target_forwards == 4  # stopped at the fourth boundary
     assert own.rows == len(dec.state.tokens) - 1 and default.rows == 12 and len(polls) == 11  # the defaults untouched
+    # callers not yet passing Hooks: assigning `collector` / `on_cycle` sets the decoder's default hooks
+    dec.collector, dec.on_cycle = own, None
+    assert dec.hooks == Hooks(collector=own) and dec.watch is None
 
 
 def test_phase_timer_laps_add_to_every_field_named():
