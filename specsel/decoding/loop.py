@@ -234,7 +234,7 @@ class SpecDecoder:
         # rule: auto learns from the time of draft + verify. Both ends are taken where no device work is pending
         # (selection and feedback read their results back to the host; the cycle ends with its accepted tokens read
         # back), so they need no sync of their own
-        start = perf_counter()
+        start = perf_counter() if chooser is not None else 0.0
         if k == 0 and plan is None:  # auto: plain decoding pays more than this drafter now: one step, no draft
             out = plain_step(self.target, run)
             clock.lap("verify_s")

@@ -230,6 +230,30 @@ def test_replayed_bd_reward_equals_the_live_one_off_the_verified_path():
     assert [float(t.bd[0, s]) for s in starts[:-1]] == pytest.approx(seen[:-1], abs=1e-6)
 
 
+def test_selectors_are_bound_to_a_narrow_view_not_the_decoder():
+    """A selector sees a PoolView (names, drafters, k, mode, tree, forward id, the selector it replaces) and per
+    request the state: never the decoder. A fresh selector per request is told which one it replaces."""
+    from specsel.decoding.view import PoolView
+    from specsel.selection.hybrid import HybridSelector
+
+    seen = []
+
+    class Spy(Selector):
+        def bind(self, view):
+            seen.append(view)
+            super().bind(view)
+
+    dec = SpecDecoder(target(), pool(), selector=Spy(make_learner("normal_hedge", 3), 3, K), k=K)
+    first = dec.selector
+    dec.set_selector(Spy(make_learner("normal_hedge", 3), 3, K))
+    assert all(type(v) is PoolView for v in seen) and seen[1].previous is first
+    assert seen[0].names == list(NEXTS) and seen[0].k == K and seen[0].mode == "chain"
+    assert seen[0].forward_id == dec.target.forward_id and seen[0].drafters == dec.drafters
+    assert dec.generate([2], 20)[0] == plain([2], 20)
+    with pytest.raises(SpecError, match="does not score proposals"):
+        dec.set_selector(HybridSelector(suffix=0, model=1, threshold=K))
+
+
 def test_bad_pools():
     with pytest.raises(SpecError, match="needs a drafter"):
         SpecDecoder(target(), {}, selector=Selector(make_learner("uniform", 1), 1, K))
