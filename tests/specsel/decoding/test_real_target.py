@@ -98,7 +98,7 @@ def test_bfloat16_transformers_forward_warns_and_follows_the_bf16_targets_argmax
     with warnings.catch_warnings():
         warnings.simplefilter("error", ReducedPrecisionWarning)
         ref, _ = SpecDecoder(model16, mode="plain", stop_ids=stops, backend="hf").generate(prompts["sql"], NEW)
-    cheap = AutoSpec(priors={"drafter": [0.9]}, costs=Costs({1: 0.05, 9: 0.051}, 0.001))
+    cheap = AutoSpec(priors={"drafter": [0.9]}, costs=Costs({1: 0.05, 9: 0.051}, 0.001), time_weight=0.0)
     for mode, kw in (("chain", {}), ("auto", {"auto": cheap}), ("tree", {"tree": TreeSpec(4, 4, 16)})):
         with pytest.warns(ReducedPrecisionWarning, match="not token-exact"):
             dec = SpecDecoder(model16, SteeredHead(head16, ref, correct=3), mode=mode, k=4, stop_ids=stops,
@@ -127,8 +127,9 @@ def test_auto_weighs_trees_and_stays_exact(setup):
     assert out == refs["sql"] and set(m.plans) == {"tree 4/4/16"} and max(m.accepted) == 3
     model16, head16 = copy.deepcopy(model).to(torch.bfloat16), copy.deepcopy(head).to(torch.bfloat16)
     assert SpecDecoder(model16, Eagle3Drafter(head16), mode="auto", auto=auto).auto_trees == ()
-    dec = SpecDecoder(model, Eagle3Drafter(head), mode="auto", k=4, stop_ids=stops, auto=AutoSpec(trees=TREE_GRID))
-    dec.generate(prompts["sql"], 4)
+    dec = SpecDecoder(model, Eagle3Drafter(head), mode="auto", k=4, stop_ids=stops,
+                      auto=AutoSpec(trees=TREE_GRID, costs=costs))
+    dec.generate(prompts["sql"], 4)  # a request's state to time after
     measured = cost_model.measure(dec.target, dec.drafters[0], dec.state, 4, 1, trees)
     assert set(measured.tree_target) == {7, 17} and set(measured.tree_step) == {2, 4}
     assert all(t > 0 for t in [*measured.tree_target.values(), *measured.tree_step.values()])
