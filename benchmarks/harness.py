@@ -111,10 +111,10 @@ def resolve(args: argparse.Namespace) -> TargetInfo:
     return resolve_target(args.target)
 
 
-def load_target(args: argparse.Namespace, info: TargetInfo | None = None, *, device: str | None = None,
+def load_target(args: Any, info: TargetInfo | None = None, *, device: str | None = None,
                 dtype: str | None = None) -> Target:
-    """The target of --target on --device in --dtype (a script without those options: cpu, float32, or what
-    device / dtype say)."""
+    """The target of args.target on args.device in args.dtype (parsed arguments or a config with those fields; a
+    script without --device / --dtype: cpu, float32), device / dtype given here winning."""
     from draftpool.target import load_target as load
     from draftpool.target import resolve_device, resolve_dtype
 
@@ -122,8 +122,19 @@ def load_target(args: argparse.Namespace, info: TargetInfo | None = None, *, dev
     dev = resolve_device(device or getattr(args, "device", None) or "cpu")
     dt = resolve_dtype(dtype or getattr(args, "dtype", None) or "float32", dev)
     log.info("loading target %s (%s, %s)", info.name, dev, str(dt).removeprefix("torch."))
+    if not _isatty(sys.stderr):  # a log gets our line above, not transformers' carriage-return bar
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
     model, tok = load(info, dev, dt)
     return Target(info, model, tok, dev, dt)
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
 
 
 def pool_dir(args: argparse.Namespace, info: TargetInfo) -> Path:

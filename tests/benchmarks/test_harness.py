@@ -165,3 +165,15 @@ def test_publish_copies_the_run_s_figures_into_docs(tmp_path, capsys):
     assert not (tmp_path / "docs2").exists()
     with pytest.raises(harness.BenchError, match="plain file names"):
         publish.main([str(run), "--docs", str(docs), "--only", "a.png=../x.png"])
+
+
+def test_loading_the_target_logs_one_line_not_a_bar(capsys):
+    """A log (stderr not a terminal) gets the harness's line, not transformers' carriage-return weight bar."""
+    import argparse
+
+    harness.setup_logging()
+    target = harness.load_target(argparse.Namespace(target=harness.DEFAULT_TARGET))
+    assert target.info.slug == "smollm2-135m-instruct" and str(target.device) == "cpu"
+    err = capsys.readouterr().err
+    assert "loading target smollm2-135m-instruct (cpu, float32)" in err
+    assert "Loading weights" not in err and "\r" not in err
