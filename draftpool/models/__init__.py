@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from draftpool.models.eagle3 import EAGLE3
 from draftpool.models.folder import DrafterLoadError, read_json
-from draftpool.models.kind import DrafterKind
+from draftpool.models.kind import Capabilities, DrafterKind
 from draftpool.models.llama import LLAMA
 from draftpool.models.suffix import NGRAM, SUFFIX
 
@@ -20,6 +20,13 @@ def get_kind(name: str) -> DrafterKind:
     if name not in KINDS:
         raise ValueError(f"unknown drafter kind {name!r}; known: {', '.join(KINDS)}")
     return KINDS[name]
+
+
+def kinds_with(capability: str) -> list[str]:
+    """The registered kinds whose `capabilities` say `capability` (e.g. "stackable", "step_drafter", "vllm")."""
+    if capability not in Capabilities.__dataclass_fields__:
+        raise ValueError(f"no capability {capability!r}; known: {', '.join(Capabilities.__dataclass_fields__)}")
+    return [name for name, k in KINDS.items() if getattr(k.capabilities, capability)]
 
 
 # where each declared part must live: the layer that may hold it (tests/test_import_cycles.py and tests/test_layers.py

@@ -400,6 +400,8 @@ class Eagle3Kind(DrafterKind):
     """EAGLE-3 heads: read the target's aux features, draft on a reduced vocabulary (`d2t` / `t2d`, adaptable)."""
 
     name = "eagle3"
+    label = "EAGLE-3 head"
+    folder = "eagle3"
     architecture = EAGLE3_ARCH
     offset = OFFSET
     bound_to_weights = True

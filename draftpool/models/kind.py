@@ -124,6 +124,8 @@ class DrafterKind:
     (a `training.kinds.KindTraining`), or "" for a kind that is not trained offline."""
 
     name: ClassVar[str]  # the pool manifest's "kind"
+    label: ClassVar[str]  # what it is, in words (reports, tables)
+    folder: ClassVar[str]  # its pool folders' and recipes' stem: <domain>-<folder>, recipes/<domain>/<folder>.yaml
     architecture: ClassVar[str]  # what its config.json "architectures" names
     offset: ClassVar[int]  # Steps.offset of its predictions
     bound_to_weights: ClassVar[bool]  # reads the target's hidden states: a folder must name the target's weights

@@ -113,6 +113,8 @@ class LlamaKind(DrafterKind):
     """Independent causal LMs on the target's tokenizer: read tokens only; every draft depth is a next-token step."""
 
     name = "llama"
+    label = "independent Llama drafter"
+    folder = "llama68m"  # older than the kind's name, kept for existing pools: it also holds the 14M llama-tiny preset
     architecture = "LlamaForCausalLM"
     offset = 1  # row t predicts x_{t+1}
     bound_to_weights = False

@@ -110,6 +110,8 @@ class NgramKind(DrafterKind):
     """Prompt lookup: the request's own earlier n-grams; nothing to train, a folder with its settings."""
 
     name = "ngram"
+    label = "prompt lookup"
+    folder = "ngram"
     architecture = "DraftpoolNgram"
     offset = 1
     bound_to_weights = False
@@ -174,6 +176,8 @@ class SuffixKind(NgramKind):
     """A suffix index over self-distilled (and then served) answers, plus prompt lookup."""
 
     name = "suffix"
+    label = "suffix index"
+    folder = "suffix"
     architecture = "DraftpoolSuffixIndex"
     decoder = "specsel.decoding.suffix:SuffixDrafter"
     trainer = "training.kinds.suffix:TRAINING"

@@ -10,7 +10,7 @@ import pytest
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 
-from draftpool.models import KINDS, get_kind, kind_of_folder, part
+from draftpool.models import KINDS, get_kind, kind_of_folder, kinds_with, part
 from draftpool.models.eagle3 import EAGLE3
 from draftpool.models.folder import DrafterLoadError
 from draftpool.models.kind import Steps, aux_features, shift_left
@@ -66,6 +66,12 @@ def test_capabilities_are_what_the_callers_ask():
     assert [n for n, c in caps.items() if c.self_limiting] == ["ngram", "suffix"]
     assert [n for n, c in caps.items() if not c.tree] == ["llama"]
     assert all(kind.trained == kind.capabilities.trained for kind in KINDS.values())
+    assert kinds_with("stackable") == ["eagle3"] and kinds_with("step_drafter") == ["llama"]
+    with pytest.raises(ValueError, match="no capability 'fast'"):
+        kinds_with("fast")
+    # the pool folder stems (<domain>-<folder>): the llama kind's keeps its older name
+    assert {n: k.folder for n, k in KINDS.items()} == {"eagle3": "eagle3", "llama": "llama68m", "ngram": "ngram",
+                                                        "suffix": "suffix"}
 
 
 def test_a_part_outside_its_layer_or_missing_is_refused():

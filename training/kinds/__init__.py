@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from draftpool.models import KINDS, part
+from draftpool.models import KINDS, get_kind, part
 
 log = logging.getLogger("training")
 
@@ -23,18 +23,22 @@ class KindTraining:
 
     setup(cfg, accelerator, target, info, train_rows, dataset, run_dir) -> (model, loss_fn or None (nothing to
     train: built from the data), what its manifest entry records). Its options are `TrainConfig.<section>` (an
-    instance of `options`). `folder` is the stem of its recipes (recipes/<domain>/<folder>.yaml) and pool folders
-    (<domain>-<folder>)."""
+    instance of `options`). `folder` is the kind's folder stem (`DrafterKind.folder`): its recipes are
+    recipes/<domain>/<folder>.yaml and its pool folders <domain>-<folder>."""
 
     kind: str  # the registry kind it trains (and the --drafter name)
     section: str  # the TrainConfig field that holds its options
     options: type  # that field's dataclass (with a validate() raising ConfigError)
     setup: Callable[..., tuple[Any, Callable | None, dict[str, Any]]]
-    folder: str  # recipe and pool-folder stem
     help: str  # one line for --help-config
     warm_start: str = ""  # the config key that starts it from another folder of its kind ("" = none)
     aliases: tuple[str, ...] = ()  # older --drafter names, still accepted (one deprecation line)
     write_options: Callable[[Any], dict[str, Any]] = field(default=lambda cfg: {})  # cfg -> the kind's `write` options
+
+    @property
+    def folder(self) -> str:
+        """The kind's recipe and pool-folder stem."""
+        return get_kind(self.kind).folder
 
 
 def trainings() -> dict[str, KindTraining]:

@@ -23,7 +23,7 @@ from training.losses import drafter_loss
 if TYPE_CHECKING:
     from training.config import TrainConfig
 
-FOLDER = "llama68m"  # recipes/<domain>/llama68m.yaml, pools/<slug>/<domain>-llama68m (a name older than the kind's)
+FOLDER = LLAMA.folder  # recipes/<domain>/llama68m.yaml, pools/<slug>/<domain>-llama68m (older than the kind's name)
 
 
 @dataclass
@@ -93,5 +93,5 @@ def make_llama(cfg: TrainConfig, target, info: TargetInfo, accelerator):
     return model, preset, init
 
 
-TRAINING = KindTraining(kind=LLAMA.name, section="llama", options=LlamaOptions, setup=setup_llama, folder=FOLDER,
+TRAINING = KindTraining(kind=LLAMA.name, section="llama", options=LlamaOptions, setup=setup_llama,
                         help="independent drafter options", aliases=("llama68m",))

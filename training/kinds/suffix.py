@@ -46,4 +46,4 @@ def setup_suffix(cfg: TrainConfig, accelerator, target, info: TargetInfo, train_
 
 
 TRAINING = KindTraining(kind=SUFFIX.name, section="suffix", options=SuffixOptions, setup=setup_suffix,
-                        folder="suffix", help="suffix index options (seeded from the data)")
+                        help="suffix index options (seeded from the data)")
