@@ -30,7 +30,6 @@ class KindTraining:
     section: str  # the TrainConfig field that holds its options
     options: type  # that field's dataclass (with a validate() raising ConfigError)
     setup: Callable[..., tuple[Any, Callable | None, dict[str, Any]]]
-    help: str  # one line for --help-config
     warm_start: str = ""  # the config key that starts it from another folder of its kind ("" = none)
     aliases: tuple[str, ...] = ()  # older --drafter names, still accepted (one deprecation line)
     write_options: Callable[[Any], dict[str, Any]] = field(default=lambda cfg: {})  # cfg -> the kind's `write` options

@@ -141,5 +141,4 @@ def write_options(cfg: TrainConfig) -> dict[str, Any]:
 
 
 TRAINING = KindTraining(kind=EAGLE3.name, section="eagle3", options=Eagle3Options, setup=setup_eagle3,
-                        help="EAGLE-3 head options", warm_start="eagle3.init_from",
-                        write_options=write_options)
+                        warm_start="eagle3.init_from", write_options=write_options)

@@ -94,4 +94,4 @@ def make_llama(cfg: TrainConfig, target, info: TargetInfo, accelerator):
 
 
 TRAINING = KindTraining(kind=LLAMA.name, section="llama", options=LlamaOptions, setup=setup_llama,
-                        help="independent drafter options", aliases=("llama68m",))
+                        aliases=("llama68m",))

@@ -45,5 +45,4 @@ def setup_suffix(cfg: TrainConfig, accelerator, target, info: TargetInfo, train_
     return model, None, {"suffix": opts, "indexed_tokens": model.index.n_tokens}
 
 
-TRAINING = KindTraining(kind=SUFFIX.name, section="suffix", options=SuffixOptions, setup=setup_suffix,
-                        help="suffix index options (seeded from the data)")
+TRAINING = KindTraining(kind=SUFFIX.name, section="suffix", options=SuffixOptions, setup=setup_suffix)
