@@ -4,7 +4,6 @@ wrong re-planned from the measured steps."""
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 import torch
@@ -35,20 +34,26 @@ def test_the_schedule_is_the_library_one(warmup, total, floor):
     assert all(ours(s) == pytest.approx(ref(s), abs=1e-12) for s in range(total + 1))
 
 
-def test_a_budget_whose_probe_was_too_fast_is_replanned(tmp_path):
+def test_a_budget_whose_probe_was_too_fast_is_replanned(tmp_path, monkeypatch):
     """The probe steps take 20 ms, the real ones 80 ms (as when the optimizer or longer batches cost more than the
     probe saw): the probe's plan would train ~4x the budget; the re-plan a tenth of the way in brings the step count
-    down to what the measured steps allow, the run trains exactly that many and the schedule ends on them."""
+    down to what the measured steps allow, the run trains exactly that many and the schedule ends on them. The
+    loop's clock is a fake one the loss advances: the outcome does not depend on the machine's load."""
+    from types import SimpleNamespace
+
     from accelerate import Accelerator
 
+    from training import loop
     from training.data import ResponseDataset
     from training.loop import OptimConfig, train
 
     calls = []
+    now = [1000.0]
+    monkeypatch.setattr(loop, "time", SimpleNamespace(perf_counter=lambda: now[0]))
 
     def slow_loss(model, batch):
         calls.append(1)
-        time.sleep(0.02 if len(calls) <= 3 else 0.08)  # the probe's 3 forward+backward, then the real steps
+        now[0] += 0.02 if len(calls) <= 3 else 0.08  # the probe's 3 forward+backward, then the real steps
         return model(batch["input_ids"][:, :4].float()).pow(2).mean(), {}
 
     rows = [{"prompt_ids": [1, 2], "response_ids": [3, 4, 5, 6]} for _ in range(16)]
