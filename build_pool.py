@@ -1,6 +1,6 @@
 """Build a target's default drafter pool, then fill pool.json with the domain x drafter held-out acceptance matrix.
 
-    python build_pool.py [--target ID_OR_PATH] [--profile quick|full] [--drafters eagle3[,llama68m]]
+    python build_pool.py [--target ID_OR_PATH] [--profile quick|full] [--drafters eagle3,suffix[,llama]]
                          [--domains sql,python,...] [key=value ...]
 
 (installed: `build_pool ...`; the code is training/build_pool.py)
