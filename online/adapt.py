@@ -34,11 +34,11 @@ from draftpool.config import ConfigError, help_text, load_config
 from draftpool.heap import bound_heap
 from draftpool.io import LockedError, run_lock
 from draftpool.target import TargetError, load_target, resolve_device, resolve_target
+from draftpool.version_guard import UncheckedVersionError
 from online.adapt_config import MODES, RECIPE, AdaptConfig, ServeConfig
 from online.answers import answer_record
 from online.modes.lookahead import serve_lookahead
 from online.modes.spec import serve_spec
-from online.version_guard import UncheckedVersionError
 from online.versions import check_out_dir, latest_version, load_trainer_state
 
 # This module is the command line and the start (target, pool, resume); the settings are online/adapt_config.py, each

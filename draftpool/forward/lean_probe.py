@@ -11,7 +11,7 @@ from collections import OrderedDict
 import torch
 import torch.nn.functional as F
 
-from draftpool.forward import lean, timing
+from draftpool.forward import lean, timing, torch_shim
 
 try:  # ~10 GB/s: fingerprinting a 135M-parameter target takes ~0.05 s (sha256: ~1.3 s)
     import xxhash
@@ -46,7 +46,7 @@ def fingerprint(model, prepack: bool = True, pad_single: bool = True, compile: b
     attention's scaling, training or eval), the device and dtype, whether this CPU packs the dtype, torch's thread
     count and numeric settings, and the very functions the probe runs (a patched one is another key). A module with
     an instance-level forward or with hooks is never memoised."""
-    if torch.nn.modules.module._global_forward_hooks or torch.nn.modules.module._global_forward_pre_hooks:
+    if torch_shim.global_hooks_set():
         return None
     structure = []
     for name, m in model.named_modules(remove_duplicate=False):

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from draftpool.version_guard import UncheckedVersionError
 from online import forkserver_shim, uvicorn_shim, vllm_shim
-from online.version_guard import UncheckedVersionError
 
 ROOT = Path(__file__).resolve().parents[2]
 
