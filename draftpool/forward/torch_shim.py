@@ -1,7 +1,8 @@
 """The one read of torch's private module-hook registries (`torch.nn.modules.module._global_forward_hooks` and
 `_global_forward_pre_hooks`), for the lean probe's memo: a model run under global hooks is never memoised.
 
-Checked on torch 2.13.0 (CPU build). `CHECKED` names the minor versions read; a torch outside them still works
+Read on torch 2.13.0 (CPU build); `CHECKED` is pyproject.toml's torch range (>=2.4,<2.15), over which the
+registries keep these names; a torch outside them still works
 safely (the hooks are reported as possibly set, so nothing is memoised and the probe reruns), and
 tests/draftpool/forward/test_torch_shim.py fails loudly so that the read is checked again before the range widens."""
 
@@ -11,7 +12,7 @@ import torch
 
 from draftpool.version_guard import check_version
 
-CHECKED = ((2, 13), (2, 14))  # torch >= 2.13, < 2.14
+CHECKED = ((2, 4), (2, 15))  # pyproject.toml's torch range: the registries have these names through it
 CHECKED_ON = "torch 2.13.0+cpu"
 
 
