@@ -8,8 +8,8 @@ and DeepSpeed 0.19 (0.19.8).
 - `quiet_checkpoint_rotation`: drops the one line accelerate's `save_state` logs per save under `total_limit`
   ("[RANK 0] Deleting 1 checkpoints to make room for new checkpoint."), matched on its text.
 
-`check_accelerate()` refuses, with one clear error, an accelerate major.minor these were not checked on
-(pyproject.toml bounds accelerate to the same); DRAFTPOOL_ACCELERATE_UNCHECKED=1 runs anyway.
+`check_accelerate()` refuses, with one clear error (draftpool/version_guard.py, shared by every shim), an accelerate
+major.minor these were not checked on (pyproject.toml bounds accelerate to the same); `make_accelerator` runs it first.
 """
 
 from __future__ import annotations
@@ -20,30 +20,23 @@ import re
 
 import torch
 
-CHECKED_ACCELERATE = ("1.15",)  # major.minor versions the uses below were read and tested on
-CHECKED_DEEPSPEED = ("0.19",)
-UNCHECKED_ENV = "DRAFTPOOL_ACCELERATE_UNCHECKED"
+from draftpool.version_guard import UncheckedVersionError, check_version
 
+CHECKED = "accelerate 1.15.0, deepspeed 0.19.8"  # the exact versions the uses below were read and tested on
+ACCELERATE_RANGE = ((1, 15), (1, 16))  # accelerate major.minor: low <= v < high (pyproject.toml: the same bound)
 
-class UncheckedVersionError(RuntimeError):
-    """accelerate is at a version training/accelerate_shim.py was not checked on."""
+__all__ = ["UncheckedVersionError", "check_accelerate", "fix_deepspeed_cpu_ranks", "no_zero3_init",
+           "quiet_checkpoint_rotation", "use_the_cores"]
 
 
 def check_accelerate(version: str | None = None) -> None:
-    """Raise UncheckedVersionError unless accelerate's major.minor (`version`, default the installed one) is one the
-    shim was checked on; DRAFTPOOL_ACCELERATE_UNCHECKED=1 skips the check."""
+    """Raise UncheckedVersionError unless accelerate's major.minor (`version`, default the installed one) is in the
+    range the shim was checked on."""
     if version is None:
         import accelerate
 
         version = accelerate.__version__
-    major_minor = ".".join(version.split(".")[:2])
-    if major_minor in CHECKED_ACCELERATE or os.environ.get(UNCHECKED_ENV) == "1":
-        return
-    raise UncheckedVersionError(
-        f"accelerate {version} is installed; training/accelerate_shim.py writes accelerate's internal state and was "
-        f"checked on accelerate {', '.join(CHECKED_ACCELERATE)} only: install accelerate=={CHECKED_ACCELERATE[-1]}.*"
-        f" (pyproject.toml), or re-check the shim on {major_minor} and add it to CHECKED_ACCELERATE "
-        f"({UNCHECKED_ENV}=1 runs unchecked)")
+    check_version("accelerate", version, *ACCELERATE_RANGE, "training/accelerate_shim.py", CHECKED)
 
 
 class no_zero3_init:
