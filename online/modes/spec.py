@@ -59,6 +59,7 @@ def serve_spec(cfg: AdaptConfig, info: TargetInfo, target, tok, pool_dir: Path, 
         auto = auto_spec(evals, with_trees=False, costs_cache=costs)  # greedy and sampled requests: each its priors
     dec = SpecDecoder(target, drafters, selector=make_selector(s, names), mode=s.mode, k=s.k, stop_ids=stops,
                       auto=auto)
+    dec.prepare()  # auto's costs measured (or read from the cache) now, not inside the first request
     handle = None
     if s.adapt:
         export = ExportSpec(str(out_dir), str(pool_dir), info)

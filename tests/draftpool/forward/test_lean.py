@@ -160,7 +160,7 @@ def test_bfloat16_chains_are_token_exact_through_the_lean_forward(setup):  # noq
     plain = SpecDecoder(model16, mode="plain", stop_ids=stops)
     assert plain.target.backend == "lean"
     ref, _ = plain.generate(prompts["sql"], 3 * NEW)
-    cheap = AutoSpec(priors={"drafter": [0.9]}, costs=Costs({1: 0.05, 9: 0.051}, 0.001))
+    cheap = AutoSpec(priors={"drafter": [0.9]}, costs=Costs({1: 0.05, 9: 0.051}, 0.001), time_weight=0.0)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ReducedPrecisionWarning)
         for mode, kw in (("chain", {}), ("auto", {"auto": cheap})):
@@ -263,7 +263,7 @@ def test_compiled_decoding_equals_plain_decoding_in_the_same_settings(backend):
     ref, _ = plain.generate(prompt, 40)
     eager, _ = SpecDecoder(model, mode="plain", backend=backend).generate(prompt, 40)
     assert ref == eager  # the compiled forward computes the model (fp32, no near tie on this seed)
-    cheap = AutoSpec(costs=Costs({1: 0.05, 5: 0.051}, 0.001), priors={"drafter": [0.9]})
+    cheap = AutoSpec(costs=Costs({1: 0.05, 5: 0.051}, 0.001), priors={"drafter": [0.9]}, time_weight=0.0)
     accepted = set()
     for drafter in (copy.deepcopy(model), other):
         for mode, kw in (("chain", {}), ("auto", {"auto": cheap})):
