@@ -51,6 +51,7 @@ from data_gen.generate import render_prompt, stop_token_ids
 from draftpool.config import ConfigError, build, field, to_dict
 from draftpool.forward.sampling import SamplingParams
 from draftpool.io import atomic_write_text, cache_root
+from draftpool.models import get_kind
 from draftpool.target import (
     DEFAULT_TARGET,
     DTYPES,
@@ -72,8 +73,6 @@ NEEDS = {"auto": ("eagle3",), "chain": ("eagle3",), "tree": ("eagle3",), "chain-
          "assisted": ("llama",), "auto-compile": ("eagle3",), "suffix": ("suffix",), "suffix-tree": ("suffix",),
          "hybrid": ("eagle3", "suffix"),
          "hedgespec": ("eagle3", "suffix")}
-DRAFTER_SUFFIX = {"eagle3": "eagle3", "llama": "llama68m", "suffix": "suffix"}  # pool folder <domain>-<suffix>
-DRAFTER_LABEL = {"eagle3": "EAGLE-3 head", "llama": "independent Llama drafter", "suffix": "suffix index"}
 VLLM_METHODS = ("vllm-plain", "vllm-eagle3", "vllm-ngram")
 PEER = Path(__file__).resolve().parent / "vllm_peer.py"
 
@@ -167,12 +166,12 @@ def drafter_dirs(cfg: BenchConfig, info: TargetInfo) -> dict[str, Path]:
     dirs = {}
     for kind, methods in users.items():
         given = getattr(cfg, kind)  # --eagle3 / --llama
-        path = Path(given) if given else Path(cfg.pool) / info.slug / f"{cfg.domain}-{DRAFTER_SUFFIX[kind]}"
+        path = Path(given) if given else Path(cfg.pool) / info.slug / f"{cfg.domain}-{get_kind(kind).folder}"
         if not path.is_dir():
             hint = f"pass --{kind} DIR" if given else (f"train it with `accelerate launch train_drafter.py --domain "
-                                                       f"{cfg.domain} --drafter {DRAFTER_SUFFIX[kind]}` or pass "
+                                                       f"{cfg.domain} --drafter {kind}` or pass "
                                                        f"--{kind} DIR")
-            raise ConfigError(f"{DRAFTER_LABEL[kind]} folder {path} does not exist (needed by "
+            raise ConfigError(f"{get_kind(kind).label} folder {path} does not exist (needed by "
                               f"{', '.join(methods)}); {hint}")
         dirs[kind] = path
     return dirs

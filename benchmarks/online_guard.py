@@ -35,6 +35,7 @@ from typing import Any
 from benchmarks import harness
 from benchmarks.common.online_replay import cached_feedback, greedy_stream, mat, run_method
 from draftpool.config import ConfigError
+from draftpool.models import get_kind
 from online.trainer import TrainerConfig
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -84,7 +85,7 @@ def replay_part(args, model, tok, info, out: Path) -> dict[str, Any]:
         raise ConfigError(f"--drafter {args.drafter!r} is not a {args.kind} drafter of {pool_dir} "
                           f"({', '.join(names)})")
     models = {args.drafter: models[args.drafter]}
-    aux = models[args.drafter][1].config.eagle_aux_hidden_state_layer_ids if args.kind == "eagle3" else []
+    aux = get_kind(args.kind).aux_layers(models[args.drafter][1]) or []
     from data_gen.domains import domain_prompts
 
     streams = {"in-domain": read_stream(Path(args.stream))}
