@@ -329,11 +329,12 @@ def serve_vllm(cfg, info, target, pool_dir: Path, out_dir: Path, serve_dir: Path
     import signal
 
     from draftpool.config import ConfigError
+    from draftpool.models import kinds_with
     from draftpool.pool import load_pool, read_manifest
 
     s, v = cfg.serve, cfg.vllm
     serve_dir = serve_dir or pool_dir
-    names, models = load_pool(serve_dir, info, target, ["eagle3"])
+    names, models = load_pool(serve_dir, info, target, kinds_with("vllm"))  # the kinds vLLM serves as speculators
     name = v.drafter or names[0]
     if name not in models:
         where = f"{serve_dir} (the version {out_dir} resumes from)" if serve_dir != pool_dir else str(pool_dir)

@@ -8,7 +8,8 @@ from typing import Any
 
 from data_gen.generate import stop_token_ids
 from draftpool.config import ConfigError
-from draftpool.pool import load_pool
+from draftpool.models import kinds_with
+from draftpool.pool import load_members
 from draftpool.target import TargetInfo
 from online.adapt_config import AdaptConfig
 from online.lookahead_server import LookaheadServer
@@ -24,12 +25,13 @@ def serve_lookahead(cfg: AdaptConfig, info: TargetInfo, target, tok, pool_dir: P
     """Lookahead mode: the pool's Llama step drafter drafts steps, the trainer adapts it by DPO (or SFT).
     -> the run's summary."""
     s, la = cfg.serve, cfg.lookahead
-    names, models = load_pool(serve_dir, info, target, ["llama"])
+    members = {m.name: m for m in load_members(serve_dir, info, target, kinds_with("step_drafter"))}
+    names = list(members)
     name = la.drafter or (names[0] if len(names) == 1 else "")
-    if name not in models:
+    if name not in members:
         raise ConfigError(f"lookahead.drafter must name one of the pool's Llama drafters ({', '.join(names)}), got "
                           f"{la.drafter!r}")
-    module = models[name][1].to(s.device).eval()
+    module = members[name].module.to(s.device).eval()
     stops = stop_token_ids(tok, target)
     reasoner = la.build(target, tok, module, set(stops))
     handle = None
@@ -37,8 +39,8 @@ def serve_lookahead(cfg: AdaptConfig, info: TargetInfo, target, tok, pool_dir: P
         export = ExportSpec(str(out_dir), str(pool_dir), info)
         env = StepEnv(str(info.path), tuple(stops), tok.pad_token_id if tok.pad_token_id is not None else stops[0],
                       la.spec(), la.judge, la.threshold, la.judge_model)
-        handle = TrainerHandle({name: ("llama", module)}, cfg.trainer, cfg.process, export, state, start_version,
-                               steps=env)
+        handle = TrainerHandle({name: (members[name].kind, module)}, cfg.trainer, cfg.process, export, state,
+                               start_version, steps=env)
     server = LookaheadServer(reasoner, name, module, handle, s.swap, target.config.max_position_embeddings)
     return serve_on(s, server, handle, tok, out_dir, stops, info.name, [name], sampling=False,  # greedy reasoning
                     wrap=problem_prompt if la.problem_prompt else None)
