@@ -22,8 +22,14 @@ def on_signal(signum: int, frame) -> None:
     if Stop.under_way is None:
         Stop.under_way = name  # before the raise: a second signal on its way out is ignored, not a second Stop
         raise Stop(name)
-    line = (f"[online] {name} ignored: the stop is already under way; waiting for the trainer's final export and the "
-            f"saves (SIGKILL abandons them, and what was learnt since the last export)\n")
+    say_ignored(signum, "the trainer's final export and the saves (SIGKILL abandons them, and what was learnt since "
+                        "the last export)")
+
+
+def say_ignored(signum: int, waiting_for: str) -> None:
+    """One stderr line: a stop signal ignored because the stop is already under way, waiting for `waiting_for`."""
+    name = signal.Signals(signum).name
+    line = f"[online] {name} ignored: the stop is already under way; waiting for {waiting_for}\n"
     try:  # os.write: a print could re-enter a stderr write this signal interrupted
         os.write(2, line.encode())
     except OSError:

@@ -24,7 +24,6 @@ vLLM returns on request. The trainer and its target copy live in draftpool's env
 from __future__ import annotations
 
 import json
-import os
 import queue
 import shutil
 import threading
@@ -51,6 +50,7 @@ from online.asgi import (
 from online.feedback import feedback_from_ids
 from online.hotswap import HotSwap
 from online.process import ProcessConfig, TrainerHandle
+from online.serve_signals import say_ignored
 from online.trainer import TrainerConfig
 from online.versions import ExportSpec
 from online.vllm_engine import VllmEngine
@@ -350,12 +350,8 @@ def serve_vllm(cfg, info, target, pool_dir: Path, out_dir: Path, serve_dir: Path
 
     def on_signal(signum, frame):
         if stopping.is_set():  # a second signal must not cut the stop short: ignored, and said so
-            line = (f"[online] {signal.Signals(signum).name} ignored: the stop is already under way; waiting for the "
-                    f"trainer's final export (SIGKILL abandons it, and what was learnt since the last export)\n")
-            try:  # os.write: a print could re-enter a stderr write this signal interrupted
-                os.write(2, line.encode())
-            except OSError:
-                pass
+            say_ignored(signum, "the trainer's final export (SIGKILL abandons it, and what was learnt since the last "
+                                "export)")
             return
         stop.set()
 

@@ -47,10 +47,23 @@ class SelectorProtocol(Protocol):
     def weights_changed(self, changed: list[int]) -> None: ...
 
 
-class FixedSelector:
-    """Always the same drafter, no feedback: what a single drafter is."""
+class NoFeedback:
+    """A selector that learns nothing from a cycle (a fixed rule): every feedback method does nothing."""
 
     full_information = False
+
+    def after_cycle(self, state: DecodeState, i: int, n_acc: int, out: TargetPass, params: SamplingParams) -> None:
+        pass
+
+    def finish_request(self, state: DecodeState, params: SamplingParams) -> None:
+        pass
+
+    def weights_changed(self, changed: list[int]) -> None:
+        pass
+
+
+class FixedSelector(NoFeedback):
+    """Always the same drafter, no feedback: what a single drafter is."""
 
     def __init__(self, arm: int = 0):
         self.arm = arm
@@ -63,13 +76,4 @@ class FixedSelector:
         return self.arm
 
     def start_request(self, state: DecodeState) -> None:
-        pass
-
-    def after_cycle(self, state: DecodeState, i: int, n_acc: int, out: TargetPass, params: SamplingParams) -> None:
-        pass
-
-    def finish_request(self, state: DecodeState, params: SamplingParams) -> None:
-        pass
-
-    def weights_changed(self, changed: list[int]) -> None:
         pass

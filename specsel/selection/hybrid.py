@@ -7,15 +7,12 @@ field's simple baseline that HedgeSpec over heads + model-free drafters is measu
 
 from __future__ import annotations
 
-from draftpool.forward.sampling import SamplingParams
 from specsel.decoding.errors import SpecError
 from specsel.decoding.request import DecodeState
-from specsel.decoding.target import TargetPass
-from specsel.decoding.view import PoolView
+from specsel.decoding.view import NoFeedback, PoolView
 
 
-class HybridSelector:
-    full_information = False
+class HybridSelector(NoFeedback):
 
     def __init__(self, suffix: int, model: int, threshold: float):
         """suffix / model: indices of the model-free and the model drafter in the pool; threshold: the model
@@ -42,11 +39,3 @@ class HybridSelector:
         self.picks[0 if use else 1] += 1
         return self.suffix if use else self.model
 
-    def after_cycle(self, state: DecodeState, i: int, n_acc: int, out: TargetPass, params: SamplingParams) -> None:
-        pass
-
-    def finish_request(self, state: DecodeState, params: SamplingParams) -> None:
-        pass
-
-    def weights_changed(self, changed: list[int]) -> None:
-        pass
