@@ -115,11 +115,11 @@ def verify_chain(target: TargetRunner, run: Run, chain: Chain) -> tuple[int, Tar
     """One target pass over [last committed, drafts]. -> (accepted drafts, the pass: row j holds the target's
     distribution for committed position len_before + j)"""
     state, params, draft_ids = run.state, run.params, chain.tokens
+    tokens = draft_ids.tolist()  # read back to the host once
     base = len(target)  # cached positions = every committed token but the last
-    out = target.forward([state.tokens[-1]] + draft_ids.tolist())  # rows: root + K drafts
+    out = target.forward([state.tokens[-1]] + tokens)  # rows: root + K drafts
     run.clock.lap("target_s", "verify_s")
     if params.greedy:
-        tokens = draft_ids.tolist()
         if tokens and out.choice(0) == tokens[0]:
             # rule: row 0 alone first (a weak drafter's chain stops there); past it, the other rows in one batched
             # projection instead of one lm_head read per accepted row
@@ -130,7 +130,7 @@ def verify_chain(target: TargetRunner, run: Run, chain: Chain) -> tuple[int, Tar
                                        run.gen)
     # rule: keep the root and the n accepted drafts in the cache; their features are now committed
     target.truncate(base + 1 + n)
-    commit(run, out, list(range(n + 1)), draft_ids[:n].tolist() + [nxt],
+    commit(run, out, list(range(n + 1)), tokens[:n] + [nxt],
            None if out.feats is None else out.feats[:1 + n])
     return n, out
 
