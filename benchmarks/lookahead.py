@@ -233,7 +233,7 @@ def _main(argv: list[str] | None) -> int:
     loaded = harness.load_target(args)
     info, target, tok = loaded.info, loaded.model, loaded.tok
     folder = Path(args.drafter.format(target_slug=info.slug))
-    names, models = harness.load_members(folder.parent, info, target, ["llama"])
+    names, models = harness.load_pool(folder.parent, info, target, ["llama"])
     if folder.name not in models:
         raise harness.BenchError(f"no Llama drafter {folder.name} in {folder.parent} (has {', '.join(names) or 'none'}"
                                  f"); train one: accelerate launch train_drafter.py --domain math --drafter llama68m "

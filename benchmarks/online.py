@@ -173,7 +173,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                           "and the general one (its mix holds a share of every domain), e.g. --drafters python-eagle3")
     target = harness.load_target(args, info)
     model, tok = target.model, target.tok
-    names, models = harness.load_members(pool_dir, info, model, ["eagle3"], at_least=2)
+    names, models = harness.load_pool(pool_dir, info, model, ["eagle3"], at_least=2)
     models = {n: models[n] for n in names if n in chosen}
     names = list(models)
     if len(names) < 2:

@@ -80,7 +80,7 @@ def windows(tokens: list[int], forwards: list[int], w: int) -> list[float]:
 
 def replay_part(args, model, tok, info, out: Path) -> dict[str, Any]:
     pool_dir = Path(args.pool.format(target_slug=info.slug))
-    names, models = harness.load_members(pool_dir, info, model, [args.kind])
+    names, models = harness.load_pool(pool_dir, info, model, [args.kind])
     if args.drafter not in models:
         raise ConfigError(f"--drafter {args.drafter!r} is not a {args.kind} drafter of {pool_dir} "
                           f"({', '.join(names)})")

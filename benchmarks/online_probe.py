@@ -45,7 +45,7 @@ def _main(argv: list[str] | None) -> int:
     if missing:
         raise harness.BenchError(f"{len(missing)} of {len(ids)} requests have no cached feedback in {fb_dir}")
     model = harness.load_target(args, info).model
-    names, models = harness.load_members(harness.pool_dir(args, info), info, model, ["eagle3", "llama"])
+    names, models = harness.load_pool(harness.pool_dir(args, info), info, model, ["eagle3", "llama"])
     if args.drafter not in models:
         raise harness.BenchError(f"no drafter {args.drafter!r} in the pool ({', '.join(names)})")
     feedback = [torch.load(fb_dir / f"{i}.pt", weights_only=False) for i in ids]

@@ -212,7 +212,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         raise ConfigError(f"{args.drafter} was trained on {args.shift} data: pick a head of another domain")
     target = harness.load_target(args, info)
     model, tok = target.model, target.tok
-    _, models = harness.load_members(pool_dir, info, model, ["eagle3"])
+    _, models = harness.load_pool(pool_dir, info, model, ["eagle3"])
     head = models[args.drafter][1]
     if args.stream:
         texts = [json.loads(line)["prompt"] for line in Path(args.stream).read_text().splitlines() if line.strip()]

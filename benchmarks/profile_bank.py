@@ -98,7 +98,7 @@ def _main(argv: list[str] | None) -> int:
     pool = harness.pool_dir(args, info)
     target = harness.load_target(args, info)
     model, tok = target.model, target.tok
-    names, models = harness.load_members(pool, info, model, ("eagle3",), at_least=2)
+    names, models = harness.load_pool(pool, info, model, ("eagle3",), at_least=2)
     prompt = domain_prompts(args.domain)["held_out"][0]["prompt"]
     res = profile(model, tok, models, prompt, positions, args.repeats)
     res.update(pool=str(pool), torch_threads=torch.get_num_threads())

@@ -422,7 +422,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         raise ConfigError(f"no pool at {pool_dir} (pool.json missing): run build_pool.py first")
     target = harness.load_target(args, info)
     model, tok = target.model, target.tok
-    names, models = harness.load_members(pool_dir, info, model, args.kinds.split(","), at_least=2)
+    names, models = harness.load_pool(pool_dir, info, model, args.kinds.split(","), at_least=2)
     names = pick_drafters(names, args.drafters)
     models = {n: models[n] for n in names}
     entries = json.loads((pool_dir / "pool.json").read_text())["drafters"]

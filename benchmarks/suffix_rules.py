@@ -68,7 +68,7 @@ def _main(argv: list[str] | None) -> int:
     if args.answers < 1 or args.k < 1:
         raise ConfigError("--answers and --k must be >= 1")
     info = harness.resolve(args)
-    names, models = harness.load_members(harness.pool_dir(args, info), info, None, ["suffix"])
+    names, models = harness.load_pool(harness.pool_dir(args, info), info, None, ["suffix"])
     doms = harness.csv(args.domains) or [n.removesuffix("-suffix") for n in names]
     for dom in doms:
         if f"{dom}-suffix" not in models:
