@@ -13,7 +13,7 @@ import traceback
 import torch
 
 from online.hotswap import HotSwap
-from online.process import TrainerHandle
+from online.process import TrainerHandle, decoding
 from online.step_trainer import StepFeedback
 from specsel.decoding.loop import SpecError
 from specsel.lookahead.lookahead import LookaheadReasoner
@@ -55,7 +55,8 @@ class LookaheadServer:
         t0 = time.perf_counter()
         self.reasoner.pairs.clear()
         try:
-            tokens, m = self.reasoner.generate(req.prompt_ids, req.max_new_tokens)
+            with decoding(self.handle):
+                tokens, m = self.reasoner.generate(req.prompt_ids, req.max_new_tokens)
         except Exception as e:  # noqa: BLE001 - a request's failure is reported with its record
             self.failed += 1
             return {"id": req.id, "error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()}

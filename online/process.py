@@ -16,6 +16,7 @@ in `lost` what could not be saved).
 from __future__ import annotations
 
 import atexit
+import contextlib
 import copy
 import multiprocessing.context
 import os
@@ -23,6 +24,7 @@ import queue
 import sys
 import time
 import weakref
+from collections.abc import Iterator
 
 import torch
 
@@ -30,6 +32,7 @@ from online import forkserver_shim
 from online.feedback import DropOldestQueue, Feedback
 from online.process_config import ProcessConfig
 from online.step_trainer import STEP_UPDATERS, StepEnv
+from online.throttle import Serving
 from online.trainer import TrainerConfig, versioned
 from online.trainer_child import TrainerFactory, _trainer_entry, make_trainer
 from online.trainer_signals import kill_at_exit, spawn_signals
@@ -55,6 +58,19 @@ def context() -> multiprocessing.context.BaseContext:
     it exits when the server does (its alive pipe closes), and the trainer, whose parent it is, then sees its parent
     gone and stops (the rule "do not outlive the server")."""
     return forkserver_shim.context(PRELOAD)
+
+
+@contextlib.contextmanager
+def decoding(handle: TrainerHandle | None) -> Iterator[None]:
+    """The server decodes a request inside this: the trainer's duty cycle (process.duty) sees it busy."""
+    if handle is None:
+        yield
+        return
+    handle.serving.begin()
+    try:
+        yield
+    finally:
+        handle.serving.end()
 
 
 class TrainerHandle:
@@ -83,6 +99,7 @@ class TrainerHandle:
         self.feedback = DropOldestQueue(queue.Queue(maxsize=1), pcfg.queue_size)
         self.status = self.ctx.Queue()
         self.heartbeat = torch.zeros(1, dtype=torch.float64).share_memory_()
+        self.serving = Serving(torch.zeros(2, dtype=torch.int64).share_memory_())  # the server's busy flag
         self.proc = None
         self.start_version = start_version
         self.enabled = True
@@ -117,7 +134,7 @@ class TrainerHandle:
             target=_trainer_entry, name="draftpool-trainer", daemon=True,
             args=(dict(os.environ), models, self.tcfg, self.pcfg, self.boards, self.feedback.q, self.status,
                   self.stop_event, self.heartbeat, self.export, start_version, self.state, self.steps, self.out_embed,
-                  self.trainer_factory))
+                  self.trainer_factory, self.serving.flag))
         self.sent_at_start = self.feedback.sent
         with spawn_signals():  # a Ctrl-C to the process group during the trainer's start-up does not kill it (nor
             # the fork server, launched by the first start)

@@ -19,7 +19,7 @@ import torch
 from draftpool.forward.sampling import SamplingParams
 from online.feedback import FeedbackCollector
 from online.hotswap import HotSwap
-from online.process import TrainerHandle
+from online.process import TrainerHandle, decoding
 from specsel.decoding.hooks import Hooks
 from specsel.decoding.loop import SpecDecoder
 
@@ -82,8 +82,9 @@ class AdaptiveServer:
         hooks = replace(self.hooks, cancelled=req.cancelled, watch=req.watch)
         try:
             self.collector.start()
-            tokens, m = self.dec.generate(req.prompt_ids, req.max_new_tokens, req.params or self.params, req.seed,
-                                          hooks=hooks)
+            with decoding(self.handle):
+                tokens, m = self.dec.generate(req.prompt_ids, req.max_new_tokens, req.params or self.params, req.seed,
+                                              hooks=hooks)
         except Exception as e:  # noqa: BLE001 - a request's failure is reported with its record
             self.failed += 1
             return {"id": req.id, "error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()}

@@ -28,6 +28,7 @@ from online.feedback import Feedback, get_batch
 from online.forkserver_shim import release_alive_pipe
 from online.process_config import ProcessConfig
 from online.step_trainer import STEP_UPDATERS, StepEnv, StepTrainer
+from online.throttle import Serving, Throttle
 from online.trainer import OnlineTrainer, TrainerConfig
 from online.trainer_signals import ignore_stop_signals
 from online.versions import ExportSpec, clean_stale_exports, export_pool
@@ -80,9 +81,10 @@ def trainer_main(models: dict[str, tuple[str, torch.nn.Module]], tcfg: TrainerCo
                  boards: dict[str, WeightBoard], transport, status, stop, heartbeat: torch.Tensor,
                  export: ExportSpec | None, start_version: int, state: dict | None,
                  steps: StepEnv | None = None, out_embed: torch.Tensor | None = None,
-                 factory: TrainerFactory = make_trainer) -> None:
+                 factory: TrainerFactory = make_trainer, serving: torch.Tensor | None = None) -> None:
     """The trainer process's body (started by TrainerHandle, through `_trainer_entry`). `factory` builds the trainer
-    (`make_trainer`'s signature; TrainerHandle's `trainer_factory`)."""
+    (`make_trainer`'s signature; TrainerHandle's `trainer_factory`); `serving`: the server's busy flag (`Serving`),
+    which `process.duty` reads."""
     ignore_stop_signals()
     torch.set_num_threads(pcfg.threads)
     cleaned = clean_stale_exports(export.out_dir) if export is not None else []
@@ -146,7 +148,8 @@ def trainer_main(models: dict[str, tuple[str, torch.nn.Module]], tcfg: TrainerCo
             boards[name].publish({k: v.detach().cpu() for k, v in weights.items()}, version)
         event = {"event": "round", "round": trainer.rounds, "version": version, "records": records,
                  "losses": losses, "published": [n for n in out if guards[n]["ok"]], "rejected": rejected,
-                 "rolled_back": rollbacks, "guard": guards, "seconds": time.perf_counter() - t0}
+                 "rolled_back": rollbacks, "guard": guards, "seconds": time.perf_counter() - t0,
+                 "rested_s": round(throttle.rested_s, 3)}  # process.duty: rest so far
         if getattr(trainer, "last_vocab", None):
             event["vocab"] = trainer.last_vocab
         if isinstance(trainer, StepTrainer):
@@ -172,7 +175,11 @@ def trainer_main(models: dict[str, tuple[str, torch.nn.Module]], tcfg: TrainerCo
             status.put({"event": "skipped", "records": skipped, "error": f"{type(error).__name__}: {error}"[:500]})
 
     parent = os.getppid()
+    server = Serving(serving if serving is not None else torch.zeros(2, dtype=torch.int64))
+    throttle = Throttle(pcfg.duty, server.busy, stop.is_set, lambda: heartbeat.__setitem__(0, time.time()))
     status.put({"event": "started", "version": version, "rounds": trainer.rounds, "cleaned": cleaned})
+    if pcfg.nice:  # rule: after the start-up (a start at the lowest priority could outlast start_timeout)
+        os.nice(pcfg.nice)
     pending: list[Feedback] = []
     # rule: a token drafters' round trains on `batch` records (the guard judges them), no fewer; the step trainer
     # takes pairs as they come and runs its own rounds every `round_every` requests
@@ -185,7 +192,9 @@ def trainer_main(models: dict[str, tuple[str, torch.nn.Module]], tcfg: TrainerCo
         if len(pending) < need:
             continue
         batch, pending = pending, []
+        mark, t0 = server.mark(), time.monotonic()
         train_safely(batch)
+        throttle.after(time.monotonic() - t0, server.overlapped(mark))
         if export is not None and pcfg.export_every and trainer.rounds - tried_at >= pcfg.export_every:
             do_export()
     # at stop: every record handed over gets its round (the server hands over all it buffered before the stop); the

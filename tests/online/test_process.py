@@ -448,3 +448,21 @@ def test_trainers_are_new_processes_forked_from_the_fork_server_without_its_aliv
     finally:
         handle.stop()
     assert [f["kind"] for f in handle.faults] == ["crash"] and handle.restarts == 1
+
+
+def test_the_trainer_runs_niced_and_rests_after_rounds_that_overlap_serving(tmp_path, target, plain_out):
+    """process.nice lowers the trainer's priority (the server's threads get the cores first); process.duty makes it
+    rest after rounds that ran while a request decoded: the round events report the rest, and the server's busy flag
+    is set exactly while a request decodes."""
+    import psutil
+
+    server, handle, _, _ = start(tmp_path, target, nice=19, duty=0.2)
+    try:
+        assert not handle.serving.busy()
+        serve_until(server, plain_out, lambda: handle.rounds_seen >= 3, at_least=4)
+        assert not handle.serving.busy() and int(handle.serving.flag[1]) >= 4  # set during each request only
+        assert psutil.Process(handle.proc.pid).nice() == 19
+        assert handle.last_round["rested_s"] > 0  # rounds overlapped the back-to-back requests: it rested
+    finally:
+        handle.stop()
+    assert handle.faults == [] and server.failed == 0
