@@ -244,6 +244,55 @@ def best_arm_ratio(res, stream: list[ReplayRequest], oracle) -> list[float]:
 
 
 # ---------------------------------------------------------------------------------------------------- live
+POOL_GROUPS = {"heads": {"head"}, "suffix": {"suffix"}, "heads+suffix": {"head", "suffix"},
+               "heads+suffix+ngram": {"head", "suffix", "ngram"}}  # what each group's members are
+
+
+def member_class(kind: str) -> str:
+    return {"eagle3": "head", "llama": "head"}.get(kind, kind)
+
+
+def chunk_oracle(stream: list[ReplayRequest]) -> float:
+    """MAT of a per-cycle oracle: at every cycle the member whose chain accepts the most there (greedy over cycles: a
+    bound on what per-cycle switching can reach, switching free)."""
+    tokens = forwards = 0
+    for req in stream:
+        s, f = req.prompt_len + 1, 1
+        while s < req.length:
+            s += int(req.acc[:, s].max()) + 1
+            f += 1
+        tokens, forwards = tokens + req.new_tokens, forwards + f
+    return tokens / max(1, forwards)
+
+
+def oracle_gap(stream: list[ReplayRequest], names: list[str], kinds: dict[str, str], k: int,
+               persistent: bool) -> dict[str, Any]:
+    """Per pool group (heads / suffix members / both / both + the request's n-grams, those the pool has): the best
+    single member, HedgeSpec, the per-request and per-chunk oracles (MAT on the stream), their gaps over the best
+    single member, and which member wins each domain's requests (the per-request oracle's picks)."""
+    hedge = [m for m in selection_methods() if m.name == "hedgespec-nh"]
+    out = {}
+    for group, allowed in POOL_GROUPS.items():
+        arms = [i for i, n in enumerate(names) if member_class(kinds[n]) in allowed]
+        if len(arms) < 2 or {member_class(kinds[names[i]]) for i in arms} != allowed:
+            continue  # the pool lacks a class of members this group needs
+        sub, sub_names = subset(stream, arms), [names[i] for i in arms]
+        res = run_methods(sub, sub_names, k, persistent, None, hedge)
+        best = res["best-single"]
+        oracle = res["oracle"]
+        wins: dict[str, dict[str, int]] = {}
+        for req, picks in zip(sub, oracle.choices):
+            winner = sub_names[picks[0]] if picks else "-"
+            wins.setdefault(req.domain, {}).setdefault(winner, 0)
+            wins[req.domain][winner] += 1
+        chunk = chunk_oracle(sub)
+        out[group] = {"members": len(arms), "best_single": best.name.split(":", 1)[1], "best_single_mat": best.mat,
+                      "hedgespec_mat": res["hedgespec-nh"].mat, "oracle_request_mat": oracle.mat,
+                      "oracle_chunk_mat": chunk, "gap_request": oracle.mat / best.mat, "gap_chunk": chunk / best.mat,
+                      "hedgespec_vs_best": res["hedgespec-nh"].mat / best.mat, "wins": wins}
+    return out
+
+
 def live_runs(model, drafter_models: dict[str, tuple[str, Any]], requests: list[Request], methods: list[Method],
               best_single: str, k: int, stops: list[int], replay_res: dict[str, Any], mode: str = "chain",
               priors: dict[str, list[float]] | None = None, hybrid: dict[str, tuple[int, int]] | None = None,
@@ -397,6 +446,19 @@ def format_table(report: dict[str, Any]) -> str:
         for name, b in bias.items():
             lines.append(f"| {name} | {b['depth0_estimate']:.3f} | {b['per_depth_estimate']:.3f} | {b['true']:.3f} | "
                          f"{b['depth0_estimate'] - b['true']:+.3f} |")
+    gap = report.get("oracle_gap")
+    if gap:
+        lines += ["", "Oracle gap on the mixed stream (MAT; gap = oracle / best single member):", "",
+                  "| pool | members | best single | its MAT | HedgeSpec | oracle per request | oracle per chunk | "
+                  "gap per request | gap per chunk |", "|---|---|---|---|---|---|---|---|---|"]
+        for group, g in gap.items():
+            lines.append(f"| {group} | {g['members']} | {g['best_single']} | {g['best_single_mat']:.3f} | "
+                         f"{g['hedgespec_mat']:.3f} | {g['oracle_request_mat']:.3f} | {g['oracle_chunk_mat']:.3f} | "
+                         f"{g['gap_request']:.3f}x | {g['gap_chunk']:.3f}x |")
+        last = list(gap.values())[-1]
+        lines += ["", f"Per-request oracle's winners by domain ({list(gap)[-1]}):", ""]
+        lines += [f"- {d}: " + ", ".join(f"{n} {c}" for n, c in sorted(w.items(), key=lambda x: -x[1]))
+                  for d, w in sorted(last["wins"].items())]
     live = report.get("live")
     if live:
         lines += ["", f"Live SpecDecoder ({live.get('mode', 'chain')}), first {len(live['requests'])} requests of the "
@@ -423,10 +485,16 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     target = harness.load_target(args, info)
     model, tok = target.model, target.tok
     names, models = harness.load_pool(pool_dir, info, model, args.kinds.split(","), at_least=2)
+    entries = json.loads((pool_dir / "pool.json").read_text())["drafters"]
+    if args.ngram:  # the request's own n-grams (prompt lookup): a member with no folder, its default settings
+        from draftpool.models.suffix import NgramModel
+
+        names.append("ngram")
+        models["ngram"] = ("ngram", NgramModel(info.vocab_size))
+        entries["ngram"] = {"kind": "ngram", "domain": "request", "config": NgramModel(info.vocab_size).config()}
     names = pick_drafters(names, args.drafters)
     models = {n: models[n] for n in names}
-    entries = json.loads((pool_dir / "pool.json").read_text())["drafters"]
-    domains = sorted({entries[n]["domain"] for n in names})
+    domains = sorted({entries[n]["domain"] for n in names if entries[n]["kind"] != "ngram"})
     stops = stop_token_ids(tok, model)
     out = Path(args.out)
     keys, cache = table_keys(entries, names, args.k), out / "tables"
@@ -500,6 +568,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                       "mat": ps},
         "choices_mixed": {k: v.choices for k, v in res_mixed.items() if not k.startswith("single:")},
         "estimator_bias": estimator_bias(mixed, names, args.k),
+        "oracle_gap": oracle_gap(mixed, names, {n: entries[n]["kind"] for n in names}, args.k, persistent),
     }
     harness.write_results(out, report)  # the replay part, kept if the live part is stopped
     # 5. live decoding for tok/s, exactness, evaluation share, switching cost
@@ -557,6 +626,8 @@ def make_parser() -> argparse.ArgumentParser:
                     help="live decoding: auto (the serving default: k per cycle from costs) or chain (fixed k, "
                          "checked against the replay)")
     ap.add_argument("--no-router", action="store_true", help="skip the router baseline")
+    ap.add_argument("--ngram", action="store_true", help="add a prompt-lookup member ('ngram': the request's own "
+                                                         "n-grams) to the pool")
     return ap
 
 

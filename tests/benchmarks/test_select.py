@@ -199,3 +199,25 @@ def test_live_hybrid_and_model_free_members_are_exact():
         assert row["exact"] == 2 and row["tokens"] == 24 and row["mode"] == "auto"
     # the suffix index holds these very answers: its long chains cut the target forwards well below plain's
     assert live["runs"]["hybrid"]["forwards"] < live["runs"]["plain"]["forwards"]
+
+
+def test_oracle_gap_groups_and_the_chunk_oracle():
+    """Groups are formed by member class (a group is skipped when the pool lacks one of its classes); the per-chunk
+    oracle takes the longest acceptance at every cycle, so it is >= the per-request oracle >= the best single, and
+    each domain's requests are won by the member that favours that domain."""
+    stream = synthetic_stream()
+    kinds = {"a": "eagle3", "b": "suffix", "c": "suffix"}
+    gap = select_bench.oracle_gap(stream, ["a", "b", "c"], kinds, K, False)
+    assert list(gap) == ["suffix", "heads+suffix"]  # one head only: no heads group; no ngram member
+    both = gap["heads+suffix"]
+    assert both["members"] == 3 and both["oracle_chunk_mat"] >= both["oracle_request_mat"] >= both["best_single_mat"]
+    assert both["gap_request"] == pytest.approx(both["oracle_request_mat"] / both["best_single_mat"])
+    assert both["wins"] == {"dom0": {"a": 4}, "dom1": {"b": 4}, "dom2": {"c": 4}}
+    # the chunk oracle by hand on one request: the longest acceptance at every cycle
+    req = stream[0]
+    s, f = req.prompt_len + 1, 1
+    while s < req.length:
+        s, f = s + int(max(req.acc[i, s] for i in range(3))) + 1, f + 1
+    assert select_bench.chunk_oracle([req]) == pytest.approx(req.new_tokens / f)
+    assert "| heads+suffix | 3 |" in select_bench.format_table(
+        {"domains": [], "table": {}, "oracle_gap": gap})
