@@ -47,11 +47,22 @@ from online.versions import check_out_dir, latest_version, load_trainer_state
 __all__ = ["MODES", "RECIPE", "AdaptConfig", "ServeConfig", "answer_record", "main", "main_cfg"]
 
 
+def server_threads(cfg: AdaptConfig) -> int:
+    """serve.threads, or for 0 the cores this process may use, less the trainer's threads where it competes for
+    them at the server's priority."""
+    if cfg.serve.threads > 0:
+        return cfg.serve.threads
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    p = cfg.process
+    competes = cfg.serve.adapt and p.device == "cpu" and p.nice == 0 and cfg.serve.engine == "draftpool"
+    return max(1, cores - p.threads) if competes else cores
+
+
 def main_cfg(cfg: AdaptConfig) -> dict[str, Any]:
     """Serve until the requests end or a stop signal; -> a summary."""
     s = cfg.serve
     bound_heap()  # a server lives for days: buffers that follow request sizes must not fragment its heap
-    torch.set_num_threads(s.threads)
+    torch.set_num_threads(server_threads(cfg))
     resolve_device(s.device)
     resolve_device(cfg.process.device)
     info = resolve_target(s.target)

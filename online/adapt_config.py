@@ -64,7 +64,9 @@ class ServeConfig:
                                     "step, before every round) or only between requests (request)")
     adapt: bool = field(True, help="run the trainer (false: serve the pool as it is)")
     device: str = field("cpu", help="the server's device")
-    threads: int = field(1, help="torch threads of the server (the trainer has its own)")
+    threads: int = field(0, help="torch threads of the server; 0: every core the process may use, less the "
+                                 "trainer's process.threads when it computes beside the server at full priority "
+                                 "(serve.adapt on, process.device cpu, process.nice 0)")
     engine: str = field("draftpool", help="draftpool: this process decodes with the pool | vllm: a vLLM server "
                                           "decodes with one pool head (settings under vllm.*), draftpool's front "
                                           "end at serve.http forwards to it and adapts that head")
@@ -117,8 +119,9 @@ class AdaptConfig:
             raise ConfigError(f"serve.selection_state must be reset or persistent, got {s.selection_state!r}")
         if s.swap not in SWAPS and s.mode != "lookahead":
             raise ConfigError(f"serve.swap must be one of {', '.join(SWAPS)}, got {s.swap!r}")
-        if s.k < 1 or s.max_new_tokens < 1 or s.feedback_top_k < 1 or s.threads < 1 or s.max_queue < 1:
-            raise ConfigError("serve.k, max_new_tokens, feedback_top_k, threads and max_queue must be >= 1")
+        if s.k < 1 or s.max_new_tokens < 1 or s.feedback_top_k < 1 or s.threads < 0 or s.max_queue < 1:
+            raise ConfigError("serve.k, max_new_tokens, feedback_top_k and max_queue must be >= 1, serve.threads >= 0 "
+                              "(0: every core)")
         if not (0 <= s.temperature < float("inf") and 0 < s.http_timeout < float("inf")):
             raise ConfigError("serve.temperature must be >= 0 and serve.http_timeout > 0 (finite numbers)")
         if s.http:

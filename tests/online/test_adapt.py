@@ -440,3 +440,22 @@ def test_http_sigterm_without_adaptation_answers_the_request_in_flight(tmp_path,
 def test_http_bad_address(tmp_path, pool, capsys):
     assert online_adapt.main(args(tmp_path, pool, "unused.jsonl", "serve.http=localhost")) == 2
     assert "host:port" in capsys.readouterr().err and not (tmp_path / "online").exists()
+
+
+def test_server_threads_zero_takes_the_cores_the_trainer_leaves():
+    """serve.threads 0: every core when nothing computes beside the server at its priority (adaptation off, or a
+    niced trainer), else the cores less the trainer's threads; a number given is taken as it is."""
+    import os
+
+    from online.adapt import AdaptConfig, server_threads
+
+    cores = len(os.sched_getaffinity(0))
+    cfg = AdaptConfig()
+    cfg.serve.threads, cfg.serve.adapt, cfg.process.nice, cfg.process.threads = 0, True, 0, 1
+    assert server_threads(cfg) == max(1, cores - 1)
+    cfg.process.nice = 19
+    assert server_threads(cfg) == cores
+    cfg.process.nice, cfg.serve.adapt = 0, False
+    assert server_threads(cfg) == cores
+    cfg.serve.threads = 3
+    assert server_threads(cfg) == 3
