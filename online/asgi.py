@@ -13,8 +13,8 @@ request of its own. `Edge`, a middleware in front of the app, adds what a public
 a request:
 
 0. the framing rule above, first: a 400 with `Connection: close`
-1. the API key (`serve.api_key`): every /v1/ path and the schema (/openapi.json) need `Authorization: Bearer <key>`
-   (401 otherwise); /health stays open, as in vLLM's server
+1. the API key (`serve.api_key`): every /v1/ path, the schema (/openapi.json) and the metrics (/metrics) need
+   `Authorization: Bearer <key>` (401 otherwise); /health stays open, as in vLLM's server
 2. the body: at most `limit` bytes (413 for a larger Content-Length at once, or when a chunked body grows past it),
    all of it within `timeout` seconds from the first byte asked for (408): a total deadline, so a client dripping one
    byte at a time cannot hold a connection
@@ -118,7 +118,7 @@ class Edge:
 
     @staticmethod
     def _keyed(path: str) -> bool:
-        return path.startswith("/v1") or path == "/openapi.json"
+        return path.startswith("/v1") or path in ("/openapi.json", "/metrics")
 
     @staticmethod
     def _framing_fault(scope) -> str | None:

@@ -9,6 +9,8 @@ at temperature 0 it is the target's greedy continuation whichever weights draft.
 
 from __future__ import annotations
 
+import time
+
 import torch
 
 from online.weights import WeightBoard, assign
@@ -23,6 +25,7 @@ class HotSwap:
         self.boards, self.modules = boards, modules
         self.names = list(modules)
         self.version = {n: start for n in self.names}  # version served now
+        self.since = {n: time.monotonic() for n in self.names}  # when it was swapped in (monotonic clock)
         self.swaps = 0
         self.seconds = 0.0
 
@@ -38,9 +41,15 @@ class HotSwap:
             version, params = got
             assign(self.modules[name], params)  # weights and, with vocabulary adaptation, d2t / t2d together
             self.version[name] = version
+            self.since[name] = time.monotonic()
             self.swaps += 1
             changed.append(i)
         return changed
 
     def versions(self) -> dict[str, int]:
         return dict(self.version)
+
+    def ages(self) -> dict[str, float]:
+        """Seconds since each drafter's served version was swapped in (since the start for the start version)."""
+        now = time.monotonic()
+        return {n: now - t for n, t in dict(self.since).items()}

@@ -4,19 +4,22 @@
     POST /v1/chat/completions  {"messages": [{"role", "content"}], ...}     the target's chat template is applied
     GET  /v1/models            the served model (the target) and its pool
     GET  /health               200 while serving (open without the API key)
+    GET  /metrics              Prometheus text format: vLLM's spec-decode counters per drafter, selection weights,
+                               drafter versions, requests, tokens, latency (online/metrics.py; docs/metrics.md)
     GET  /openapi.json         the API's schema, from the request models below (no /docs or /redoc pages)
 
 The HTTP thread (uvicorn, online/asgi.py) only validates and queues; the one decode loop (the main thread, which also
-owns signals and the trainer handle) takes jobs in arrival order, so requests are served one at a time exactly as
-from a JSONL file, and each reply carries the usual answer record under "draftpool" (MAT, tok/s, the drafter versions
-that served it). A request may stream (server-sent events, one chunk per decode cycle that adds text, `[DONE]` at
+owns signals and the trainer handle) takes jobs in arrival order, so requests are served one at a time exactly as from
+a JSONL file, and each reply carries the usual answer record under "draftpool" (MAT, tok/s, the drafter versions that
+served it; with draftpool's body field `spec_metrics: true` also the request's speculative counts, "spec", in a
+stream's last chunk). A request may stream (server-sent events, one chunk per decode cycle that adds text, `[DONE]` at
 the end) and set its own temperature, top_p, seed, stop strings and stop token ids (`JobSettings`; the decode loop's
 side is online/openai_jobs.py). What the server cannot honour is refused with a 400 and one message, never silently
 ignored: n > 1, logprobs, echo, suffix, non-zero presence / frequency penalties, a temperature > 0 where the decode
 mode verifies greedily, any field this server does not know (`prompt` on chat, too), a non-finite number, both
-max_tokens and max_completion_tokens, and a prompt plus max_tokens beyond the target's context; a model other than
-the served one gets a 404. At most `max_queue` requests wait (503 past it); a request whose client hangs up waiting
-is dropped before its decode, or stopped at the next decode cycle (streamed or not).
+max_tokens and max_completion_tokens, and a prompt plus max_tokens beyond the target's context; a model other than the
+served one gets a 404. At most `max_queue` requests wait (503 past it); a request whose client hangs up waiting is
+dropped before its decode, or stopped at the next decode cycle (streamed or not).
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from typing import Annotated, Any, Literal
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response, StreamingResponse
+from prometheus_client import CONTENT_TYPE_LATEST
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from starlette.exceptions import HTTPException
 
@@ -83,6 +87,9 @@ class _Body(BaseModel):
     stream_options: StreamOptions | None = None
     stop: str | list[str] | None = None
     stop_token_ids: list[int] | None = None  # vLLM's extension (the openai client: extra_body)
+    # draftpool's extension: this request's speculative counts in the reply's "draftpool" object (vLLM reports them
+    # per server, --per-request-spec-decode-metrics, not per request)
+    spec_metrics: bool = False
     presence_penalty: Finite | None = None
     frequency_penalty: Finite | None = None
     seed: int | None = None
@@ -143,6 +150,7 @@ class JobSettings:
     stop_ids: tuple[int, ...] = ()
     stream: bool = False
     include_usage: bool = False
+    spec_metrics: bool = False  # the reply carries the request's speculative counts (draftpool.spec)
 
 
 def check_body(body: CompletionBody | ChatBody, served: str, temperature: float, default_max: int,
@@ -178,7 +186,7 @@ def check_body(body: CompletionBody | ChatBody, served: str, temperature: float,
     given = getattr(body, "max_completion_tokens", None) or body.max_tokens
     return JobSettings(given if given is not None else default_max, temp, top_p, body.seed, tuple(stop),
                        tuple(body.stop_token_ids or ()), body.stream,
-                       body.stream_options is not None and body.stream_options.include_usage)
+                       body.stream_options is not None and body.stream_options.include_usage, body.spec_metrics)
 
 
 def _is_json(content_type: str) -> bool:
@@ -255,9 +263,10 @@ class HttpFrontend:
 
     def __init__(self, addr: str, model: str, drafters: list[str], temperature: float, default_max: int,
                  timeout: float = 30.0, api_key: str = "", max_queue: int = 64, log=sys.stderr,
-                 sampling: bool = True):
+                 sampling: bool = True, metrics=None):
         """temperature: the default of requests that name none; sampling: False where the decode loop verifies
-        greedily only (a temperature > 0 is then a 400)."""
+        greedily only (a temperature > 0 is then a 400); metrics: what GET /metrics exposes (an
+        online.metrics.ServerMetrics; the serve loop sets its own), a 404 while None."""
         host, port = parse_address(addr)
         self.model, self.drafters, self.timeout = model, drafters, timeout
         self.temperature, self.default_max, self.sampling = temperature, default_max, sampling
@@ -267,6 +276,7 @@ class HttpFrontend:
         self.lock = threading.Lock()
         self.jobs_by_id: dict[str, Job] = {}  # queued or decoding, not yet answered
         self.abandoned = 0  # requests whose client hung up before their answer
+        self.metrics = metrics
         app = Edge(self._app(), api_key, MAX_BODY, timeout)
         self.http = ThreadedServer(app, host, port, limit_concurrency=max(64, 4 * max_queue), head_timeout=timeout)
         if (warning := exposure_warning(host, api_key)) is not None:
@@ -408,6 +418,12 @@ class HttpFrontend:
         @app.get("/health")
         async def health() -> dict[str, str]:
             return {"status": "ok"}
+
+        @app.get("/metrics", include_in_schema=False)
+        async def metrics() -> Response:
+            if self.metrics is None:
+                return JSONResponse(error_body("no metrics on this server", "not_found_error"), 404)
+            return Response(self.metrics.exposition(), media_type=CONTENT_TYPE_LATEST)
 
         @app.get("/v1/models")
         async def models() -> dict[str, Any]:

@@ -15,6 +15,7 @@ from typing import Any
 
 from draftpool.forward.sampling import SamplingParams
 from online.http_api import HttpFrontend, Job, error_body, openai_chunk, openai_reply, usage
+from online.metrics import request_spec
 from specsel.decoding.request import cut_at_stop
 
 
@@ -168,7 +169,9 @@ class HttpRun:
         return out
 
     def finish(self, rec: dict[str, Any], answer: dict[str, Any]) -> None:
-        """The job's answer: the whole reply, or the stream's last text, finish reason and usage, then [DONE]."""
+        """The job's answer: the whole reply, or the stream's last text, finish reason and usage, then [DONE]. The
+        "draftpool" object (the last chunk's, streamed) has the answer record's figures, and with `spec_metrics` the
+        request's speculative counts ("spec")."""
         front, job = self.front, self.job
         if "error" in rec:
             front.finish(job, 500, error_body(rec["error"], "server_error"))
@@ -177,6 +180,9 @@ class HttpRun:
             front.finish(job, 499, error_body("the client closed the connection", "client_closed"))
             return
         extra = {k: answer.get(k) for k in ("mat", "tok_s", "seconds", "versions_at_start", "versions_at_end")}
+        if job.settings.spec_metrics:  # counted as GET /metrics counts it (online/metrics.py)
+            extra["spec"] = front.metrics.request_spec(rec) if front.metrics is not None else \
+                request_spec(rec["metrics"], front.drafters)
         used = usage(self.prompt_len, answer["new_tokens"])
         if not job.settings.stream:
             front.finish(job, 200, openai_reply(job, front.model, answer["text"], self.prompt_len,

@@ -1,8 +1,9 @@
 """The serve loop of online_adapt.py, the same for every serving mode: read requests (a JSONL file / stdin, or the
 HTTP front end's jobs), check each against the target, serve it, append its answer and the trainer's events as they
 come, and stop cleanly on the end of the requests or a stop signal (online/serve_signals.py): the trainer hands over,
-trains and exports, the served indexes are saved, the summary says what happened. What a mode serves with (decoder,
-selection, trainer) is wired in online/modes/."""
+trains and exports, the served indexes are saved, the summary says what happened. Every request is counted once
+after its decode (online/metrics.py: the HTTP front end's GET /metrics; `metrics.prom` in the out_dir at the end).
+What a mode serves with (decoder, selection, trainer) is wired in online/modes/."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from online.adapt_config import ServeConfig
 from online.answers import answer_record, log_events
 from online.http_api import HttpFrontend, error_body
 from online.members import IndexSaver
+from online.metrics import ServerMetrics
 from online.openai_jobs import chat_prompt_ids, http_rows
 from online.process import TrainerHandle
 from online.requests import answered_ids, read_requests
@@ -30,12 +32,18 @@ from specsel.selection.selector import Selector
 
 def serve(s: ServeConfig, server, handle: TrainerHandle | None, front: HttpFrontend | None, tok, out_dir: Path,
           stops: list[int], wrap: Callable[[str], str] | None = None, saver: IndexSaver | None = None,
-          new_selector: Callable[[], Selector] | None = None) -> dict[str, Any]:
+          new_selector: Callable[[], Selector] | None = None, metrics: ServerMetrics | None = None
+          ) -> dict[str, Any]:
     """Serve the requests (`s.requests`, or the HTTP front end's) with `server` (an AdaptiveServer or a
     LookaheadServer) until they end or a stop signal, appending answers as they finish; start `handle`'s trainer
     first and stop it last (its final export), save `saver`'s indexes. wrap: a request file's prompt -> the text
-    that is chat-templated; new_selector: a fresh selector for each request (serve.selection_state reset).
-    -> the run's summary."""
+    that is chat-templated; new_selector: a fresh selector for each request (serve.selection_state reset);
+    metrics: what counts every request (default: `ServerMetrics.of` the server, its trainer and front end), served
+    at the front end's /metrics and written to out_dir/metrics.prom at the end. -> the run's summary."""
+    if metrics is None:
+        metrics = ServerMetrics.of(server, handle, front)
+    if front is not None:
+        front.metrics = metrics
     source = None
     answers = Path(s.answers) if s.answers else out_dir / "answers.jsonl"
     answers.parent.mkdir(parents=True, exist_ok=True)
@@ -57,7 +65,7 @@ def serve(s: ServeConfig, server, handle: TrainerHandle | None, front: HttpFront
             front.start()
             print(f"[online] serving {front.address}/v1/completions and /v1/chat/completions", file=sys.stderr,
                   flush=True)
-        with open(answers, "a") as out, open(out_dir / "metrics.jsonl", "a") as metrics:
+        with open(answers, "a") as out, open(out_dir / "metrics.jsonl", "a") as log:
             for row in rows:
                 if "error" not in row:
                     run = row.get("run")  # an HTTP job's sampling, stops, stream
@@ -68,17 +76,20 @@ def serve(s: ServeConfig, server, handle: TrainerHandle | None, front: HttpFront
                     except SpecError as e:
                         row = {**row, "error": f"request line {row['line']}: {e}" if "line" in row else str(e)}
                         if run is not None:
+                            metrics.observe_request(row)
                             front.finish(run.job, 400, error_body(str(e)))
                             continue
                 if "error" in row:
                     print(f"[online] {row['error']}", file=sys.stderr)
                     rec = row
+                    metrics.observe_request(rec)
                 else:
                     if new_selector is not None:
                         server.dec.set_selector(new_selector())
                     rec = server.serve(Request(row["id"], ids, row["max_new_tokens"]) if run is None else Request(
                         row["id"], ids, row["max_new_tokens"], run.job.cancelled.is_set,
                         run.watch if run.watches else None, run.params, run.seed))
+                    metrics.observe_request(rec, len(ids))
                     served += 1
                     if saver is not None:
                         saver.answered(rec)
@@ -88,9 +99,9 @@ def serve(s: ServeConfig, server, handle: TrainerHandle | None, front: HttpFront
                     answer.update(row["run"].record_fields(rec))  # the answer as the client gets it (stop strings)
                 out.write(json.dumps(answer) + "\n")
                 out.flush()
-                metrics.write(json.dumps({"time": time.time(), "event": "request", **{
+                log.write(json.dumps({"time": time.time(), "event": "request", **{
                     k: v for k, v in answer.items() if k != "text"}}) + "\n")
-                log_events(server.events, metrics)
+                log_events(server.events, log)
                 server.events.clear()
                 if row.get("run") is not None:
                     row["run"].finish(rec, answer)
@@ -109,8 +120,9 @@ def serve(s: ServeConfig, server, handle: TrainerHandle | None, front: HttpFront
             events = handle.stop() if handle is not None else []
             if saver is not None:
                 saver.save()
-            with open(out_dir / "metrics.jsonl", "a") as metrics:
-                log_events(server.events + events, metrics)
+            with open(out_dir / "metrics.jsonl", "a") as log:
+                log_events(server.events + events, log)
+            metrics.write(out_dir / "metrics.prom")  # the run's last scrape (a JSONL run has no /metrics)
         finally:
             for sig, h in old.items():
                 signal.signal(sig, h)

@@ -257,6 +257,7 @@ class SpecDecoder:
         m.accepted.append(n_acc)
         m.choices.append(i)
         m.drafted.append(len(drafted))
+        m.draft_len.append(len(drafted))
         # feedback: counterfactual acceptance of every drafter, or the chosen drafter's reward
         sel.after_cycle(run.state, i, n_acc, out, run.params)
         clock.lap("eval_s")

@@ -79,6 +79,13 @@ class Selector:
     def select(self) -> int:
         return self.game.select() if self.game is not None else self.learner.select()
 
+    def probabilities(self) -> list[float] | None:
+        """Read-only: the learner's current probability of each drafter (Hedge family, EXP3, uniform, fixed); None
+        for a learner that picks by index rather than by distribution (UCB, sequential halving). Loss vectors still
+        queued in the delayed-feedback game are not in it yet (they reach the learner before its next choice)."""
+        probs = getattr(self.learner, "probs", None)
+        return None if probs is None else [float(p) for p in probs()]
+
     def start_request(self, state: DecodeState) -> None:
         self.eval_from, self.pending = len(state.tokens), []  # first unevaluated position; chunks since then
         self.p_rows: dict[int, torch.Tensor] = {}  # position -> target distribution (sampling only)

@@ -36,6 +36,9 @@ class Fixed:
         self.arm = check_arm(arm, self.n_arms)
         self.rng = random.Random(seed)  # unused
 
+    def probs(self) -> list[float]:
+        return [1.0 if i == self.arm else 0.0 for i in range(self.n_arms)]
+
     def select(self) -> int:
         return self.arm
 
