@@ -59,6 +59,7 @@ from specsel.selection.delayed_feedback import GameConfig
 from specsel.selection.learners import make_learner
 
 PRACTICAL = GameConfig(hybrid=3, token_stride=6, warmup_rounds=6, feedback_every=12)  # HedgeSpec App. B.5
+SETTLED = GameConfig(warmup_rounds=4, feedback_every=8, settle=0.9)  # evaluation batched once the weights settle
 
 
 TABLES_FORMAT = 6  # bumped when acceptance_tables changes what it computes (2: BD along the drafted chain; 3: depth;
@@ -80,6 +81,7 @@ def selection_methods() -> list[Method]:
         Method("hedgespec-nh-accept", learner("normal_hedge"), GameConfig(loss="accept")),
         Method("hedgespec-nh-chunk", learner("normal_hedge"), GameConfig(level="chunk")),
         Method("hedgespec-nh-practical", learner("normal_hedge"), PRACTICAL),
+        Method("hedgespec-nh-settled", learner("normal_hedge"), SETTLED),
         Method("ucb-bd", learner("ucb"), reward="bd"),
         Method("ucb-be", learner("ucb"), reward="be"),
         Method("exp3-bd", learner("exp3"), reward="bd"),

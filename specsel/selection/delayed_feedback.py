@@ -10,7 +10,10 @@ Practical options (App. B.5), all off by default; the paper's settings in bracke
 - `hybrid`: the first N loss vectors use the acceptance-probability loss 1 - g_t, then the length loss [first few: 3];
 - `token_stride`: skipping updates, a loss vector for every s-th token only [6];
 - `warmup_rounds` / `feedback_every`: batched feedback, the counterfactual evaluation runs every round during the
-  warm-up, then once every m rounds over all chunks since the last one [6 / 12].
+  warm-up, then once every m rounds over all chunks since the last one [6 / 12];
+- `settle` (this project's): batched feedback only while the estimate has settled: the evaluation runs every round
+  while the learner's largest weight is below `settle`, every `feedback_every` rounds once it is at or above it (no
+  verified position goes unevaluated either way: a batched evaluation covers every chunk since the last one).
 """
 
 from __future__ import annotations
@@ -33,12 +36,16 @@ class GameConfig:
     token_stride: int = field(1, help="token-level: a loss vector every s tokens (skipping updates; paper: 6)")
     warmup_rounds: int = field(0, help="rounds with a counterfactual evaluation every round (paper: 6)")
     feedback_every: int = field(1, help="after the warm-up, evaluate once every m rounds (paper: 12)")
+    settle: float = field(0.0, help="batch the evaluation (feedback_every) only while the learner's largest weight "
+                                    "is >= settle (0: always; a learner without weights: always)")
 
     def validate(self) -> None:
         if self.level not in ("token", "chunk") or self.loss not in ("length", "accept"):
             raise ConfigError(f"game level must be token|chunk and loss length|accept, got {self.level}/{self.loss}")
-        if self.hybrid < 0 or self.token_stride < 1 or self.warmup_rounds < 0 or self.feedback_every < 1:
-            raise ConfigError("game: hybrid and warmup_rounds must be >= 0, token_stride and feedback_every >= 1")
+        if self.hybrid < 0 or self.token_stride < 1 or self.warmup_rounds < 0 or self.feedback_every < 1 or \
+                not 0 <= self.settle <= 1:
+            raise ConfigError("game: hybrid and warmup_rounds must be >= 0, token_stride and feedback_every >= 1, "
+                              "settle in [0, 1]")
 
 
 class DelayedFeedback:
@@ -70,7 +77,16 @@ class DelayedFeedback:
     def wants_evaluation(self, round_index: int) -> bool:
         """Whether round `round_index` (0-based, per request) runs the counterfactual evaluation."""
         c = self.cfg
-        return round_index < c.warmup_rounds or (round_index - c.warmup_rounds) % c.feedback_every == 0
+        if round_index < c.warmup_rounds or c.feedback_every == 1:
+            return True
+        if c.settle > 0 and not self.settled():
+            return True  # rule: while the weights still move, every round's feedback reaches the learner at once
+        return (round_index - c.warmup_rounds) % c.feedback_every == 0
+
+    def settled(self) -> bool:
+        """The learner's largest weight is at least `settle` (a learner without weights never settles)."""
+        probs = getattr(self.learner, "probs", None)
+        return probs is not None and max(probs()) >= self.cfg.settle
 
     def _loss_kind(self) -> str:
         return "accept" if self.cfg.loss == "accept" or self.updates + len(self.queue) < self.cfg.hybrid else "length"

@@ -5,6 +5,7 @@ import pytest
 import torch
 
 from benchmarks.replay import Method, ReplayRequest, acceptance_tables, replay
+from draftpool.config import ConfigError
 from draftpool.forward.sampling import SamplingParams
 from specsel.decoding.llama import LlamaDrafter
 from specsel.decoding.loop import SpecDecoder, SpecError
@@ -170,6 +171,7 @@ def test_sampling_selection_feeds_the_reweighted_length_estimate(monkeypatch):
 # the selector settings the replay is checked against live: token and chunk games, App. B.5's, two bandits
 REPLAY_SETTINGS = [("normal_hedge", GameConfig(), "bd"), ("hedge", GameConfig(level="chunk"), "bd"),
                    ("normal_hedge", GameConfig(hybrid=3, token_stride=2, warmup_rounds=2, feedback_every=3), "bd"),
+                   ("normal_hedge", GameConfig(warmup_rounds=1, feedback_every=4, settle=0.6), "bd"),
                    ("ucb", None, "bd"), ("exp3", None, "be")]
 
 
@@ -318,3 +320,35 @@ def test_bd_reward_of_a_short_model_free_chain_is_the_replayed_one():
     assert out == plain([1], 30)
     assert all(r == r for r in seen) and any(0 < r < 0.9 for r in seen)  # finite; short chains score partly
     assert [float(t.bd[0, s]) for s in starts[:-1]] == pytest.approx(seen[:-1], abs=1e-6)
+
+
+def test_settle_batches_the_evaluation_only_once_the_weights_settle():
+    """GameConfig.settle: every round is evaluated while the learner's largest weight is below `settle`; at or above
+    it, every feedback_every rounds; a learner without weights is evaluated every round."""
+
+    class Weights:
+        full_information = True
+
+        def __init__(self):
+            self.p = [0.5, 0.5]
+
+        def probs(self):
+            return self.p
+
+        def select(self):
+            return 0
+
+        def update(self, losses):
+            pass
+
+    lrn = Weights()
+    game = DelayedFeedback(lrn, 2, K, GameConfig(warmup_rounds=2, feedback_every=3, settle=0.9))
+    assert [game.wants_evaluation(r) for r in range(8)] == [True] * 8  # unsettled: every round
+    lrn.p = [0.95, 0.05]
+    assert [game.wants_evaluation(r) for r in range(8)] == [True, True, True, False, False, True, False, False]
+    assert game.settled()
+    no_weights = DelayedFeedback(type("L", (), {"full_information": True})(), 2, K,
+                                 GameConfig(warmup_rounds=0, feedback_every=3, settle=0.9))
+    assert all(no_weights.wants_evaluation(r) for r in range(6))
+    with pytest.raises(ConfigError, match="settle"):
+        GameConfig(settle=1.5).validate()
