@@ -278,6 +278,7 @@ class AutoChooser:
         self.base, self.time_weight = costs, time_weight
         self.extra = {"chain": 0.0, "tree": 0.0}  # averaged measured - modelled seconds per speculative cycle
         self.scale = 1.0  # averaged measured / modelled time of a plain step: the target's speed now
+        self.selection = 0.0  # averaged seconds of a cycle's selection + feedback (observe_selection)
         self.estimate = AcceptanceEstimate(list(prior), prior_weight, window=window)
         self.rank_prior = rank_prior
         self.trees = tuple(trees) if rank_prior else ()
@@ -350,11 +351,24 @@ class AutoChooser:
             kind = "tree" if tree else "chain"
             gap = seconds - (model.tree_time(tree) if tree else model.cycle_time(drafted))
             self.extra[kind] += self.time_weight * (gap - self.extra[kind])
+        self._refresh()
+
+    def observe_selection(self, seconds: float) -> None:
+        """A cycle's selection and feedback took `seconds` (the selector's choice and its counterfactual evaluation):
+        every kind of cycle pays it, so it is added to each (a per-cycle cost favours fewer, longer cycles, and a
+        plain step that still pays for selection is no longer modelled as plain decoding's)."""
+        self.selection += self.time_weight * (seconds - self.selection)
+        self._refresh()
+
+    def _refresh(self) -> None:
+        model = scaled(self.base, self.scale)
         # rule: speculative cycles slower than modelled raise their overhead; faster ones keep the model (the
         # conservative side: speculation is never credited with time it was not seen to save)
         chain, tree_extra = max(0.0, self.extra["chain"]), max(0.0, self.extra["tree"] - self.extra["chain"])
-        self.costs = replace(model, overhead=self.base.overhead + chain,
-                             tree_overhead=self.base.tree_overhead + tree_extra)
+        sel = max(0.0, self.selection)
+        self.costs = replace(model, overhead=self.base.overhead + chain + sel,
+                             tree_overhead=self.base.tree_overhead + tree_extra,
+                             plain_overhead=model.plain_overhead + sel)
 
 
 def scaled(costs: Costs, scale: float) -> Costs:

@@ -223,7 +223,9 @@ class SpecDecoder:
             if changed:
                 self.weights_changed(changed, run.state)
                 m.weight_swaps += len(changed)
+        t0 = perf_counter()
         i = sel.select()
+        selecting = perf_counter() - t0
         chooser, k, plan = None, self.k, None
         if self.policy is not None and self.policy.plans_for(i):
             chooser = self.policy.chooser(i, run.params.greedy)
@@ -241,7 +243,9 @@ class SpecDecoder:
             chooser.observe_time(0, perf_counter() - start)
             m.drafted.append(0)
             m.plans.append("plain")
+            t1 = perf_counter()
             sel.after_cycle(run.state, i, 0, out, run.params)  # a one-token chunk for full-information selectors
+            self._account(m, chooser, selecting + perf_counter() - t1, t0)
             clock.lap("eval_s")
             return prev
         catch_up(self.drafters[i], i, run, prev)
@@ -259,9 +263,20 @@ class SpecDecoder:
         m.drafted.append(len(drafted))
         m.draft_len.append(len(drafted))
         # feedback: counterfactual acceptance of every drafter, or the chosen drafter's reward
+        t1 = perf_counter()
         sel.after_cycle(run.state, i, n_acc, out, run.params)
+        self._account(m, chooser, selecting + perf_counter() - t1, t0)
         clock.lap("eval_s")
         return i
+
+    @staticmethod
+    def _account(m: RequestMetrics, chooser, selection: float, t0: float) -> None:
+        """A cycle's selection + feedback seconds and its whole seconds into the request's metrics; auto counts the
+        selection in every cycle's cost (rule: selection is never a tax the planner does not see)."""
+        m.selection_s.append(selection)
+        m.cycle_s.append(perf_counter() - t0)
+        if chooser is not None:
+            chooser.observe_selection(selection)
 
     def done(self, run: Run, max_new_tokens: int) -> bool:
         """max_new_tokens reached, the request cancelled or stopped by its watch, or a stop token committed."""

@@ -38,6 +38,10 @@ class RequestMetrics:
     # draft tokens per verification cycle, aligned with accepted / choices (drafted also has auto's plain steps);
     # a tree cycle's is its node count
     draft_len: list[int] = field(default_factory=list)
+    # per cycle (speculative or auto's plain step), timed always (host clock, no device sync: selection and feedback
+    # read their results back to the host): selection + feedback seconds, and the whole cycle's seconds
+    selection_s: list[float] = field(default_factory=list)
+    cycle_s: list[float] = field(default_factory=list)
     plans: list[str] = field(default_factory=list)  # auto: what each cycle was ('plain', 'k=2', 'tree 3/2/8')
     total_s: float = 0.0
 
@@ -61,6 +65,7 @@ class RequestMetrics:
                 "verify_s": self.verify_s, "target_s": self.target_s, "eval_s": self.eval_s,
                 "switches": self.switches, "switch_s": self.switch_s, "catchup_tokens": self.catchup_tokens,
                 "weight_swaps": self.weight_swaps, "drafted": self.drafted, "draft_len": self.draft_len,
+                "selection_s": self.selection_s, "cycle_s": self.cycle_s,
                 "plans": self.plans, "other_s": self.other_s,
                 "total_s": self.total_s}
 

@@ -175,6 +175,21 @@ def test_observed_times_raise_the_overheads_and_flip_the_choice():
         AutoChooser(costs, [0.5], k_max=4, time_weight=2.0)
 
 
+def test_selection_time_is_a_cost_of_every_cycle_and_favours_longer_chains():
+    """observe_selection: the selector's per-cycle seconds are added to plain steps and speculative cycles alike; a
+    drafter that just loses to plain steps without that cost wins once every cycle pays it (fewer, longer cycles
+    amortise it), and the costs the chooser plans with show it."""
+    costs = Costs({1: 0.086, 5: 0.112}, 0.005)
+    ch = AutoChooser(costs, [0.1, 0.08, 0.07, 0.07], k_max=4, time_weight=1.0, margin=0.0)
+    assert ch.choice().k == 0  # acceptance 0.1 does not pay for a 5-token pass
+    ch.observe_selection(0.08)
+    assert ch.costs.plain_overhead == pytest.approx(0.08) and ch.costs.overhead == pytest.approx(0.08)
+    assert ch.costs.cycle_time(0) == pytest.approx(0.086 + 0.08)
+    assert ch.choice().k > 0
+    ch.observe_selection(0.0)  # selection became free again: the plain choice comes back
+    assert ch.costs.plain_overhead == 0.0 and ch.choice().k == 0
+
+
 def test_costs_timed_on_a_busier_machine_do_not_keep_a_losing_chain():
     """Costs cached when the target ran slower (plain step 56 ms, 2-token pass 59 ms), now plain steps take 51 ms
     and a k = 1 cycle 58 ms, and the drafter's first draft is accepted 13% of the time: 1.13 tokens per 58 ms loses

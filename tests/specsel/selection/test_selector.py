@@ -352,3 +352,14 @@ def test_settle_batches_the_evaluation_only_once_the_weights_settle():
     assert all(no_weights.wants_evaluation(r) for r in range(6))
     with pytest.raises(ConfigError, match="settle"):
         GameConfig(settle=1.5).validate()
+
+
+def test_every_cycle_times_its_selection_and_feedback_apart():
+    """RequestMetrics.selection_s / cycle_s: one entry per cycle, the selection + feedback seconds within the cycle's,
+    timed with phase timing off too (no device sync)."""
+    sel = Selector(make_learner("normal_hedge", 3), 3, K, GameConfig())
+    out, m = SpecDecoder(target(), pool(), selector=sel, k=K, timing=False).generate([3], 30)
+    assert out == plain([3], 30)
+    assert len(m.selection_s) == len(m.cycle_s) == len(m.drafted) > 0
+    assert all(0 < s <= c for s, c in zip(m.selection_s, m.cycle_s))
+    assert sum(m.cycle_s) <= m.total_s
