@@ -40,7 +40,7 @@ class ServeConfig:
                                "there instead of reading serve.requests (e.g. 127.0.0.1:8000)")
     http_timeout: float = field(30.0, help="seconds an HTTP client may take to send a request body, in all (a "
                                            "stalled or dripping body gets a 408 and its connection closed)")
-    api_key: str = field("", help="HTTP: every /v1/ request needs 'Authorization: Bearer <key>' ('' = "
+    api_key: str = field("", help="HTTP: every /v1/ request and /metrics need 'Authorization: Bearer <key>' ('' = "
                                   "$DRAFTPOOL_API_KEY if set, else no key); also --api-key")
     max_queue: int = field(64, help="HTTP: requests that may wait for the decode loop (503 past it)")
     chat_special_tokens: bool = field(False, help="chat content (and request-file prompts) that spells a special "
