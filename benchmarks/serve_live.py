@@ -16,7 +16,7 @@ file, and the client's wall time), trainer rounds and published versions per min
 (exactly). `--plain N`: plain decoding of the stream's first N prompts in this process (same threads as the server's
 default), the reference for "x plain".
 Outputs: <out>/results.json, <out>/table.md, <out>/<variant>/scrapes.jsonl (every scrape, timed), <out>/metrics.png
-(counters over time, from the scrapes of the first adapting variant); progress lines on stderr.
+(rates over a sliding --rate-window, from the scrapes of the first adapting variant); progress lines on stderr.
 """
 
 from __future__ import annotations
@@ -238,21 +238,34 @@ def format_table(report: dict[str, Any]) -> str:
     return text
 
 
-def plot(report: dict[str, Any], out: Path) -> None:
-    """Counters over time from the scrapes of the first variant that adapts (else the first): MAT per drafter
-    (accepted / drafts + 1 per draft) and tokens generated per second, each between consecutive scrapes."""
+def windowed(parsed: list[tuple[float, dict]], window: float) -> list[tuple[float, dict, float, dict]]:
+    """Pairs of scrapes (earlier, later) `window` seconds apart or more, as Prometheus's rate()/increase() over
+    [window] reads them (the counters move once per request, so a shorter span is mostly zeros and spikes)."""
+    out, j = [], 0
+    for t, s in parsed:
+        while j + 1 < len(parsed) and t - parsed[j + 1][0] >= window:
+            j += 1
+        if t - parsed[j][0] >= window:
+            out.append((parsed[j][0], parsed[j][1], t, s))
+    return out
+
+
+def plot(report: dict[str, Any], out: Path, window: float) -> None:
+    """From the scrapes of the first variant that adapts (else the first), over a sliding `window` of seconds: the
+    mean acceptance length per drafter (1 + accepted / drafts) and the tokens generated per second."""
     plt = harness.pyplot()
     names = list(report["variants"])
     name = next((n for n in names if report["variants"][n]["rounds"]), names[0])
     scrapes = [json.loads(line) for line in (out / name / "scrapes.jsonl").read_text().splitlines()]
     parsed = [(s["time"], samples(s["text"])) for s in scrapes]
+    spans = windowed(parsed, window)
     t0 = parsed[0][0]
     fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.8))
     drafters = sorted({dict(lab).get("drafter") for (n, lab) in parsed[-1][1] if n == f"{SPEC}num_drafts_total"})
     for d in drafters:
+        key = (("drafter", d),)
         xs, ys = [], []
-        for (_, s1), (t2, s2) in zip(parsed, parsed[1:]):
-            key = (("drafter", d),)
+        for _, s1, t2, s2 in spans:
             drafts = s2.get((f"{SPEC}num_drafts_total", key), 0) - s1.get((f"{SPEC}num_drafts_total", key), 0)
             acc = s2.get((f"{SPEC}num_accepted_tokens_total", key), 0) - \
                 s1.get((f"{SPEC}num_accepted_tokens_total", key), 0)
@@ -260,19 +273,16 @@ def plot(report: dict[str, Any], out: Path) -> None:
                 xs.append(t2 - t0)
                 ys.append(1 + acc / drafts)
         a.plot(xs, ys, marker=".", label=d)
-    a.set_xlabel("seconds")
-    a.set_ylabel("accepted + 1 per draft")
-    a.set_title(f"per drafter, between scrapes ({name})")
+    a.set_xlabel("seconds since the first scrape")
+    a.set_ylabel("1 + accepted / drafts")
+    a.set_title(f"mean acceptance length per drafter, {window:.0f} s window ({name})", fontsize=9)
     a.legend(fontsize=8)
-    xs, ys = [], []
-    for (t1, s1), (t2, s2) in zip(parsed, parsed[1:]):
-        gen = total(s2, "draftpool:generation_tokens_total") - total(s1, "draftpool:generation_tokens_total")
-        xs.append(t2 - t0)
-        ys.append(gen / (t2 - t1))
-    b.plot(xs, ys, marker=".")
-    b.set_xlabel("seconds")
+    gen = "draftpool:generation_tokens_total"
+    b.plot([t2 - t0 for _, _, t2, _ in spans], [(total(s2, gen) - total(s1, gen)) / (t2 - t1)
+                                               for t1, s1, t2, s2 in spans], marker=".")
+    b.set_xlabel("seconds since the first scrape")
     b.set_ylabel("generated tokens / s")
-    b.set_title("draftpool:generation_tokens_total, rate")
+    b.set_title(f"rate({gen}[{window:.0f}s])", fontsize=9)
     harness.save_figure(fig, out / "metrics.png")
 
 
@@ -287,6 +297,7 @@ def _main(argv: list[str] | None) -> int:
     ap.add_argument("--requests", type=int, default=0, help="the stream's first N requests (0: all)")
     ap.add_argument("--plain", type=int, default=10, help="plain decoding of the first N prompts (0: none)")
     ap.add_argument("--scrape-every", type=float, default=2.0)
+    ap.add_argument("--rate-window", type=float, default=30.0, help="the plot's rate window, seconds")
     ap.add_argument("--serve", nargs="*", default=[], help="key=value overrides for every variant")
     args = ap.parse_args(argv)
     variants = parse_variants(args.variants)
@@ -308,7 +319,7 @@ def _main(argv: list[str] | None) -> int:
     if args.plain:
         report["plain"] = plain_tok_s(args, rows)
     harness.write_results(out, report, format_table(report))
-    plot(report, out)
+    plot(report, out, args.rate_window)
     print(format_table(report))
     return 0
 

@@ -23,3 +23,10 @@ def test_a_scrape_is_read_per_label_set_and_summed():
     assert s[("draftpool:spec_decode_num_drafts_total", (("drafter", "a"),))] == 3.0
     assert serve_live.total(s, "draftpool:spec_decode_num_drafts_total") == 7.0
     assert serve_live.total(s, "draftpool:absent_total") == 0
+
+
+def test_windowed_pairs_are_at_least_the_window_apart_and_the_latest_such():
+    parsed = [(t, {"t": t}) for t in (0.0, 2.0, 4.0, 6.0, 9.0)]
+    pairs = [(a, c) for a, _, c, _ in serve_live.windowed(parsed, 4.0)]
+    assert pairs == [(0.0, 4.0), (2.0, 6.0), (4.0, 9.0)]
+    assert serve_live.windowed(parsed, 100.0) == []
