@@ -366,6 +366,7 @@ def live_runs(model, drafter_models: dict[str, tuple[str, Any]], requests: list[
             row["exact"] += int(out == ref)
             for key in ("eval_s", "switch_s", "switches", "catchup_tokens", "select_s", "draft_s", "verify_s"):
                 row[key] += getattr(pm, key)
+            row.setdefault("cycle_shares", []).extend(s / c for s, c in zip(pm.selection_s, pm.cycle_s) if c > 0)
             rep = replay_res["results"].get(m.name)
             row["mode"] = m_mode
             if m_mode == "chain" and rep is not None:  # auto's k varies per cycle: the replay's fixed-k chains no
@@ -380,6 +381,10 @@ def live_runs(model, drafter_models: dict[str, tuple[str, Any]], requests: list[
         row["speedup"] = row["tok_s"] / (runs["plain"]["tokens"] / runs["plain"]["seconds"])
         if "eval_s" in row:
             row["eval_share"] = row["eval_s"] / row["seconds"]
+        shares = sorted(row.pop("cycle_shares", []))
+        if shares:  # selection + feedback as a share of each cycle's time: median and 95th percentile over cycles
+            row["selection_share_median"] = shares[len(shares) // 2]
+            row["selection_share_p95"] = shares[min(len(shares) - 1, int(0.95 * len(shares)))]
     return {"requests": [r.id for r in requests], "best_single": best_single, "runs": runs, "mode": mode}
 
 
@@ -465,12 +470,14 @@ def format_table(report: dict[str, Any]) -> str:
     if live:
         lines += ["", f"Live SpecDecoder ({live.get('mode', 'chain')}), first {len(live['requests'])} requests of the "
                       f"mixed stream (best single = {live['best_single']}):", "",
-                  "| method | MAT | tok/s | speedup vs plain | exact | eval share | switches | switch ms | "
-                  "live == replay |", "|---|---|---|---|---|---|---|---|---|"]
+                  "| method | MAT | tok/s | speedup vs plain | exact | eval share | selection per cycle, p50 / p95 | "
+                  "switches | switch ms | live == replay |", "|---|---|---|---|---|---|---|---|---|---|"]
         n = len(live["requests"])
         for name, r in live["runs"].items():
             lines.append(f"| {name} | {r['mat']:.2f} | {r['tok_s']:.1f} | {r['speedup']:.2f} | {r['exact']}/{n} | "
-                         f"{r.get('eval_share', 0):.1%} | {r.get('switches', 0)} | "
+                         f"{r.get('eval_share', 0):.1%} | "
+                         f"{r.get('selection_share_median', 0):.1%} / {r.get('selection_share_p95', 0):.1%} | "
+                         f"{r.get('switches', 0)} | "
                          f"{1000 * r.get('switch_s', 0) / max(1, r.get('switches', 0)):.1f} | "
                          + (f"{r['same_as_replay']}/{n} |" if "same_as_replay" in r else "- |"))
     return "\n".join(lines)
