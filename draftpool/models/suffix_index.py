@@ -9,22 +9,38 @@ frequent one, narrowing the range, while the path's probability stays above `min
 `segment_tokens`; past `max_tokens` the oldest segments are dropped (FIFO, whole segments).
 
 `RequestIndex` (prompt lookup over one request): every n-gram (n_min..n_max) of the prompt and the answer so far ->
-the positions that follow it, kept incrementally as tokens are committed.
+the positions that follow it and how often each token followed it, kept incrementally as tokens are committed (a
+trie over the request read backwards from each position); it also answers as of an earlier length, so the members
+that read one request can share one index.
 
 A proposal is (tokens, probabilities): probability j is the estimated chance that draft j is the target's token given
 drafts < j were (count of the walked continuation / count of the range), and the score, their running product's sum,
 is the expected number of accepted drafts (SuffixDecoding's score).
+
+`Matcher` (`SuffixIndex.matcher()`) follows one growing context token by token and proposes exactly what
+`SuffixIndex.propose(context, k)` / `propose_tree` would: per segment it keeps the suffix-array range of the context's
+longest suffix occurring there, grows it by narrowing that range with the next token (a binary search on the tokens
+that follow it), and shortens it from the left only when that fails, through the segment's inverse suffix array and
+LCP array: O(1) range lookups per token amortised, not a bisection over match lengths per proposal. A segment builds
+what it needs on first use and keeps it (13 bytes per token: the first two tokens of every sorted suffix packed in one
+int64, the inverse suffix array, the LCP array). A walk step over many occurrences (a short match: a common token or
+two) is counted in numpy and remembered per pattern until the index changes. numpy and the standard library only: a
+compiled suffix-automaton package would match too, but it would hold a second copy of a corpus of millions of tokens,
+and the per-token work left here is a few binary searches in C (`bisect`, with a key, over memoryviews).
 """
 
 from __future__ import annotations
 
 import heapq
 import itertools
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 import numpy as np
 
 SEP = -1  # between sequences in a segment: never matched, so no match crosses two sequences
+SMALL_WALK = 48  # a chain walk over at most this many occurrences reads their continuations once, in Python
+WALK_STEPS = 4096  # per index: the walk steps over more occurrences remembered (pattern -> next token, counts, range)
 
 
 @dataclass
@@ -90,6 +106,72 @@ def suffix_array(tokens: np.ndarray, depth: int) -> np.ndarray:
     return order[tokens[order] >= 0]
 
 
+def common_prefixes(tokens: np.ndarray, sa: np.ndarray, cap: int) -> np.ndarray:
+    """[M] LCP array of a suffix array: entry i = the tokens suffixes sa[i-1] and sa[i] share (no SEP), at most `cap`;
+    entry 0 = 0."""
+    out = np.zeros(len(sa), dtype=np.uint8 if cap < 256 else np.int32)
+    if len(sa) < 2 or cap < 1:
+        return out
+    last = len(tokens) - 1  # a SEP (every sequence ends with one): reading past the end reads it
+    idx = np.arange(1, len(sa))
+    a, b = sa[:-1], sa[1:]
+    for j in range(cap):  # rule: only pairs that still agree are read again
+        ta = tokens[np.minimum(a + j, last)]
+        keep = (ta == tokens[np.minimum(b + j, last)]) & (ta >= 0)
+        idx, a, b = idx[keep], a[keep], b[keep]
+        if not len(idx):
+            break
+        out[idx] += 1
+    return out
+
+
+def _narrow(tok, sa, lo: int, hi: int, m: int, t: int) -> tuple[int, int]:
+    """[a, b) of the suffixes in [lo, hi) (sharing their first m tokens) whose token m is t (memoryviews; a, b = a
+    when none)."""
+    if hi - lo == 1:
+        return (lo, hi) if tok[sa[lo] + m] == t else (lo, lo)
+
+    def key(s: int) -> int:
+        return tok[s + m]
+
+    a = bisect_left(sa, t, lo, hi, key=key)
+    if a == hi or tok[sa[a] + m] != t:
+        return a, a
+    return a, bisect_right(sa, t, a + 1, hi, key=key)
+
+
+def _expand(lcp, lcp_np: np.ndarray, size: int, r: int, n: int) -> tuple[int, int]:
+    """[lo, hi) of the suffixes sharing their first n tokens with the suffix of rank r (LCP array: a few steps in
+    Python, then numpy over growing windows)."""
+    lo = r
+    while lo and lcp[lo] >= n:
+        lo -= 1
+        if r - lo > 16:
+            width = 64
+            while True:  # lcp[0] = 0 < n: it stops
+                a = max(0, lo - width + 1)
+                hit = np.flatnonzero(lcp_np[a:lo + 1] < n)
+                if len(hit):
+                    lo = a + int(hit[-1])
+                    break
+                lo, width = a - 1, 4 * width
+            break
+    hi = r + 1
+    while hi < size and lcp[hi] >= n:
+        hi += 1
+        if hi - r > 17:
+            width = 64
+            while hi < size:
+                b = min(size, hi + width)
+                hit = np.flatnonzero(lcp_np[hi:b] < n)
+                if len(hit):
+                    hi += int(hit[0])
+                    break
+                hi, width = b, 4 * width
+            break
+    return lo, hi
+
+
 class Segment:
     """One immutable sorted corpus segment."""
 
@@ -108,37 +190,63 @@ class Segment:
         return seg
 
     def _set(self, tokens: np.ndarray, depth: int) -> None:
-        self.tokens = tokens  # [N]
+        self.tokens = np.ascontiguousarray(tokens)  # [N]
         self.sa = suffix_array(self.tokens, depth)  # [M]
         self.n_seqs = int((tokens == SEP).sum())
         self.depth = depth
+        self._views = None  # (tokens, suffix array, first two tokens) as memoryviews, on the first lookup
+        self._links = None  # (inverse suffix array, LCP array), on the first incremental match
 
     def __len__(self) -> int:
         return len(self.sa)
 
-    def _key(self, i: int, m: int) -> list[int]:
-        """The first m tokens of the i-th sorted suffix (shorter at the end; SEP compares below every token)."""
-        s = int(self.sa[i])
-        return self.tokens[s:s + m].tolist()
+    def views(self) -> tuple[memoryview, memoryview, memoryview]:
+        """(tokens, suffix array, the first two tokens of every sorted suffix packed in one sorted int64: first << 32
+        | second + 1, a SEP second as 0): memoryviews, whose items are Python ints (`bisect` reads them in C)."""
+        if self._views is None:
+            sa = np.ascontiguousarray(self.sa)
+            pairs = (self.tokens[sa] << 32) | (self.tokens[sa + 1] + 1)  # sa + 1 <= the last token, a SEP
+            self._views = (memoryview(self.tokens), memoryview(sa), memoryview(pairs))
+        return self._views
+
+    def links(self) -> tuple[memoryview, np.ndarray, memoryview]:
+        """(inverse suffix array [N] (-1 at SEPs), LCP array [M] and its memoryview): what shortens a match from the
+        left (the suffix one token later and the range around it). 5 bytes per token, built once per segment."""
+        if self._links is None:
+            isa = np.full(len(self.tokens), -1, dtype=np.int32)
+            isa[self.sa] = np.arange(len(self.sa), dtype=np.int32)
+            lcp = common_prefixes(self.tokens, self.sa, self.depth - 1)
+            self._links = (memoryview(isa), lcp, memoryview(lcp))
+        return self._links
+
+    def first(self, t: int) -> tuple[int, int]:
+        """[lo, hi) of the sorted suffixes that start with token t."""
+        pairs = self.views()[2]
+        a = bisect_left(pairs, t << 32)
+        return a, bisect_left(pairs, (t + 1) << 32, a)
+
+    def pair(self, t: int, u: int) -> tuple[int, int]:
+        """[lo, hi) of the sorted suffixes that start with tokens t, u."""
+        pairs, key = self.views()[2], (t << 32) | (u + 1)
+        a = bisect_left(pairs, key)
+        return a, bisect_right(pairs, key, a)
 
     def range_of(self, pattern: list[int]) -> tuple[int, int]:
-        """[lo, hi) of the sorted suffixes that start with `pattern` (len(pattern) < depth)."""
+        """[lo, hi) of the sorted suffixes that start with `pattern` (len(pattern) < depth; lo = hi when none): the
+        first token's range, narrowed token by token, the rest compared at once when one suffix is left."""
         m = len(pattern)
-        a, b = 0, len(self.sa)
-        while a < b:  # first suffix >= pattern
-            mid = (a + b) // 2
-            if self._key(mid, m) < pattern:
-                a = mid + 1
-            else:
-                b = mid
-        start, b = a, len(self.sa)
-        while a < b:  # first suffix > pattern
-            mid = (a + b) // 2
-            if self._key(mid, m) <= pattern:
-                a = mid + 1
-            else:
-                b = mid
-        return start, a
+        if not m:
+            return 0, len(self.sa)
+        tok, sa, _ = self.views()
+        a, b = self.first(int(pattern[0])) if m == 1 else self.pair(int(pattern[0]), int(pattern[1]))
+        n = min(m, 2)
+        while n < m and a < b:
+            if b - a == 1:
+                s = sa[a]
+                return (a, b) if tok[s + n:s + m].tolist() == list(pattern[n:]) else (a, a)
+            a, b = _narrow(tok, sa, a, b, n, pattern[n])
+            n += 1
+        return a, b
 
     def following(self, lo: int, hi: int, m: int) -> np.ndarray:
         """The token after the first m tokens of suffixes lo..hi-1 ([hi-lo], SEP where a sequence ends), in sorted
@@ -148,6 +256,15 @@ class Segment:
         inside = pos < len(self.tokens)
         out[inside] = self.tokens[pos[inside]]
         return out
+
+    def windows(self, lo: int, hi: int, m: int, n: int) -> list[list[int]]:
+        """The n tokens after the first m tokens of suffixes lo..hi-1 (SEP past the end): one list per suffix."""
+        if hi - lo <= 4:
+            tok, sa, _ = self.views()
+            rows = [tok[sa[i] + m:sa[i] + m + n].tolist() for i in range(lo, hi)]
+            return [r if len(r) == n else r + [SEP] * (n - len(r)) for r in rows]
+        idx = self.sa[lo:hi, None] + (m + np.arange(n))
+        return self.tokens[np.minimum(idx, len(self.tokens) - 1)].tolist()  # the last token is a SEP
 
 
 class SuffixIndex:
@@ -162,6 +279,9 @@ class SuffixIndex:
         self.recent: list[list[int]] = []  # sequences of the segment still growing
         self.recent_segment: Segment | None = None
         self.evicted = 0  # tokens dropped past the cap
+        self.version = 0  # +1 whenever the segments change (add, freeze, evict): matchers recompute then
+        self._steps: dict[tuple[int, ...], tuple] = {}  # the walk steps over many occurrences, at `_steps_version`
+        self._steps_version = 0
 
     # --- contents ----------------------------------------------------------------------------------------------
     def add(self, seqs: list[list[int]]) -> None:
@@ -174,6 +294,11 @@ class SuffixIndex:
                 self.recent = []
         self.recent_segment = Segment(self.recent, self.depth) if self.recent else None
         self._evict()
+        self.changed()
+
+    def changed(self) -> None:
+        """The segments changed (add calls it; so must whoever replaces them directly once matchers exist)."""
+        self.version += 1
 
     def _evict(self) -> None:
         # rule: past the cap, the oldest frozen segments go, whole
@@ -186,6 +311,11 @@ class SuffixIndex:
 
     def all_segments(self) -> list[Segment]:
         return self.segments + ([self.recent_segment] if self.recent_segment is not None else [])
+
+    def matcher(self) -> Matcher:
+        """An incremental matcher for one growing context (a request): push its tokens as they come, propose after
+        any of them; its proposals are `propose(context, k)`'s."""
+        return Matcher(self)
 
     # --- proposals ---------------------------------------------------------------------------------------------
     def longest_match(self, context: list[int]) -> int:
@@ -222,8 +352,10 @@ class SuffixIndex:
         nexts = {}
         for key, (seg, lo, hi) in ranges.items():
             nx = nexts[key] = seg.following(lo, hi, m)
-            vals, cnt = np.unique(nx, return_counts=True)
-            for v, c in zip(vals.tolist(), cnt.tolist()):
+            # sorted: each run of equal tokens is one token's count
+            cut = np.flatnonzero(nx[1:] != nx[:-1]) + 1
+            starts = np.concatenate([[0], cut])
+            for v, c in zip(nx[starts].tolist(), np.diff(np.append(starts, len(nx))).tolist()):
                 counts[v] = counts.get(v, 0) + c
         total = sum(counts.values())
         counts.pop(SEP, None)  # a sequence ending here proposes nothing
@@ -242,32 +374,98 @@ class SuffixIndex:
     def propose(self, context: list[int], k: int) -> Proposal:
         """A chain of at most k drafts continuing `context` (and at most max_spec_factor x the match length)."""
         m, pattern, ranges = self._start(context, k)
+        return self._chain(m, pattern, ranges, k)
+
+    def _chain(self, m: int, pattern: list[int], ranges: dict, k: int) -> Proposal:
+        """The chain walked from the ranges of `pattern`, the last tokens of a match of m tokens."""
         if not ranges:
             return NO_PROPOSAL
-        tokens, probs = [], []
-        run = 1.0
-        limit = min(k, max(1, int(self.max_spec_factor * m)))
-        while len(tokens) < limit and len(pattern) < self.depth:
-            counts, total, nexts = self._children(ranges, len(pattern))
-            if not counts:
+        tokens: list[int] = []
+        probs: list[float] = []
+        run, n = 1.0, len(pattern)
+        # rule: at most k drafts, max_spec_factor x the match, and the walk stays within the sorted depth
+        steps = min(k, max(1, int(self.max_spec_factor * m)), self.depth - n)
+        while len(tokens) < steps:
+            if sum(hi - lo for _, lo, hi in ranges.values()) <= SMALL_WALK:
+                rows = [r for seg, lo, hi in ranges.values() for r in seg.windows(lo, hi, n, steps - len(tokens))]
+                self._walk_rows(rows, run, tokens, probs)
                 break
-            tok = max(counts, key=lambda t: (counts[t], -t))  # the most frequent; ties to the lower id
-            p = counts[tok] / total
+            tok, c, total, ranges = self._big_step(tuple(pattern) + tuple(tokens), ranges)
+            if not c:
+                break
+            p = c / total
             if run * p < self.min_prob:  # rule: stop where the path's probability falls below min_prob
                 break
             run *= p
             tokens.append(tok)
             probs.append(p)
-            ranges = self._narrow(ranges, nexts, tok)
-            pattern.append(tok)
+            n += 1
         return Proposal(tokens, probs, m)
+
+    def _big_step(self, pattern: tuple[int, ...], ranges: dict) -> tuple[int, int, int, dict]:
+        """A walk step over many occurrences of `pattern` (`ranges`): -> (the most frequent next token, ties to the
+        lower id, its count (0: none), the count with sequence ends, the ranges continued by it). Remembered per
+        pattern until the index changes: the short patterns that have many occurrences come back often."""
+        if self._steps_version != self.version:
+            self._steps, self._steps_version = {}, self.version
+        step = self._steps.get(pattern)
+        if step is None:
+            n, items = len(pattern), list(ranges.values())
+            # the next tokens, per segment in sorted order (past the end: the last token, a SEP)
+            nexts = [np.take(seg.tokens, seg.sa[lo:hi] + n, mode="clip") for seg, lo, hi in items]
+            every = np.concatenate(nexts) if len(nexts) > 1 else nexts[0]
+            counts = np.bincount(every + 1)[1:]  # per token id (SEP dropped)
+            tok = int(counts.argmax()) if len(counts) else 0
+            c = int(counts[tok]) if len(counts) else 0
+            narrowed = {}
+            # rule: a step below min_prob ends every walk that reaches it (the path's probability is at most 1)
+            if c and c / len(every) >= self.min_prob:  # the ranges continued by tok: [lo + below, + equal)
+                starts = np.cumsum([0] + [len(x) for x in nexts[:-1]])
+                below = np.add.reduceat(every < tok, starts).tolist()
+                equal = np.add.reduceat(every == tok, starts).tolist()
+                narrowed = {id(seg): (seg, lo + b, lo + b + e)
+                            for (seg, lo, _), b, e in zip(items, below, equal) if e}
+            step = (tok, c, len(every), narrowed)
+            if len(self._steps) >= WALK_STEPS:
+                self._steps.clear()
+            self._steps[pattern] = step
+        return step
+
+    def _walk_rows(self, rows: list[list[int]], run: float, tokens: list[int], probs: list[float]) -> None:
+        """The chain's walk (as `_chain`'s) over the continuations of the occurrences left, one list each."""
+        for j in range(len(rows[0]) if rows else 0):
+            if len(rows) == 1:  # one occurrence: every count is 1 of 1, the path's probability stays where it is
+                for t in rows[0][j:]:
+                    if t == SEP:
+                        return
+                    tokens.append(t)
+                    probs.append(1.0)
+                return
+            counts: dict[int, int] = {}
+            for r in rows:
+                counts[r[j]] = counts.get(r[j], 0) + 1
+            total = len(rows)
+            counts.pop(SEP, None)
+            if not counts:
+                return
+            tok = max(counts, key=lambda t: (counts[t], -t))
+            p = counts[tok] / total
+            if run * p < self.min_prob:
+                return
+            run *= p
+            tokens.append(tok)
+            probs.append(p)
+            rows = [r for r in rows if r[j] == tok]
 
     def propose_tree(self, context: list[int], budget: int, depth: int, top_k: int) -> TreeProposal:
         """SuffixDecoding's speculation tree: best-first over the continuations by path probability (counts / range
         size, multiplied down the path), at most `budget` nodes, `depth` levels (and max_spec_factor x the match
         length), `top_k` children per node, every node's path probability >= min_prob. Nodes come parents first
         (a child's path probability never exceeds its parent's, so best-first order is a tree order)."""
-        m, pattern, ranges = self._start(context, depth)
+        return self._tree(self._start(context, depth), budget, depth, top_k)
+
+    def _tree(self, start: tuple[int, list[int], dict], budget: int, depth: int, top_k: int) -> TreeProposal:
+        m, pattern, ranges = start
         tree = TreeProposal([], [], [], [], m)
         limit = min(depth, max(1, int(self.max_spec_factor * m)))
         heap: list = []  # candidates: (-path prob, push order, parent node, depth, token, pattern, ranges, nexts)
@@ -295,8 +493,168 @@ class SuffixIndex:
         return tree
 
 
+def _step(seg: Segment, st: list[int], t: int, cap: int) -> None:
+    """One segment's match state [m, lo, hi] (the context's longest suffix occurring in it, at most `cap` tokens, and
+    its suffix-array range) after the context grows by token t."""
+    tok, sa, _ = seg.views()
+    m = st[0]
+    if m:
+        lo = st[1]
+        s = sa[lo]  # where one occurrence of the match starts
+        if m < cap:  # rule: the match grows by narrowing its range to the suffixes that continue with t
+            a, b = seg.pair(tok[s], t) if m == 1 else _narrow(tok, sa, lo, st[2], m, t)
+            if a < b:
+                st[0], st[1], st[2] = m + 1, a, b
+                return
+        # else it loses tokens on the left: the match's last n tokens start one suffix (m - n tokens) later, and
+        # their range is the suffixes around that one's rank sharing n tokens with it (the LCP array; for 2 tokens,
+        # the range of the pair)
+        for n in range(m - 1, 0, -1):
+            if n == 1:
+                a, b = seg.pair(tok[s + m - 1], t)
+            else:
+                if n == 2:
+                    a, b = seg.pair(tok[s + m - 2], tok[s + m - 1])
+                else:
+                    isa, lcp_np, lcp = seg.links()
+                    a, b = _expand(lcp, lcp_np, len(sa), isa[s + m - n], n)
+                a, b = _narrow(tok, sa, a, b, n, t)
+            if a < b:
+                st[0], st[1], st[2] = n + 1, a, b
+                return
+    a, b = seg.first(t)
+    st[0], st[1], st[2] = (1, a, b) if a < b else (0, 0, 0)
+
+
+class Matcher:
+    """The longest suffix of a growing context that occurs in a SuffixIndex, followed token by token: per segment
+    [m, lo, hi], the longest suffix of the context occurring in that segment (at most depth - 1 tokens) and its
+    sorted-suffix range. The corpus's match is the longest of them; the walk's pattern (the match's last
+    depth - 1 - k tokens) is each long-enough segment's range widened through the LCP array. Every state is a function
+    of the context's last depth - 1 tokens, so a matcher that jumps (a new context, a long gap, a changed index)
+    recomputes from those alone."""
+
+    def __init__(self, index: SuffixIndex):
+        self.index = index
+        self.tail: list[int] = []  # the context's last tokens, at least depth - 1 of them
+        self.n = 0  # the context's length
+        self._stream: list[int] | None = None  # the list `follow` reads from
+        self._segs: list[Segment] = []
+        self._states: list[list[int]] = []
+        self._bind()
+
+    def _bind(self) -> None:
+        """Match against the index's segments as they are now: a segment already followed keeps its state, a new one
+        (the recent segment rebuilt, a frozen one) reads the tail."""
+        ix, cap = self.index, self.index.depth - 1
+        kept = {id(seg): st for seg, st in zip(self._segs, self._states)}
+        segs = ix.all_segments()
+        states = []
+        for seg in segs:
+            st = kept.get(id(seg))
+            if st is None:
+                st = [0, 0, 0]
+                for t in self.tail[-cap:]:
+                    _step(seg, st, t, cap)
+            states.append(st)
+        self._segs, self._states = segs, states
+        self._version, self._recent = ix.version, ix.recent_segment
+
+    def _check(self) -> None:
+        if self.index.version != self._version or self.index.recent_segment is not self._recent:
+            self._bind()
+
+    def reset(self) -> None:
+        """An empty context."""
+        self.tail, self.n, self._stream = [], 0, None
+        for st in self._states:
+            st[0] = st[1] = st[2] = 0
+        self._check()
+
+    def push(self, token: int) -> None:
+        self.extend([token])
+
+    def extend(self, tokens: list[int]) -> None:
+        """The context grows by `tokens`."""
+        self._check()
+        cap = self.index.depth - 1
+        followed = list(zip(self._segs, self._states))
+        tail = self.tail
+        for t in tokens:
+            t = int(t)
+            for seg, st in followed:
+                _step(seg, st, t, cap)
+            tail.append(t)
+        if len(tail) > 2 * cap + 64:
+            del tail[:len(tail) - cap]
+        self.n += len(tokens)
+
+    def follow(self, tokens: list[int], n: int | None = None) -> None:
+        """The context becomes tokens[:n] (default: all of it): read on from where it was when `tokens` is the list
+        it followed last and n is not behind; anything else (and a gap longer than depth - 1) starts from the last
+        depth - 1 tokens."""
+        n = len(tokens) if n is None else n
+        if tokens is self._stream and self.n <= n:
+            if n - self.n < self.index.depth:
+                self.extend(tokens[self.n:n])
+                return
+        cap = self.index.depth - 1
+        self.reset()
+        self._stream = tokens
+        self.n = max(0, n - cap)
+        self.extend(tokens[self.n:n])
+
+    @property
+    def match(self) -> int:
+        """The corpus's longest suffix of the context (at most depth - 1 tokens): `SuffixIndex.longest_match`."""
+        self._check()
+        return max((st[0] for st in self._states), default=0)
+
+    def start(self, k: int) -> tuple[int, list[int], dict]:
+        """`SuffixIndex._start(context, k)`: (match length, the walk's pattern, {segment id: (segment, lo, hi)})."""
+        ix = self.index
+        m = self.match
+        if m < ix.min_match or k < 1:
+            return m, [], {}
+        w = min(m, max(1, ix.depth - 1 - k))
+        ranges = {}
+        for seg, st in zip(self._segs, self._states):
+            if not w:  # (min_match 0, no match) the empty pattern: every suffix
+                if len(seg):
+                    ranges[id(seg)] = (seg, 0, len(seg))
+                continue
+            if st[0] < w:
+                continue
+            lo, hi = st[1], st[2]
+            if st[0] > w:  # the match's last w tokens: the range around the suffix (m - w) tokens later
+                if w <= 2:
+                    lo, hi = seg.first(self.tail[-1]) if w == 1 else seg.pair(self.tail[-2], self.tail[-1])
+                else:
+                    tok, sa, _ = seg.views()
+                    isa, lcp_np, lcp = seg.links()
+                    lo, hi = _expand(lcp, lcp_np, len(sa), isa[sa[lo] + st[0] - w], w)
+            ranges[id(seg)] = (seg, lo, hi)
+        return m, self.tail[len(self.tail) - w:], ranges
+
+    def propose(self, k: int) -> Proposal:
+        """`SuffixIndex.propose(context, k)`."""
+        m, pattern, ranges = self.start(k)
+        return self.index._chain(m, pattern, ranges, k)
+
+    def propose_tree(self, budget: int, depth: int, top_k: int) -> TreeProposal:
+        """`SuffixIndex.propose_tree(context, budget, depth, top_k)`."""
+        return self.index._tree(self.start(depth), budget, depth, top_k)
+
+
 class RequestIndex:
-    """Prompt lookup over one request: n-gram -> positions after its occurrences, updated token by token."""
+    """Prompt lookup over one request: n-gram -> its occurrences and the tokens after them, updated token by token.
+    Proposals can be asked as of any length reached (`upto`): the same as an index that stopped there.
+
+    The n-grams are the nodes of a trie that reads the request backwards from a position (the token before an n-gram
+    leads to the (n+1)-gram), kept in flat int lists and int-keyed dicts: a long prompt adds no objects for the
+    garbage collector to walk."""
+
+    MEMO = 4096  # proposals remembered (a proposal as of a length never changes)
 
     def __init__(self, n_min: int = 2, n_max: int = 8):
         if not 1 <= n_min <= n_max:
@@ -305,15 +663,59 @@ class RequestIndex:
         self.reset()
 
     def reset(self) -> None:
-        self.tokens: list[int] = []
-        self.after: dict[tuple[int, ...], list[int]] = {}  # n-gram -> positions of the token after each occurrence
+        self.tokens: list[int] = []  # a new list: whoever follows the old one sees the restart
+        self._child: dict[int, int] = {}  # node << 32 | the token before it (ids < 2**32) -> the longer n-gram's node
+        # per node (n >= n_min): the positions after its first and its latest occurrence, its occurrences, the most
+        # frequent token after it (ties: the lower id) and that token's count
+        self._first, self._last, self._n, self._best, self._best_n = [-1], [-1], [0], [0], [0]
+        self._counts: dict[int, int] = {}  # node << 32 | token after -> count (nodes seen twice or more)
+        # per n-gram size n_min.., per position p: the position after the previous occurrence of the n-gram that
+        # ends before p (-1: none)
+        self._earlier: list[list[int]] = [[] for _ in range(self.n_min, self.n_max + 1)]
+        self._memo: dict[tuple[int, int, bool], Proposal] = {}
 
     def extend(self, tokens: list[int]) -> None:
+        toks, child, counts, earlier, n_min, n_max = (self.tokens, self._child, self._counts, self._earlier,
+                                                      self.n_min, self.n_max)
+        first, last, seen, best, best_n = self._first, self._last, self._n, self._best, self._best_n
         for t in tokens:
-            self.tokens.append(int(t))
-            end = len(self.tokens) - 1  # the n-grams ending just before this token are followed by it
-            for n in range(self.n_min, min(self.n_max, end) + 1):
-                self.after.setdefault(tuple(self.tokens[end - n:end]), []).append(end)
+            t = int(t)
+            end = len(toks)  # the n-grams ending just before this token are followed by it
+            toks.append(t)
+            node = 0
+            top = min(n_max, end)
+            for n in range(1, top + 1):
+                key = node << 32 | toks[end - n]
+                node = child.get(key, -1)
+                if node < 0:
+                    node = child[key] = len(first)
+                    first.append(-1)
+                    last.append(-1)
+                    seen.append(0)
+                    best.append(0)
+                    best_n.append(0)
+                if n < n_min:
+                    continue
+                earlier[n - n_min].append(last[node])
+                last[node] = end
+                c = seen[node] = seen[node] + 1
+                if c == 1:
+                    first[node], best[node], best_n[node] = end, t, 1
+                    continue
+                if c == 2:
+                    counts[node << 32 | best[node]] = 1
+                key = node << 32 | t
+                c = counts[key] = counts.get(key, 0) + 1
+                # rule: counts only grow, so the most frequent is the old one or the one just counted
+                if c > best_n[node] or (c == best_n[node] and t < best[node]):
+                    best[node], best_n[node] = t, c
+            for n in range(max(top + 1, n_min), n_max + 1):
+                earlier[n - n_min].append(-1)
+
+    def advance(self, tokens: list[int], n: int) -> None:
+        """Index tokens[len(self.tokens):n] (the caller knows the indexed tokens are a prefix of `tokens`)."""
+        if n > len(self.tokens):
+            self.extend(tokens[len(self.tokens):n])
 
     def sync(self, tokens: list[int]) -> None:
         """Catch up with the committed tokens (a prefix of `tokens` is already indexed; anything else restarts)."""
@@ -323,35 +725,75 @@ class RequestIndex:
             n = 0
         self.extend(tokens[n:])
 
-    def propose(self, k: int, most_frequent: bool = False) -> Proposal:
-        """Continue the longest n-gram ending the request that occurred before: copy what followed its latest
-        occurrence (prompt lookup), or walk the most frequent continuation (`most_frequent`)."""
-        toks = self.tokens
-        for n in range(min(self.n_max, len(toks) - 1), self.n_min - 1, -1):
-            pos = [p for p in self.after.get(tuple(toks[len(toks) - n:]), []) if p < len(toks)]
-            if not pos:
-                continue
-            if not most_frequent:
-                start = pos[-1]
-                draft = toks[start:start + k]
-                return Proposal(draft, [1.0] * len(draft), n)
-            return self._walk(n, k)
-        return NO_PROPOSAL
+    def _occurrences(self, node: int, g: int, n: int) -> tuple[list[int], int]:
+        """The g-gram `node`'s occurrences: (the positions after them from n on, latest first; the latest before n,
+        or -1)."""
+        out, p, earlier = [], self._last[node], self._earlier[g - self.n_min]
+        while p >= n:
+            out.append(p)
+            p = earlier[p]
+        return out, p
 
-    def _walk(self, n: int, k: int) -> Proposal:
-        ctx = list(self.tokens)
+    def propose(self, k: int, most_frequent: bool = False, upto: int | None = None) -> Proposal:
+        """Continue the longest n-gram ending the request that occurred before: copy what followed its latest
+        occurrence (prompt lookup), or walk the most frequent continuation (`most_frequent`). upto: as of the
+        request's first `upto` tokens (default: all)."""
+        n = len(self.tokens) if upto is None else upto
+        key = (n, k, most_frequent)
+        prop = self._memo.get(key)
+        if prop is None:
+            if len(self._memo) >= self.MEMO:
+                self._memo.clear()
+            prop = self._memo[key] = self._propose(n, k, most_frequent)
+        return prop
+
+    def _propose(self, n: int, k: int, most_frequent: bool) -> Proposal:
+        toks, child, first = self.tokens, self._child, self._first
+        node, found = 0, None
+        for g in range(1, min(self.n_max, n - 1) + 1):  # rule: the longest n-gram that occurred before
+            node = child.get(node << 32 | toks[n - g], -1)
+            if node < 0:
+                break
+            if g >= self.n_min:
+                if not 0 <= first[node] < n:  # not before n (nor is any longer one)
+                    break
+                found = g, node
+        if found is None:
+            return NO_PROPOSAL
+        g, node = found
+        if not most_frequent:
+            start = self._occurrences(node, g, n)[1]  # its latest occurrence before n
+            draft = toks[start:min(start + k, n)]
+            return Proposal(draft, [1.0] * len(draft), g)
+        return self._walk(g, k, n)
+
+    def _walk(self, g: int, k: int, n: int) -> Proposal:
+        toks, child, first = self.tokens, self._child, self._first
+        ctx = toks[n - g:n]
         tokens, probs = [], []
         while len(tokens) < k:
-            pos = [p for p in self.after.get(tuple(ctx[len(ctx) - n:]), []) if p < len(self.tokens)]
-            if not pos:
+            node = 0
+            for j in range(1, g + 1):  # the node of ctx's last g tokens
+                node = child.get(node << 32 | ctx[-j], -1)
+                if node < 0:
+                    break
+            if node < 0 or not 0 <= first[node] < n:
                 break
-            counts: dict[int, int] = {}
-            for p in pos:
-                counts[self.tokens[p]] = counts.get(self.tokens[p], 0) + 1
-            tok = max(counts, key=lambda t: (counts[t], -t))
+            if self._last[node] < n:  # every occurrence is before n: the kept counts
+                total, tok, c = self._n[node], self._best[node], self._best_n[node]
+            else:  # as of n: the occurrences before n, counted
+                counts: dict[int, int] = {}
+                _, p = self._occurrences(node, g, n)
+                earlier = self._earlier[g - self.n_min]
+                while p >= 0:
+                    counts[toks[p]] = counts.get(toks[p], 0) + 1
+                    p = earlier[p]
+                total = sum(counts.values())
+                tok = max(counts, key=lambda t: (counts[t], -t))
+                c = counts[tok]
             tokens.append(tok)
             # rule: within one request, evidence is thin: one more "other" outcome is counted (a continuation seen
             # once is a coin flip, not a certainty), so a short repeat does not outscore the corpus
-            probs.append(counts[tok] / (len(pos) + 1))
+            probs.append(c / (total + 1))
             ctx.append(tok)
-        return Proposal(tokens, probs, n)
+        return Proposal(tokens, probs, g)
