@@ -98,12 +98,19 @@ def chain_drafts(propose, ids: torch.Tensor, attention_mask: torch.Tensor, depth
 class _Proposer:
     def __init__(self, model: NgramModel):
         self.model, self.n_min, self.n_max = model, model.n_min, model.n_max
+        self._req: RequestIndex | None = None
+        self._matcher = None
 
     def __call__(self, req: RequestIndex, k: int):
         mine = req.propose(k, most_frequent=isinstance(self.model, SuffixModel))
         if not isinstance(self.model, SuffixModel):
             return mine
-        return choose(self.model.index.propose(req.tokens, k), mine)
+        # rule: one matcher per request followed token by token (SuffixIndex.matcher: the same proposals as
+        # index.propose(req.tokens, k), without a search per position)
+        if self._req is not req:
+            self._req, self._matcher = req, self.model.index.matcher()
+        self._matcher.follow(req.tokens)
+        return choose(self._matcher.propose(k), mine)
 
 
 class NgramKind(DrafterKind):

@@ -93,3 +93,28 @@ def test_evaluation_of_a_model_free_drafter_reads_its_chains(target_info, target
     assert steps.logits[0][0, prompt.shape[1] - 1:-1].tolist() == answer  # step 0 after each prefix: the next token
     # a cold n-gram drafter proposes only what the request repeats: far less
     assert res["cold"]["top1_per_step"][0] < 0.5
+
+
+def test_teacher_forced_steps_follow_the_index_with_a_matcher_and_equal_a_search_per_position():
+    """The suffix kind's steps (every position's chain, used by evaluation and the selection replay) follow each row
+    with one SuffixIndex matcher; they equal the chains of a fresh index search after every prefix."""
+    from draftpool.models.suffix import SuffixModel
+    from draftpool.models.suffix_index import RequestIndex, SuffixIndex, choose
+
+    rng = np.random.default_rng(3)
+    index = SuffixIndex(depth=12, segment_tokens=40)
+    index.add([rng.integers(0, 6, size=int(rng.integers(5, 30))).tolist() for _ in range(30)])
+    model = SuffixModel(6, index=index)
+    ids = torch.tensor(rng.integers(0, 6, size=(3, 50)))
+    mask = torch.ones_like(ids)
+    mask[2, 35:] = 0
+    depth = 4
+    steps = SUFFIX.steps(model, None, ids, mask, depth)
+    drafts = steps.logits  # per step j: [B,T] drafted ids, -1 where none
+    for r in range(3):
+        req = RequestIndex(model.n_min, model.n_max)
+        for t in range(int(mask[r].sum())):
+            req.extend([int(ids[r, t])])
+            want = choose(index.propose(req.tokens, depth), req.propose(depth, most_frequent=True)).tokens
+            got = [int(drafts[j][r, t]) for j in range(depth) if int(drafts[j][r, t]) >= 0]
+            assert got == want, (r, t)
