@@ -256,7 +256,8 @@ def test_signals_during_the_stop_are_ignored_and_said_so(tmp_path, capfd, record
             return [{"event": "stopped", "unsaved_rounds": 0}]
 
     handle = Handle(faults=[], restarts=0, dropped=0, rounds_seen=0, exports=[], skipped=0, lost=None)
-    server = SimpleNamespace(events=[], failed=0, learned=0, swap=SimpleNamespace(swaps=0, versions=lambda: {}, ages=lambda: {}))
+    swap = SimpleNamespace(swaps=0, versions=lambda: {}, ages=lambda: {})
+    server = SimpleNamespace(events=[], failed=0, learned=0, swap=swap)
     reqs = requests(tmp_path / "r.jsonl", ["{not json"])  # a bad line: its record needs no tokenizer
     summary = serve(ServeConfig(requests=str(reqs)), server, handle, None, None, tmp_path / "online", [])
     assert stopped and summary["stopped_by"] == (first.name if first is not None else "end of requests")
