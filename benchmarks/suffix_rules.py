@@ -19,7 +19,8 @@ import json
 from benchmarks import harness
 from data_gen.generate import data_dir_for, load_distilled
 from draftpool.config import ConfigError
-from draftpool.models.suffix_index import Proposal, RequestIndex, choose
+from draftpool.models.request_index import RequestIndex
+from draftpool.models.suffix_index import Proposal, choose
 
 RULES = {
     "score": lambda corpus, mine: corpus if corpus.score >= mine.score else mine,

@@ -35,8 +35,9 @@ import numpy as np
 import torch
 
 from draftpool.forward.sampling import SamplingParams
+from draftpool.models.request_index import RequestIndex
 from draftpool.models.suffix import NGRAM, SUFFIX, NgramModel, SuffixModel
-from draftpool.models.suffix_index import Proposal, RequestIndex, choose
+from draftpool.models.suffix_index import Proposal, choose
 from specsel.decoding.rows import take_rows
 from specsel.decoding.tree import DraftTree, TreeSpec
 

@@ -7,7 +7,8 @@ import random
 import numpy as np
 import pytest
 
-from draftpool.models.suffix_index import SEP, RequestIndex, SuffixIndex, suffix_array
+from draftpool.models.request_index import RequestIndex
+from draftpool.models.suffix_index import SEP, SuffixIndex, suffix_array
 
 
 def occurrences(seqs, pattern):

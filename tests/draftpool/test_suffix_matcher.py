@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 
 from draftpool.models import suffix_index
+from draftpool.models.request_index import RequestIndex
 from draftpool.models.suffix_index import (
     NO_PROPOSAL,
     SEP,
     Proposal,
-    RequestIndex,
     SuffixIndex,
     TreeProposal,
     common_prefixes,
