@@ -33,6 +33,7 @@ import json
 import socket
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from online.uvicorn_shim import folded_head, head_deadline_protocol
@@ -108,8 +109,11 @@ class Edge:
     """ASGI middleware: framing, API key, body size and total body deadline, and no reuse of a connection whose
     request body was not read to its end (module docstring)."""
 
-    def __init__(self, app, api_key: str = "", limit: int = MAX_BODY, timeout: float = 30.0):
-        self.app, self.api_key, self.limit, self.timeout = app, api_key, limit, timeout
+    def __init__(self, app, api_key: str = "", limit: int = MAX_BODY, timeout: float = 30.0,
+                 observe: Callable[[str, int], None] | None = None):
+        """observe(path, status): told of every response this middleware sees start (the Edge's own refusals
+        included), e.g. the /metrics counter of HTTP responses."""
+        self.app, self.api_key, self.limit, self.timeout, self.observe = app, api_key, limit, timeout, observe
 
     def _authorized(self, headers: dict[bytes, bytes]) -> bool:
         scheme, _, token = headers.get(b"authorization", b"").decode("latin-1").partition(" ")
@@ -157,8 +161,14 @@ class Edge:
         state = {"complete": False}
 
         async def guarded_send(message: dict) -> None:
-            if message["type"] == "http.response.start" and not state["complete"]:
-                message = {**message, "headers": [*message.get("headers", []), (b"connection", b"close")]}
+            if message["type"] == "http.response.start":
+                if not state["complete"]:
+                    message = {**message, "headers": [*message.get("headers", []), (b"connection", b"close")]}
+                if self.observe is not None:
+                    try:
+                        self.observe(scope["path"], int(message["status"]))
+                    except Exception:  # noqa: BLE001 - counting a response never fails it
+                        pass
             await send(message)
 
         if (fault := self._framing_fault(scope)) is not None:  # before anything reads the body

@@ -211,6 +211,7 @@ class Job:
     settings: JobSettings
     id: str = field(default_factory=lambda: f"cmpl-{uuid.uuid4().hex[:24]}")
     created: int = field(default_factory=lambda: int(time.time()))
+    queued: float = field(default_factory=time.monotonic)  # when it was taken (its queue time: online/metrics.py)
     done: threading.Event = field(default_factory=threading.Event)
     cancelled: threading.Event = field(default_factory=threading.Event)  # the client hung up
     streaming: bool = False  # a chunk went out: the answer is a stream of server-sent events
@@ -277,7 +278,7 @@ class HttpFrontend:
         self.jobs_by_id: dict[str, Job] = {}  # queued or decoding, not yet answered
         self.abandoned = 0  # requests whose client hung up before their answer
         self.metrics = metrics
-        app = Edge(self._app(), api_key, MAX_BODY, timeout)
+        app = Edge(self._app(), api_key, MAX_BODY, timeout, observe=self._observe_http)
         self.http = ThreadedServer(app, host, port, limit_concurrency=max(64, 4 * max_queue), head_timeout=timeout)
         if (warning := exposure_warning(host, api_key)) is not None:
             print(warning, file=log, flush=True)
@@ -301,6 +302,10 @@ class HttpFrontend:
                 self.finish(job, 499, error_body("the client closed the connection", "client_closed"))
                 continue
             yield job
+
+    def _observe_http(self, path: str, status: int) -> None:
+        if self.metrics is not None:
+            self.metrics.observe_http(path, status)
 
     def send(self, job: Job, chunk: dict[str, Any]) -> None:
         """From the decode loop: one chunk of a streamed answer (the answer becomes a stream of server-sent events;

@@ -30,6 +30,9 @@ PREFIX = "draftpool:"
 LATENCY_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1200.0)
 TOKENS_PER_S_BUCKETS = (1.0, 2.5, 5.0, 10.0, 20.0, 30.0, 50.0, 75.0, 100.0, 150.0, 200.0, 300.0, 500.0, 1000.0)
 SPEC = ("num_drafts", "num_draft_tokens", "num_accepted_tokens")
+# the routes an HTTP response is counted under; any other path is "other" (a client probing paths cannot grow the
+# number of series)
+ROUTES = ("/v1/completions", "/v1/chat/completions", "/v1/models", "/health", "/metrics", "/openapi.json")
 
 
 def selection_weights(selector: Any, n: int) -> list[float] | None:
@@ -160,6 +163,13 @@ class ServerMetrics:
                                          registry=r)
         self.latency = Histogram(f"{PREFIX}request_inference_time_seconds", "Seconds each request spent decoding "
                                  "(queueing not included)", registry=r, buckets=LATENCY_BUCKETS)
+        self.queue_time = Histogram(f"{PREFIX}request_queue_time_seconds", "Seconds each HTTP request waited in the "
+                                    "queue before its decode began", registry=r, buckets=LATENCY_BUCKETS)
+        self.e2e = Histogram(f"{PREFIX}e2e_request_latency_seconds", "Seconds from each HTTP request's arrival in the "
+                             "queue to the end of its decode", registry=r, buckets=LATENCY_BUCKETS)
+        self.http = Counter(f"{PREFIX}http_responses", "HTTP responses by route (one of the served paths, else "
+                            "`other`) and status code, refusals (400, 401, 404, 413, 503 ...) included",
+                            ["route", "code"], registry=r)
         self.tokens_per_s = Histogram(f"{PREFIX}request_tokens_per_second", "Generated tokens per second of decoding, "
                                       "per request", registry=r, buckets=TOKENS_PER_S_BUCKETS)
         r.register(_Live(self))
@@ -180,9 +190,11 @@ class ServerMetrics:
                                      "trainer_skipped_records": handle.skipped,
                                      "feedback_dropped_records": handle.dropped}) if handle is not None else None)
 
-    def observe_request(self, rec: dict[str, Any], prompt_tokens: int | None = None) -> dict[str, DrafterCounts]:
+    def observe_request(self, rec: dict[str, Any], prompt_tokens: int | None = None,
+                        queued_s: float | None = None) -> dict[str, DrafterCounts]:
         """One request's record as the serve loop has it (AdaptiveServer.serve's / LookaheadServer.serve's: tokens,
-        metrics, seconds; "error" for a failed or refused one) -> its spec counts per drafter (now counted)."""
+        metrics, seconds; "error" for a failed or refused one) -> its spec counts per drafter (now counted).
+        queued_s: the seconds an HTTP request waited before its decode (None: a request file's line)."""
         if "error" in rec:
             self.failed.inc()
             return {}
@@ -193,6 +205,9 @@ class ServerMetrics:
         if prompt_tokens is not None:
             self.prompt_tokens.inc(prompt_tokens)
         self.latency.observe(seconds)
+        if queued_s is not None:
+            self.queue_time.observe(queued_s)
+            self.e2e.observe(queued_s + seconds)
         if seconds > 0:
             self.tokens_per_s.observe(new / seconds)
         for name, c in counts.items():
@@ -203,6 +218,10 @@ class ServerMetrics:
                 if n:
                     self.per_pos.labels(name, str(j)).inc(n)
         return counts
+
+    def observe_http(self, path: str, code: int) -> None:
+        """One HTTP response's status, as it goes out (online/asgi.py's Edge calls this for every response)."""
+        self.http.labels(path if path in ROUTES else "other", str(code)).inc()
 
     def request_spec(self, rec: dict[str, Any]) -> dict[str, Any]:
         """A served request's figures for its reply (`request_spec` over this server's drafters)."""

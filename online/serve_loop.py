@@ -86,10 +86,11 @@ def serve(s: ServeConfig, server, handle: TrainerHandle | None, front: HttpFront
                 else:
                     if new_selector is not None:
                         server.dec.set_selector(new_selector())
+                    queued_s = None if run is None else time.monotonic() - run.job.queued
                     rec = server.serve(Request(row["id"], ids, row["max_new_tokens"]) if run is None else Request(
                         row["id"], ids, row["max_new_tokens"], run.job.cancelled.is_set,
                         run.watch if run.watches else None, run.params, run.seed))
-                    metrics.observe_request(rec, len(ids))
+                    metrics.observe_request(rec, len(ids), queued_s)
                     served += 1
                     if saver is not None:
                         saver.answered(rec)

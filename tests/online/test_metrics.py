@@ -279,6 +279,7 @@ def test_http_metrics_behind_the_key_equal_the_answers_and_per_request_spec(tmp_
             got["after_stream"] = scraped(base)
             got["bad"] = call(base, "/v1/completions", {"prompt": "x", "spec_metrics": "yes"})
             got["context"] = call(base, "/v1/completions", {"prompt": "y" * 250, "max_tokens": 24})  # > 256 tokens
+            got["probe"] = call(base, "/admin/x1", key=None)
             got["end"] = scraped(base)
         finally:
             os.kill(os.getpid(), signal.SIGTERM)
@@ -314,6 +315,22 @@ def test_http_metrics_behind_the_key_equal_the_answers_and_per_request_spec(tmp_
     assert sum(v for (n, _), v in end.items() if n == f"{P}selection_weight") == pytest.approx(1.0)
     assert not [k for k in end if k[0].startswith(f"{P}drafter_version")]  # no adaptation: no versions
     assert total(got["before"], f"{P}spec_decode_num_drafts_total") == 0
+
+    # HTTP responses by route and code, counted as they went out (the Edge's 401s too; a probed path is "other");
+    # the end scrape's own response starts after its text was made
+    http = {(dict(lab)["route"], dict(lab)["code"]): v for (n, lab), v in end.items()
+            if n == f"{P}http_responses_total"}
+    assert got["probe"][0] == 404
+    assert {k: v for k, v in http.items() if k[0] != "/health"} == {
+        ("/metrics", "401"): 2, ("/metrics", "200"): 4, ("/v1/completions", "200"): 4, ("/v1/completions", "400"): 2,
+        ("other", "404"): 1}
+    assert http[("/health", "200")] >= 2
+    # every decoded HTTP request's queue time, and its end-to-end latency = queue + decode
+    for name in ("request_queue_time_seconds", "e2e_request_latency_seconds", "request_inference_time_seconds"):
+        assert end[(f"{P}{name}_count", ())] == 4
+    assert end[(f"{P}e2e_request_latency_seconds_sum", ())] == pytest.approx(
+        end[(f"{P}request_queue_time_seconds_sum", ())] + end[(f"{P}request_inference_time_seconds_sum", ())])
+    assert end[(f"{P}request_queue_time_seconds_sum", ())] >= 0
 
     # a request without spec_metrics has no "spec", whole or streamed
     status, _, body = got["plain"]
@@ -351,8 +368,10 @@ def test_http_metrics_behind_the_key_equal_the_answers_and_per_request_spec(tmp_
 
     # the run's last scrape, written at the end: the counters as the server held them
     final = samples((tmp_path / "metrics.prom").read_text())
-    assert {k: v for k, v in final.items() if k[0].endswith("_total")} == \
-        {k: v for k, v in end.items() if k[0].endswith("_total")}
+    decode = lambda vals: {k: v for k, v in vals.items()  # noqa: E731
+                           if k[0].endswith("_total") and not k[0].startswith(f"{P}http_")}
+    assert decode(final) == decode(end)
+    assert final[(f"{P}http_responses_total", (("code", "200"), ("route", "/metrics")))] == 5  # + the end scrape
     assert not [p for p in Path(tmp_path).iterdir() if p.name.startswith(".metrics.prom")]
 
 
