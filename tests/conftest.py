@@ -9,6 +9,11 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# rule: OpenMP threads sleep while they wait, never spin: the suite runs 3 workers, their subprocesses and trainers on
+# 2 cores, and a thread spinning at a barrier for a descheduled sibling burns the core that sibling needs (under two
+# busy loops: the official-client test 191 s -> 92 s, the stdin rerun 63 s -> 38 s). Inherited by the workers and
+# every process they start; the library itself leaves OMP_WAIT_POLICY alone (a dedicated server wants the spin).
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 if os.environ.get("PYTEST_XDIST_WORKER"):  # one process per core (pytest -n 2): one torch thread each, not 2 x 2
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     # train_drafter.py sets every core on a single-process CPU run (despite OMP_NUM_THREADS=1): its subprocess runs
