@@ -48,13 +48,11 @@ __all__ = ["MODES", "RECIPE", "AdaptConfig", "ServeConfig", "answer_record", "ma
 
 
 def server_threads(cfg: AdaptConfig) -> int:
-    """serve.threads, or for 0 the cores this process may use (DRAFTPOOL_CPU_THREADS where set, as for training:
-    e.g. 1 on a CPU other jobs share), less the trainer's threads where it competes for them at the server's
-    priority."""
+    """serve.threads, or for 0 the cores this process may use, less the trainer's threads where it competes for
+    them at the server's priority."""
     if cfg.serve.threads > 0:
         return cfg.serve.threads
-    cores = int(os.environ.get("DRAFTPOOL_CPU_THREADS", 0)) or (
-        len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     p = cfg.process
     competes = cfg.serve.adapt and p.device == "cpu" and p.nice == 0 and cfg.serve.engine == "draftpool"
     return max(1, cores - p.threads) if competes else cores

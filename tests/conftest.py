@@ -16,8 +16,8 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 if os.environ.get("PYTEST_XDIST_WORKER"):  # one process per core (pytest -n 2): one torch thread each, not 2 x 2
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    # train_drafter.py sets every core on a single-process CPU run and online_adapt.py's serve.threads 0 every core
-    # (despite OMP_NUM_THREADS=1): their subprocess runs and in-process runs in a worker take one core too
+    # train_drafter.py sets every core on a single-process CPU run (despite OMP_NUM_THREADS=1): its subprocess runs
+    # and its in-process runs (train_drafter.main) in a worker take one core too
     os.environ.setdefault("DRAFTPOOL_CPU_THREADS", "1")
 
 

@@ -442,15 +442,13 @@ def test_http_bad_address(tmp_path, pool, capsys):
     assert "host:port" in capsys.readouterr().err and not (tmp_path / "online").exists()
 
 
-def test_server_threads_zero_takes_the_cores_the_trainer_leaves(monkeypatch):
+def test_server_threads_zero_takes_the_cores_the_trainer_leaves():
     """serve.threads 0: every core when nothing computes beside the server at its priority (adaptation off, or a
-    niced trainer), else the cores less the trainer's threads; DRAFTPOOL_CPU_THREADS in place of the cores where
-    set; a number given is taken as it is."""
+    niced trainer), else the cores less the trainer's threads; a number given is taken as it is."""
     import os
 
     from online.adapt import AdaptConfig, server_threads
 
-    monkeypatch.delenv("DRAFTPOOL_CPU_THREADS", raising=False)  # the suite's workers set it
     cores = len(os.sched_getaffinity(0))
     cfg = AdaptConfig()
     cfg.serve.threads, cfg.serve.adapt, cfg.process.nice, cfg.process.threads = 0, True, 0, 1
@@ -459,9 +457,5 @@ def test_server_threads_zero_takes_the_cores_the_trainer_leaves(monkeypatch):
     assert server_threads(cfg) == cores
     cfg.process.nice, cfg.serve.adapt = 0, False
     assert server_threads(cfg) == cores
-    monkeypatch.setenv("DRAFTPOOL_CPU_THREADS", "5")
-    assert server_threads(cfg) == 5
-    cfg.serve.adapt = True
-    assert server_threads(cfg) == 4
     cfg.serve.threads = 3
     assert server_threads(cfg) == 3
