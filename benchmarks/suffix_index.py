@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> dict:
 def _member(path: Path):
     """The suffix member folder's model, read as the suffix kind reads it (no tokenizer check)."""
     from draftpool.models.suffix import INDEX_SETTINGS, SuffixModel, read_segments
-    from draftpool.models.suffix_index import Segment
+    from draftpool.models.suffix_array import Segment
 
     cfg = json.loads((path / "config.json").read_text())
     index = SuffixIndex(**{k: cfg[k] for k in INDEX_SETTINGS if k in cfg})

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from draftpool.models.request_index import RequestIndex
-from draftpool.models.suffix_index import SEP, SuffixIndex, suffix_array
+from draftpool.models.suffix_array import SEP, suffix_array
+from draftpool.models.suffix_index import SuffixIndex
 
 
 def occurrences(seqs, pattern):

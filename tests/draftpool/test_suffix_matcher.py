@@ -14,14 +14,8 @@ import pytest
 
 from draftpool.models import suffix_index
 from draftpool.models.request_index import RequestIndex
-from draftpool.models.suffix_index import (
-    NO_PROPOSAL,
-    SEP,
-    Proposal,
-    SuffixIndex,
-    TreeProposal,
-    common_prefixes,
-)
+from draftpool.models.suffix_array import SEP, common_prefixes
+from draftpool.models.suffix_index import NO_PROPOSAL, Proposal, SuffixIndex, TreeProposal
 
 
 # --- the reference: the index's proposal path and the request index before issue 43 --------------------------------
