@@ -18,7 +18,7 @@ import threading
 import time
 
 from benchmarks import harness
-from online.http_api import HttpFrontend
+from online.http.api import HttpFrontend
 
 BODY = json.dumps({"prompt": "SELECT name FROM users WHERE", "max_tokens": 8, "temperature": 0}).encode()
 

@@ -36,11 +36,11 @@ from benchmarks import harness
 from data_gen.domains import domain_prompts
 from data_gen.generate import render_prompt, stop_token_ids
 from data_gen.problems import extract_answer, is_correct, load_problems
-from online.lookahead_server import LookaheadServer
-from online.process import ProcessConfig, TrainerHandle
-from online.server import Request
-from online.step_trainer import StepEnv
-from online.trainer import TrainerConfig
+from online.lookahead.server import LookaheadServer
+from online.lookahead.step_trainer import StepEnv
+from online.serve.server import Request
+from online.trainer.process import ProcessConfig, TrainerHandle
+from online.trainer.token_trainer import TrainerConfig
 from specsel.lookahead.config import LookaheadConfig, problem_prompt
 from specsel.lookahead.generate import StepLM
 from specsel.lookahead.lookahead import decode_alone

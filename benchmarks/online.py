@@ -11,13 +11,13 @@ The pool is one trained WITHOUT the shift domain (e.g. `build_pool.py --domains 
 prompts of a domain the pool knows.
 
 1. Replay (exact at temperature 0, the same math as benchmarks/replay.py): the target's greedy answer to each prompt
-   (batched, cached) and one target pass per request give the feedback the server would collect (verified tokens,
-   top-k target distributions, aux features) and, for the drafters' weights *at that moment*, every drafter's
-   greedy-chain acceptance from every position. Methods: static pool, OGD, optimistic OGD, Hedge ensemble, and
-   full-information OGD (every drafter learns from every request), each with HedgeSpec selection (NormalHedge, a fresh
-   learner per request) and with one fixed drafter (the static pool's best single drafter on the shift segment). The
-   trainer (online/trainer.py, guard included) runs a round every `--batch` requests and the served weights change
-   from the next request on: the replay assumes the trainer keeps up (no lag), the live part measures whether it
+   (batched, cached) and one target pass per request give the feedback the server would collect (verified tokens, top-k
+   target distributions, aux features) and, for the drafters' weights *at that moment*, every drafter's greedy-chain
+   acceptance from every position. Methods: static pool, OGD, optimistic OGD, Hedge ensemble, and full-information OGD
+   (every drafter learns from every request), each with HedgeSpec selection (NormalHedge, a fresh learner per request)
+   and with one fixed drafter (the static pool's best single drafter on the shift segment). The trainer
+   (online/trainer/token_trainer.py, guard included) runs a round every `--batch` requests and the served weights
+   change from the next request on: the replay assumes the trainer keeps up (no lag), the live part measures whether it
    does. MAT per window of `--window` requests, MAT gain over the static pool after the shift segment, PNG.
 2. Live (`--live N`, benchmarks/online_live.py: the real AdaptiveServer + trainer process, 1 torch thread each):
    N shift-domain requests served (a) without a trainer, (b) with a saturated trainer (fed cached feedback without
@@ -48,7 +48,7 @@ from benchmarks.online_live import live_part, soak
 from data_gen.domains import GENERAL, domain_prompts
 from data_gen.generate import render_prompt
 from draftpool.config import ConfigError
-from online.trainer import TrainerConfig
+from online.trainer.token_trainer import TrainerConfig
 
 # name -> (updater, full information, draft-vocabulary adaptation)
 UPDATER_RUNS = {"static": None, "ogd": ("ogd", False, False), "optimistic": ("optimistic", False, False),

@@ -7,14 +7,14 @@ on a domain shift, replayed exactly and served live.
 
 1. Replay (exact at temperature 0, benchmarks/common/online_replay.py, as in benchmarks.online): the target's greedy
    answers to each stream (cached), the feedback the server would collect, and, with the drafter's weights at that
-   moment, its greedy chain acceptance (k drafts) at every position; the trainer (online/trainer.py, guard included)
-   runs a round every `--batch` requests and what the guard lets out is served from the next request on. Two streams:
-   `--stream` (in domain for the drafter) and `--shift-requests` prompts of `--shift`, a domain the drafter never
-   trained on. Variants: `static` (no adaptation), `off` (no guard: every update published, as the guard did before its
-   first held-out record; `off:lr1e-3` at the rate the server used before the guard's fixes), and the guard on with
-   TrainerConfig's defaults (what recipes/online/adapt.yaml serves with) but for the settings a variant names:
-   `lr3e-4`, `lr1e-4:m0.02` (guard margin 0.02), `lr1e-4:h5` (holdout_every 5).
-   MAT per window of `--window` requests.
+   moment, its greedy chain acceptance (k drafts) at every position; the trainer (online/trainer/token_trainer.py,
+   guard included) runs a round every `--batch` requests and what the guard lets out is served from the next request
+   on. Two streams: `--stream` (in domain for the drafter) and `--shift-requests` prompts of `--shift`, a domain the
+   drafter never trained on. Variants: `static` (no adaptation), `off` (no guard: every update published, as the guard
+   did before its first held-out record; `off:lr1e-3` at the rate the server used before the guard's fixes), and the
+   guard on with TrainerConfig's defaults (what recipes/online/adapt.yaml serves with) but for the settings a variant
+   names: `lr3e-4`, `lr1e-4:m0.02` (guard margin 0.02), `lr1e-4:h5` (holdout_every 5). MAT per window of `--window`
+   requests.
 2. Live (`--live off,on`): `online_adapt.py serve.requests=<stream> serve.kinds=[<kind>]` with adaptation off and on
    (the recipe's settings, `--serve key=value` overrides), MAT and tok/s per window from its answers; `old` runs the
    same adaptation-on command from `--old-tree`, another checkout (e.g. a `git worktree` of the commit before the
@@ -36,7 +36,7 @@ from benchmarks import harness
 from benchmarks.common.online_replay import cached_feedback, greedy_stream, mat, run_method
 from draftpool.config import ConfigError
 from draftpool.models import get_kind
-from online.trainer import TrainerConfig
+from online.trainer.token_trainer import TrainerConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 

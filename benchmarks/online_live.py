@@ -18,8 +18,8 @@ import torch
 
 from benchmarks import harness
 from data_gen.generate import stop_token_ids
-from online.feedback import Feedback
-from online.trainer import TrainerConfig
+from online.trainer.feedback import Feedback
+from online.trainer.token_trainer import TrainerConfig
 from specsel.selection.delayed_feedback import GameConfig
 from specsel.selection.learners import make_learner
 
@@ -28,10 +28,10 @@ from specsel.selection.learners import make_learner
 def live_part(model, tok, info, pool_dir: Path, pool_models, names: list[str], prompts: list[list[int]],
               max_new: int, feedback: list[Feedback], adapted: dict[str, dict[str, torch.Tensor]] | None, k: int,
               tcfg: TrainerConfig, out_dir: Path, feed_per_request: int = 32) -> dict[str, Any]:
-    from online.process import ProcessConfig, TrainerHandle
-    from online.server import AdaptiveServer, Request
-    from online.versions import ExportSpec
-    from online.weights import assign
+    from online.serve.server import AdaptiveServer, Request
+    from online.trainer.process import ProcessConfig, TrainerHandle
+    from online.trainer.versions import ExportSpec
+    from online.trainer.weights import assign
     from specsel.decoding.drafter import make_drafter
     from specsel.decoding.loop import GREEDY, SpecDecoder
     from specsel.selection.selector import Selector
@@ -131,9 +131,9 @@ def soak(n_requests: int, every: int = 500) -> dict[str, Any]:
     from draftpool.models.eagle3 import Eagle3Head, head_config, select_draft_vocab
     from draftpool.pool import update_pool_manifest, write_eagle3
     from draftpool.target import TargetInfo
-    from online.process import ProcessConfig, TrainerHandle
-    from online.server import AdaptiveServer, Request
-    from online.versions import ExportSpec
+    from online.serve.server import AdaptiveServer, Request
+    from online.trainer.process import ProcessConfig, TrainerHandle
+    from online.trainer.versions import ExportSpec
     from specsel.decoding.eagle3 import Eagle3Drafter
     from specsel.decoding.loop import GREEDY, SpecDecoder
     from specsel.selection.selector import Selector

@@ -38,11 +38,11 @@ from data_gen.generate import render_prompt
 from draftpool.config import ConfigError
 from draftpool.io import atomic_write_json
 from draftpool.pool import read_manifest
-from online.process import ProcessConfig
-from online.trainer import TrainerConfig
-from online.versions import ExportSpec
-from online.vllm_adapt import VllmAdapter, VllmProxy, shut_down
-from online.vllm_engine import VllmEngine, VllmServeOptions
+from online.trainer.process import ProcessConfig
+from online.trainer.token_trainer import TrainerConfig
+from online.trainer.versions import ExportSpec
+from online.vllm.adapt import VllmAdapter, VllmProxy, shut_down
+from online.vllm.engine import VllmEngine, VllmServeOptions
 
 
 def ask(url: str, ids: list[int], n: int) -> tuple[int, list[int]]:

@@ -26,7 +26,7 @@ from transformers import DynamicCache
 from draftpool.models import get_kind
 from draftpool.models.kind import DrafterKind, Steps, shift_left
 from draftpool.target import cache_kw
-from online.feedback import greedy_prefix_len
+from online.trainer.feedback import greedy_prefix_len
 from specsel.selection.delayed_feedback import DelayedFeedback, GameConfig
 
 

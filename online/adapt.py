@@ -11,12 +11,11 @@ chat-templated for the target. A line that is not such a request (invalid UTF-8 
 surrogate, an id seen before, a prompt too long for the target's context) gets an error record naming the line, and
 serving goes on. Answers are appended to `serve.answers` (default <out_dir>/answers.jsonl) as each request finishes:
 id, text, new tokens, MAT, tok/s and the drafter versions that served it (or the error). The trainer
-(online/process.py) learns from every verification, publishes versions the server swaps in between decode cycles,
-and exports pool versions under <out_dir>/versions/. Ctrl-C / SIGTERM / end of input stops both cleanly (the
-trainer exports first); a request interrupted by the stop gets no record (over HTTP: a 503), so a restarted run
-serves it. A restarted run loads the last exported pool version (and the trainer's optimizer state) and skips the
-requests (and bad lines) already recorded. One run per out_dir. `python online_adapt.py --help-config` lists every
-key.
+(online/trainer/process.py) learns from every verification, publishes versions the server swaps in between decode
+cycles, and exports pool versions under <out_dir>/versions/. Ctrl-C / SIGTERM / end of input stops both cleanly (the
+trainer exports first); a request interrupted by the stop gets no record (over HTTP: a 503), so a restarted run serves
+it. A restarted run loads the last exported pool version (and the trainer's optimizer state) and skips the requests
+(and bad lines) already recorded. One run per out_dir. `python online_adapt.py --help-config` lists every key.
 """
 
 from __future__ import annotations
@@ -35,14 +34,14 @@ from draftpool.heap import bound_heap
 from draftpool.io import LockedError, run_lock
 from draftpool.target import TargetError, load_target, resolve_device, resolve_target
 from draftpool.version_guard import UncheckedVersionError
-from online.adapt_config import MODES, RECIPE, AdaptConfig, ServeConfig
-from online.answers import answer_record
-from online.modes.lookahead import serve_lookahead
-from online.modes.spec import serve_spec
-from online.versions import check_out_dir, latest_version, load_trainer_state
+from online.config import MODES, RECIPE, AdaptConfig, ServeConfig
+from online.lookahead.mode import serve_lookahead
+from online.serve.answers import answer_record
+from online.serve.spec import serve_spec
+from online.trainer.versions import check_out_dir, latest_version, load_trainer_state
 
-# This module is the command line and the start (target, pool, resume); the settings are online/adapt_config.py, each
-# serving mode's wiring online/modes/ (and online/vllm_adapt.py), the serve loop online/serve_loop.py. AdaptConfig,
+# This module is the command line and the start (target, pool, resume); the settings are online/config.py, each
+# serving mode's wiring online/modes/ (and online/vllm/adapt.py), the serve loop online/serve/loop.py. AdaptConfig,
 # ServeConfig, MODES, RECIPE and answer_record stay importable from here (tests, tools and docs name them here).
 __all__ = ["MODES", "RECIPE", "AdaptConfig", "ServeConfig", "answer_record", "main", "main_cfg"]
 
@@ -82,7 +81,7 @@ def main_cfg(cfg: AdaptConfig) -> dict[str, Any]:
         print(f"[online] resuming from exported pool version {start_version} ({serve_dir})", file=sys.stderr)
     target, tok = load_target(info, s.device)
     if s.engine == "vllm":  # vLLM serves the head (the last exported version after a restart)
-        from online.vllm_adapt import serve_vllm
+        from online.vllm.adapt import serve_vllm
 
         with run_lock(out_dir):
             return serve_vllm(cfg, info, target, pool_dir, out_dir, serve_dir, start_version, state)

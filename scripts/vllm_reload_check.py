@@ -2,7 +2,7 @@
 
     PYTHONPATH=. .venv-vllm/bin/python scripts/vllm_reload_check.py --target DIR --heads A,B,A --prompts FILE.json
 
-Runs in vLLM's own environment (vllm, torch, safetensors; `online.vllm_reload` is loaded by vLLM's workers as the
+Runs in vLLM's own environment (vllm, torch, safetensors; `online.vllm.reload` is loaded by vLLM's workers as the
 worker extension; counters read by benchmarks/vllm_peer.py's reader). The engine starts with the first head as its
 drafter; before the first batch and after each swap it records the drafter's differences to the head folder it should
 hold (`draftpool_check_drafter`), the target's digest, the greedy outputs of the prompts and vLLM's
@@ -35,7 +35,7 @@ def main() -> None:
     prompts = [{"prompt_token_ids": p} for p in json.load(open(args.prompts))]
     params = SamplingParams(temperature=0.0, max_tokens=args.max_tokens)
     llm = LLM(model=args.target, dtype="float32", max_model_len=1024, enforce_eager=True, disable_log_stats=False,
-              worker_extension_cls="online.vllm_reload.DrafterReload", max_num_seqs=8,
+              worker_extension_cls="online.vllm.reload.DrafterReload", max_num_seqs=8,
               speculative_config={"method": "eagle3", "model": heads[0], "num_speculative_tokens": args.k})
     steps = []
     for i, head in enumerate(heads):

@@ -21,7 +21,7 @@ if os.environ.get("PYTEST_XDIST_WORKER"):  # one process per core (pytest -n 2):
     os.environ.setdefault("DRAFTPOOL_CPU_THREADS", "1")
 
 
-FIRST = ("tests/training/", "tests/specsel/decoding/test_lean.py", "tests/online/test_lookahead_adapt.py")
+FIRST = ("tests/training/", "tests/specsel/decoding/test_lean.py", "tests/online/lookahead/test_lookahead_adapt.py")
 
 
 def pytest_collection_modifyitems(config, items):

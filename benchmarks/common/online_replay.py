@@ -21,10 +21,10 @@ from data_gen.domains import domain_prompts
 from data_gen.generate import generate_batch, render_prompt, stop_token_ids
 from draftpool.config import ConfigError
 from draftpool.models import get_kind
-from online.feedback import Feedback, feedback_from_ids
-from online.trainer import OnlineTrainer, TrainerConfig, versioned
-from online.vocab import VocabCounter
-from online.weights import assign
+from online.trainer.feedback import Feedback, feedback_from_ids
+from online.trainer.token_trainer import OnlineTrainer, TrainerConfig, versioned
+from online.trainer.weights import assign
+from online.updaters.vocab import VocabCounter
 from specsel.selection.delayed_feedback import GameConfig
 from specsel.selection.learners import make_learner
 
@@ -73,7 +73,7 @@ def greedy_stream(model, tok, rows: list[tuple[str, str, str]], max_new: int, pa
 
 
 def served_feedback(model, item: Item, aux_layers: list[int], top_k: int) -> Feedback:
-    """What the server collects when it serves `item` at temperature 0 (online.feedback.feedback_from_ids)."""
+    """What the server collects when it serves `item` at temperature 0 (online.trainer.feedback.feedback_from_ids)."""
     return feedback_from_ids(model, item.id, item.prompt_ids, item.answer_ids, aux_layers, top_k)
 
 

@@ -113,7 +113,7 @@ class Capabilities:
     self_limiting: bool  # drafts its own length (<= k) from its confidence: auto gives it the whole k
     step_drafter: bool  # can be lookahead reasoning's step drafter (an independent causal LM over whole steps)
     stackable: bool  # the selection layer's head bank stacks same-shape members into one batched prefill
-    vllm: bool  # vLLM serves its folder as a speculator (online/vllm_adapt.py)
+    vllm: bool  # vLLM serves its folder as a speculator (online/vllm/adapt.py)
 
 
 class DrafterKind:

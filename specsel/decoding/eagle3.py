@@ -195,4 +195,4 @@ class Eagle3Drafter:
         return tree
 
     def learn(self, tokens: list[int]) -> bool:
-        return False  # its weights learn in the trainer process (online/trainer.py)
+        return False  # its weights learn in the trainer process (online/trainer/token_trainer.py)

@@ -103,4 +103,4 @@ class LlamaDrafter:
                                   "use mode 'chain' or 'auto'")
 
     def learn(self, tokens: list[int]) -> bool:
-        return False  # its weights learn in the trainer process (online/trainer.py)
+        return False  # its weights learn in the trainer process (online/trainer/token_trainer.py)

@@ -1,5 +1,5 @@
 """benchmarks.serve_live's pure parts: variant specs and reading a Prometheus scrape (the live runs are benchmark
-commands, not tests: tests/online/test_metrics.py checks the endpoint itself)."""
+commands, not tests: tests/online/serve/test_metrics.py checks the endpoint itself)."""
 
 import pytest
 

@@ -77,7 +77,7 @@ def test_capabilities_are_what_the_callers_ask():
 def test_a_part_outside_its_layer_or_missing_is_refused():
     class Stray(type(LLAMA)):
         name = "stray"
-        decoder = "online.server:Server"  # an upper layer the decoding layer must not reach
+        decoder = "online.serve.server:Server"  # an upper layer the decoding layer must not reach
         trainer = "training.kinds.llama:NOPE"
 
     with pytest.raises(ValueError, match="must be 'module:attribute' under specsel.decoding."):

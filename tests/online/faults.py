@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 
-from online.trainer_child import make_trainer
+from online.trainer.child import make_trainer
 
 
 class CrashInRound:

@@ -20,7 +20,7 @@ from data_gen.domains import domain_prompts
 from data_gen.generate import render_prompt, stop_token_ids
 from draftpool.io import run_lock
 from draftpool.pool import update_pool_manifest, write_eagle3
-from online.requests import read_requests
+from online.serve.requests import read_requests
 from specsel.decoding.loop import SpecDecoder
 from tests.stubs import random_head
 

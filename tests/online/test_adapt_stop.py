@@ -17,7 +17,7 @@ import pytest
 import torch
 
 import online.adapt as online_adapt
-from online.versions import latest_version
+from online.trainer.versions import latest_version
 from tests.online.test_adapt import args, pool, requests  # noqa: F401 - pool is a fixture
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,7 +50,7 @@ def test_a_crafted_trainer_state_stops_the_resume(tmp_path, pool, capsys):  # no
 def test_tiny_requests_do_not_turn_adaptation_off(tmp_path, pool, capsys, monkeypatch):  # noqa: F811
     """Four requests of one new token after a 31-token chat prompt, shorter than the heads' 40 training-time-test
     steps, fed one at a time (stdin) while the trainer runs: each used to crash it, four used up its restarts."""
-    from online.process import TrainerHandle
+    from online.trainer.process import TrainerHandle
 
     handles = []
     start = TrainerHandle.start
@@ -239,8 +239,8 @@ def test_signals_during_the_stop_are_ignored_and_said_so(tmp_path, capfd, record
     from types import SimpleNamespace
 
     from online.adapt import ServeConfig
-    from online.serve_loop import serve
-    from online.serve_signals import on_signal
+    from online.serve.loop import serve
+    from online.serve.signals import on_signal
 
     stopped = []
 
@@ -276,7 +276,7 @@ def test_vllm_signals_during_the_stop_are_ignored_and_said_so(tmp_path, capfd, r
     from types import SimpleNamespace
 
     import draftpool.pool
-    import online.vllm_adapt as vllm_adapt
+    import online.vllm.adapt as vllm_adapt
     from online.adapt import AdaptConfig
 
     stopped = []

@@ -1,6 +1,6 @@
-"""The guards around the private APIs online adaptation uses: the fork server (online/forkserver_shim.py),
-uvicorn's H11Protocol and h11 (online/uvicorn_shim.py, with pyproject.toml's upper bound), vLLM's model_executor
-internals (online/vllm_shim.py). Each refuses what it was not checked on with one clear error; the versions here pass.
+"""The guards around the private APIs online adaptation uses: the fork server (online/trainer/forkserver_shim.py),
+uvicorn's H11Protocol and h11 (online/http/uvicorn_shim.py, with pyproject.toml's upper bound), vLLM's model_executor
+internals (online/vllm/shim.py). Each refuses what it was not checked on with one clear error; the versions here pass.
 And no test-only switch is left in the trainer process's settings."""
 
 from __future__ import annotations
@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 
 from draftpool.version_guard import UncheckedVersionError
-from online import forkserver_shim, uvicorn_shim, vllm_shim
+from online.http import uvicorn_shim
+from online.trainer import forkserver_shim
+from online.vllm import shim as vllm_shim
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -29,13 +31,13 @@ def test_a_fork_server_without_the_alive_fd_is_refused_with_one_clear_error(monk
 
     monkeypatch.setattr(forkserver, "_forkserver", Older())
     with pytest.raises(forkserver_shim.ForkServerError, match="_forkserver_alive_fd") as e:
-        forkserver_shim.context(["online.trainer_child"])
+        forkserver_shim.context(["online.trainer.child"])
     assert "checked on Python 3.11" in str(e.value) and "\n" not in str(e.value)
     assert isinstance(e.value, UncheckedVersionError)  # online_adapt.py reports it as one error line (exit 2)
 
 
 def test_the_trainer_process_settings_hold_no_fault_switch():
-    from online.process import ProcessConfig
+    from online.trainer.process import ProcessConfig
 
     assert not {f.name for f in dataclasses.fields(ProcessConfig)} & {"fault", "crash_after", "hang_after"}
 
@@ -51,11 +53,11 @@ def test_the_installed_uvicorn_and_h11_are_checked_ones():
 def test_an_unchecked_uvicorn_or_h11_is_refused_with_one_clear_error(uvicorn, h11, name):
     with pytest.raises(UncheckedVersionError, match=re.escape(name)) as e:
         uvicorn_shim.check(uvicorn, h11)
-    assert "online/uvicorn_shim.py" in str(e.value) and "\n" not in str(e.value)
+    assert "online/http/uvicorn_shim.py" in str(e.value) and "\n" not in str(e.value)
 
 
 def test_an_unchecked_uvicorn_fails_before_the_http_front_end_binds(monkeypatch):
-    from online.asgi import ThreadedServer
+    from online.http.asgi import ThreadedServer
 
     monkeypatch.setattr(uvicorn_shim, "version", lambda name: "0.99.0" if name == "uvicorn" else "0.16.0")
     with pytest.raises(UncheckedVersionError, match="uvicorn 0.99.0"):
@@ -77,4 +79,4 @@ def test_vllm_internals_are_used_only_on_a_checked_vllm(version, ok):
         return
     with pytest.raises(UncheckedVersionError, match=re.escape(f"vLLM {version}")) as e:
         vllm_shim.check(version)
-    assert "online/vllm_shim.py" in str(e.value) and "\n" not in str(e.value)
+    assert "online/vllm/shim.py" in str(e.value) and "\n" not in str(e.value)

@@ -1,0 +1,310 @@
+"""The online trainer: served feedback in, updated drafter weights out.
+
+`OnlineTrainer` is the in-process core (tested directly): one updater per drafter (OGD, optimistic OGD or the Hedge
+ensemble, whose state lives as long as the trainer), a round = `epochs` steps of each drafter's updater on the mean
+loss of a feedback batch, and a guard per drafter (online/trainer/guard.py) that lets a version out only when its
+acceptance, on feedback none of the versions compared trained on, is within `guard_margin` of the best version it
+knows, the offline one included, never blind, and rolls back to that best version when the served one falls below it.
+The rows it judges on: each round's new records before they are trained on (the version judged is the one the round
+started from: it is published a round later) and held-out records (the first record and every `holdout_every`-th after
+it, never trained on). The held-out records and the guard's versions are part of the trainer's state: a restarted
+trainer guards with them at once.
+
+Which drafters learn from a request: the one that served it (`full_information=False`, what OSD / OnlineSpec do), or
+every drafter of the pool (`full_information=True`): the verified tokens and the target's distributions do not
+depend on who drafted, so each drafter's loss on them is computed from its own forward, exactly the counterfactual
+information the selection stack uses.
+
+Draft-vocabulary adaptation (`vocab_every` > 0, EAGLE-3 heads; online/updaters/vocab.py): every `vocab_every` rounds
+each head swaps its least-used draft slots for the most frequent target tokens it could not propose. A version is then
+the trainable weights plus `d2t` / `t2d`: published, guarded, hot-swapped and exported together.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+import torch
+
+from draftpool.models import get_kind
+from online.trainer.feedback import Feedback, TopK
+from online.trainer.guard import Guard, Verdict
+from online.updaters.ensemble import HedgeEnsemble
+from online.updaters.losses import check_positions, distill_loss, request_steps
+from online.updaters.ogd import OGD
+from online.updaters.optimistic import OptimisticOGD
+from online.updaters.vocab import VocabCounter, remap_vocab, swap_plan
+
+UPDATERS = ("ogd", "optimistic", "ensemble", "dpo", "sft")  # dpo / sft: lookahead step drafters (step_trainer.py)
+
+
+@dataclass
+class TrainerConfig:
+    updater: str = field(default="ogd", metadata={"help": "ogd | optimistic | ensemble (token drafters); dpo "
+                                                          "(Online-LR) | sft (OSD-LR) (lookahead step drafters)"})
+    lr: float = field(default=1e-4, metadata={"help": "OGD / optimistic rate (ensemble: the smallest rate); 1e-4 "
+                                                      "suits a trained head (docs/benchmarks.md, the guard)"})
+    optimizer: str = field(default="adam", metadata={"help": "OGD / optimistic direction: sgd or adam (0.9, 0.95)"})
+    ensemble_size: int = field(default=3, metadata={"help": "base learners, rates lr * 2^i"})
+    eps: float = field(default=0.0, metadata={"help": "ensemble: Hedge meta rate on losses scaled to [0, 1] (0: the "
+                                                      "anytime rate sqrt(8 ln N / t))"})
+    clip: float = field(default=0.5, metadata={"help": "global gradient-norm clip (<= 0: off)"})
+    steps: int = field(default=3, metadata={"help": "training-time-test steps of EAGLE-3 heads"})
+    positions: str = field(default="all", metadata={"help": "all | mismatch (OSD): positions that give loss"})
+    batch: int = field(default=4, metadata={"help": "feedback records per round"})
+    epochs: int = field(default=2, metadata={"help": "updates per round on its records (OnlineSpec EAGLE-3: 2)"})
+    full_information: bool = field(default=True, metadata={"help": "every drafter learns from every request"})
+    holdout_every: int = field(default=10, metadata={"help": "the first record and every n-th after it are held out "
+                                                             "for the guard (0: no guard, every version is "
+                                                             "published)"})
+    holdout_size: int = field(default=16, metadata={"help": "held-out records kept (most recent)"})
+    guard_margin: float = field(default=0.0, metadata={"help": "publish a version only when its held-out "
+                                                                "acceptance is at most this much below the best "
+                                                                "version known (the offline one included); roll back "
+                                                                "to that one when the served version falls below it"})
+    beta: float = field(default=0.1, metadata={"help": "dpo: preference scale of the sigmoid loss"})
+    round_every: int = field(default=25, metadata={"help": "dpo / sft: requests per update round"})
+    pair_batch: int = field(default=16, metadata={"help": "dpo / sft: preference pairs per optimizer step"})
+    vocab_every: int = field(default=0, metadata={"help": "EAGLE-3 heads: rounds between draft-vocabulary swaps "
+                                                          "(0: the offline vocabulary stays)"})
+    vocab_swaps: int = field(default=256, metadata={"help": "most draft slots replaced per swap"})
+    vocab_min_count: int = field(default=2, metadata={"help": "times a token must be seen before it may enter"})
+
+    def validate(self) -> None:
+        if self.updater not in UPDATERS:
+            raise ValueError(f"updater must be one of {', '.join(UPDATERS)}, got {self.updater!r}")
+        check_positions(self.positions)
+        if self.batch < 1 or self.steps < 1 or self.epochs < 1 or self.ensemble_size < 1 or self.holdout_size < 1:
+            raise ValueError("trainer.batch, steps, epochs, ensemble_size and holdout_size must be >= 1")
+        if self.optimizer not in ("sgd", "adam"):
+            raise ValueError(f"trainer.optimizer must be sgd or adam, got {self.optimizer!r}")
+        if not (self.lr > 0 and self.eps >= 0):  # also refuses NaN
+            raise ValueError(f"trainer.lr must be > 0 and trainer.eps >= 0, got lr={self.lr}, eps={self.eps}")
+        if self.holdout_every < 0 or not self.guard_margin >= 0:
+            raise ValueError("trainer.holdout_every (0: off) and trainer.guard_margin must be >= 0")
+        if self.vocab_every < 0 or self.vocab_swaps < 1 or self.vocab_min_count < 1:
+            raise ValueError("trainer.vocab_every must be >= 0 (0: off), vocab_swaps and vocab_min_count >= 1")
+        if not self.beta > 0 or self.round_every < 1 or self.pair_batch < 1:
+            raise ValueError(f"trainer.beta must be > 0, round_every and pair_batch >= 1 (got beta={self.beta}, "
+                             f"round_every={self.round_every}, pair_batch={self.pair_batch})")
+
+
+def trainable(module: torch.nn.Module) -> dict[str, torch.Tensor]:
+    return {n: p.detach() for n, p in module.named_parameters() if p.requires_grad}
+
+
+def versioned(kind: str, module: torch.nn.Module, vocab: bool) -> dict[str, torch.Tensor]:
+    """What a version of this drafter holds: its trainable weights, plus its draft vocabulary (an EAGLE-3 head's
+    d2t, t2d) when the vocabulary adapts."""
+    out = trainable(module)
+    if vocab:
+        out.update(get_kind(kind).vocab_buffers(module))
+    return out
+
+
+def make_updater(cfg: TrainerConfig, params: dict[str, torch.Tensor]):
+    if cfg.updater == "ogd":
+        return OGD(params, cfg.lr, cfg.optimizer, clip=cfg.clip)
+    if cfg.updater == "optimistic":
+        return OptimisticOGD(params, cfg.lr, cfg.optimizer, clip=cfg.clip)
+    return HedgeEnsemble(params, [cfg.lr * 2**i for i in range(cfg.ensemble_size)], cfg.eps, cfg.optimizer,
+                         cfg.clip)
+
+
+@torch.no_grad()
+def held_out_acceptance(kind: str, model: torch.nn.Module, params: dict[str, torch.Tensor],
+                        records: list[Feedback]) -> float:
+    """Greedy step-0 acceptance (drafter top-1 == target top-1) over the response positions of held-out records
+    (under the version's own draft vocabulary when `params` carry one)."""
+    hits = total = 0
+    for fb in records:
+        s = request_steps(get_kind(kind), model, params, fb, 1, response_only=False)
+        t = torch.arange(max(fb.prompt_len - s.offset, 0), fb.tokens.numel() - s.offset)  # rows predicting answers
+        pred = s.target_ids(s.logits[0][0, t].argmax(-1))  # [n]
+        want = fb.target.ids[t + s.offset - fb.prompt_len, 0]
+        hits += int((pred == want).sum())
+        total += len(want)
+    return hits / max(1, total)
+
+
+class OnlineTrainer:
+    def __init__(self, models: dict[str, tuple[str, torch.nn.Module]], cfg: TrainerConfig,
+                 out_embed: torch.Tensor | None = None):
+        """out_embed [V,H]: the target's output embedding, where new draft tokens' lm_head rows start (needed when
+        the vocabulary adapts)."""
+        cfg.validate()
+        if cfg.updater in ("dpo", "sft"):
+            raise ValueError(f"updater {cfg.updater} trains lookahead step drafters "
+                             f"(online.lookahead.step_trainer.StepTrainer)")
+        self.cfg, self.models = cfg, models
+        self.names = list(models)
+        self.vocab = cfg.vocab_every > 0
+        heads = [n for n, (k, m) in models.items() if get_kind(k).vocab_buffers(m)]  # adaptable vocabularies
+        if self.vocab and heads and out_embed is None:
+            raise ValueError("trainer.vocab_every > 0 needs the target's output embedding (out_embed)")
+        self.out_embed = out_embed
+        # the counts do not depend on the head (every head sees the same committed tokens): one counter, shared
+        seen = VocabCounter(get_kind(models[heads[0]][0]).vocab_size(models[heads[0]][1])) if self.vocab and heads \
+            else None
+        self.counters = {n: seen for n in heads} if seen is not None else {}
+        self.vocab_swaps = {n: 0 for n in self.counters}  # tokens swapped in so far
+        self.last_vocab: dict[str, dict] = {}  # the latest round's swaps: name -> {"swapped", "coverage"}
+        self.updaters = {n: make_updater(cfg, trainable(m)) for n, (_, m) in models.items()}
+        self.holdout: deque[Feedback] = deque(maxlen=cfg.holdout_size)
+        self.guards = {n: Guard(versioned(kind, m, self.vocab), cfg.guard_margin, cfg.holdout_every > 0)
+                       for n, (kind, m) in models.items()}
+        self.seen = 0
+        self.rounds = 0
+        self.holdout_changes = 0  # bumped whenever the guard's rows change (every round)
+        self.judged: dict[str, dict[str, torch.Tensor]] = {}  # per drafter: the weights the guard judges next
+        self.rows: list[Feedback] = []  # what it judges them on
+
+    @property
+    def published(self) -> dict[str, dict[str, torch.Tensor]]:
+        """The version of each drafter the server was last given (what an export writes)."""
+        return {n: g.published for n, g in self.guards.items()}
+
+    @property
+    def rejected(self) -> int:
+        return sum(g.rejected for g in self.guards.values())
+
+    def loss(self, name: str, params: dict[str, torch.Tensor], batch: list[Feedback]) -> torch.Tensor:
+        kind, model = self.models[name]
+        return torch.stack([distill_loss(get_kind(kind), model, params, fb, self.cfg.steps, self.cfg.positions)
+                            for fb in batch]).mean()
+
+    def round(self, batch: list[Feedback]) -> dict:
+        """One update round on a feedback batch; returns the drafters updated and their losses. The first record and
+        every `holdout_every`-th after it go to the guard's held-out set instead of training. Before the update, each
+        drafter's weights are set aside for the guard (`guard`), with this round's rows to judge them on."""
+        train = []
+        for fb in batch:
+            self.seen += 1
+            if self.cfg.holdout_every and (self.seen - 1) % self.cfg.holdout_every == 0:  # the 1st, then every n-th
+                for name, (kind, model) in self.models.items():  # rule: a record the guard cannot measure raises
+                    held_out_acceptance(kind, model, self.published[name], [fb])  # here, not at every later guard
+                self.holdout.append(fb)
+                self.holdout_changes += 1
+            else:
+                train.append(fb)
+        if self.counters:
+            seen = next(iter(self.counters.values()))
+            for fb in batch:
+                seen.add(fb.tokens[fb.prompt_len:])  # the target's committed tokens: what a head should propose
+        # rule: the guard judges the weights as they were before this round's update, on rows none of its versions
+        # trained on: this round's records and the held-out ones (prequential: a stream that moves on shows a
+        # version fitted to its past at once, before the new records are trained on)
+        self.judged = {n: {k: v.clone() for k, v in self.candidate(n).items()} for n in self.names}
+        self.rows = train + list(self.holdout)
+        self.holdout_changes += 1
+        losses = {}
+        for name in self.names:
+            mine = train if self.cfg.full_information else [fb for fb in train if self._served_by(fb) == name]
+            if mine:
+                fn = lambda p, n=name, b=mine: self.loss(n, p, b)  # noqa: E731
+                losses[name] = self.updaters[name].step(fn, self.cfg.epochs)
+        self.rounds += 1
+        self.last_vocab = {}
+        if self.vocab and self.rounds % self.cfg.vocab_every == 0:
+            for name in self.counters:
+                self.last_vocab[name] = self.adapt_vocab(name)
+        return losses
+
+    @torch.no_grad()
+    def adapt_vocab(self, name: str) -> dict:
+        """Swap the head's least-used draft slots for the most frequent uncovered tokens (online/updaters/vocab.py);
+        the module's d2t / t2d (what training reads) and its updater's lm_head rows move to the new vocabulary."""
+        _, head = self.models[name]
+        counter = self.counters[name]
+        drop, add = swap_plan(counter.seen, head.t2d.cpu(), self.cfg.vocab_swaps, self.cfg.vocab_min_count)
+        if add.numel():
+            d2t, t2d, index = remap_vocab(head.d2t.cpu(), head.t2d.cpu(), drop, add)
+            new_ids = torch.arange(d2t.numel()) + d2t  # [Vd]
+            fill = self.out_embed[new_ids.to(self.out_embed.device)].float()  # [Vd,H] (rows of new tokens used)
+            self.updaters[name].remap("lm_head.weight", index.to(head.d2t.device), fill.to(head.d2t.device))
+            head.d2t.copy_(d2t)
+            head.t2d.copy_(t2d)
+            self.vocab_swaps[name] += int(add.numel())
+        return {"swapped": int(add.numel()), "coverage": round(counter.coverage(head.t2d), 4)}
+
+    def _served_by(self, fb: Feedback) -> str | None:
+        return self.names[fb.drafter] if 0 <= fb.drafter < len(self.names) else (
+            self.names[0] if len(self.names) == 1 else None)
+
+    def candidate(self, name: str) -> dict[str, torch.Tensor]:
+        kind, module = self.models[name]
+        out = dict(self.updaters[name].served())
+        if self.vocab:
+            out.update(get_kind(kind).vocab_buffers(module))
+        return out
+
+    def guard(self, name: str) -> Verdict:
+        """Which version of `name` the server may take now (online/trainer/guard.py): the candidate (the weights the
+        last round started from, judged on that round's records and the held-out ones), the best version again (a
+        rollback: training restarts from it, with fresh optimizer state), or nothing new."""
+        kind, model = self.models[name]
+        rows = self.rows
+        # guard off (holdout_every 0): the newest weights go out at once
+        judged = self.judged.get(name, {}) if self.cfg.holdout_every else self.candidate(name)
+        verdict = self.guards[name].check(judged, lambda w: held_out_acceptance(kind, model, w, rows),
+                                          self.holdout_changes, bool(rows) and name in self.judged)
+        if verdict.action == "rollback":
+            self._restart_from(name, verdict.weights)
+        return verdict
+
+    @torch.no_grad()
+    def _restart_from(self, name: str, weights: dict[str, torch.Tensor]) -> None:
+        kind, module = self.models[name]
+        vocab = get_kind(kind).vocab_buffers(module) if self.vocab else {}
+        for key, buf in vocab.items():  # the version's draft vocabulary, which its lm_head rows belong to
+            buf.copy_(weights[key].to(buf.device))
+        self.updaters[name] = make_updater(self.cfg, {k: v for k, v in weights.items() if k not in vocab})
+
+    def state(self) -> dict:
+        """Everything a restarted trainer needs to go on where this one stopped: updater weights, optimizer
+        moments, ensemble losses, each guard's versions (offline, best, published) and its held-out records, the
+        counters."""
+        return {"updaters": {n: u.state() for n, u in self.updaters.items()}, "published": self.published,
+                "guards": {n: g.state() for n, g in self.guards.items()},
+                "holdout": [pack_feedback(fb.to("cpu")) for fb in self.holdout],
+                "seen": self.seen, "rounds": self.rounds, "rejected": self.rejected,
+                "vocab": {n: {"d2t": self.models[n][1].d2t.clone(), "t2d": self.models[n][1].t2d.clone(),
+                              "seen": c.seen.clone(), "swaps": self.vocab_swaps[n]} for n, c in self.counters.items()}}
+
+    def load_state(self, state: dict) -> None:
+        if set(state["updaters"]) != set(self.updaters):
+            raise ValueError(f"trainer state for drafters {sorted(state['updaters'])}, this pool has "
+                             f"{sorted(self.updaters)}")
+        for n, u in self.updaters.items():
+            u.load_state(state["updaters"][n])
+        for n, g in self.guards.items():
+            if "guards" in state:
+                g.load_state(state["guards"][n])
+            else:  # a state written before the guard kept its versions: what was published is all it knows
+                g.load_state({"offline": state["published"][n], "best": state["published"][n],
+                              "published": state["published"][n], "rejected": 0})
+        self.holdout.clear()
+        device = next(iter(self.guards.values())).offline_device
+        self.holdout.extend(unpack_feedback(d).to(device) for d in state.get("holdout", []))
+        self.holdout_changes += 1
+        self.seen, self.rounds = state["seen"], state["rounds"]
+        for n, v in state.get("vocab", {}).items():
+            if n in self.counters:  # the vocabulary the restored lm_head rows belong to
+                head = self.models[n][1]
+                head.d2t.copy_(v["d2t"])
+                head.t2d.copy_(v["t2d"])
+                self.counters[n].seen = v["seen"].clone()
+                self.vocab_swaps[n] = v["swaps"]
+
+
+def pack_feedback(fb: Feedback) -> dict:
+    """A feedback record as plain tensors, numbers and strings (a trainer state loads with weights_only=True)."""
+    return {"request_id": fb.request_id, "tokens": fb.tokens, "prompt_len": fb.prompt_len, "logp": fb.target.logp,
+            "ids": fb.target.ids, "feats": fb.feats, "version": fb.version, "drafter": fb.drafter,
+            "accepted": list(fb.accepted)}
+
+
+def unpack_feedback(d: dict) -> Feedback:
+    return Feedback(d["request_id"], d["tokens"], d["prompt_len"], TopK(d["logp"], d["ids"]), d["feats"],
+                    d["version"], d["drafter"], list(d["accepted"]))
