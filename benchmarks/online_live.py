@@ -11,6 +11,7 @@ import copy
 import os
 import signal
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +56,7 @@ def live_part(model, tok, info, pool_dir: Path, pool_models, names: list[str], p
         srv = AdaptiveServer(dec, {dn: m for dn, (_, m) in mods.items()}, handle, GREEDY, swap="cycle")
         if handle is not None and not swap:  # trainer on, versions never swapped: decoding identical to no trainer
             srv.swap.boards = {}
-            dec.on_cycle = None
+            srv.hooks = replace(srv.hooks, poll=None)
         return srv, dec, handle
 
     def serve_all(srv, dec, handle=None, feed=False, kill_at=-1):

@@ -45,8 +45,7 @@ def profile(model, tok, models: dict[str, tuple[str, Any]], prompt: str, positio
     sel = Selector(make_learner("normal_hedge", len(names)), len(names), 4)
     dec = SpecDecoder(model, drafters, selector=sel, mode="chain", k=4)
     ids = render_prompt(tok, prompt)
-    dec.generate(ids, 48)
-    state, bank = dec.state, sel.bank
+    state, bank = dec.decode(ids, 48).state, sel.bank
     if bank is None:
         raise ConfigError("the pool's heads do not share one shape: no head bank to profile")
     end = state.feats.shape[0]

@@ -83,8 +83,9 @@ class AdaptiveServer:
         try:
             self.collector.start()
             with decoding(self.handle):
-                tokens, m = self.dec.generate(req.prompt_ids, req.max_new_tokens, req.params or self.params, req.seed,
-                                              hooks=hooks)
+                out = self.dec.decode(req.prompt_ids, req.max_new_tokens, req.params or self.params, req.seed,
+                                      hooks=hooks)
+            tokens, m = out.tokens, out.metrics
         except Exception as e:  # noqa: BLE001 - a request's failure is reported with its record
             self.failed += 1
             return {"id": req.id, "error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()}
@@ -100,7 +101,7 @@ class AdaptiveServer:
         if self.handle is not None:
             record["versions_at_end"] = self.swap.versions()
             drafter = Counter(m.choices).most_common(1)[0][0] if m.choices else -1
-            fb = self.collector.finish(req.id, self.dec.state, version=max(before.values(), default=0),
+            fb = self.collector.finish(req.id, out.state, version=max(before.values(), default=0),
                                        drafter=drafter, accepted=m.accepted)
             self.handle.submit(fb)
         self.served += 1

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from time import perf_counter
 
 import torch
@@ -34,11 +34,22 @@ from specsel.decoding.timing import PhaseTimer, timer
 from specsel.decoding.tree import TreeSpec
 from specsel.decoding.view import FixedSelector, PoolView, SelectorProtocol
 
-__all__ = ["GREEDY", "MODES", "FixedSelector", "Hooks", "PhaseTimer", "ReducedPrecisionWarning", "SelectorProtocol",
-           "SpecDecoder", "SpecError", "check_drafter"]
+__all__ = ["GREEDY", "MODES", "Decoded", "FixedSelector", "Hooks", "PhaseTimer", "ReducedPrecisionWarning",
+           "SelectorProtocol", "SpecDecoder", "SpecError", "check_drafter"]
 
 MODES = ("plain", "chain", "auto", "tree")
 GREEDY = SamplingParams()
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """One request's result (`SpecDecoder.decode`): its new tokens (cut after a stop token or at max_new_tokens), its
+    metrics, and its final state (every committed token, past the cut too, and the target features), which the
+    online layer's feedback reads."""
+
+    tokens: list[int]
+    metrics: RequestMetrics
+    state: DecodeState
 
 
 def check_drafter(target: TargetRunner, drafter) -> None:
@@ -101,7 +112,6 @@ class SpecDecoder:
         self.auto_trees = auto_trees(self.auto, self.target, self.drafters) if self.auto is not None else ()
         self.policy = AutoPolicy(self.auto, self.names, self.drafters, k, self.auto_trees) if self.auto else None
         self.stop_ids = set(stop_ids or [])
-        self.state: DecodeState | None = None  # the last request's final state
         self.hooks = hooks or Hooks()
         self.swaps = 0
         self.selector: SelectorProtocol = FixedSelector()
@@ -184,7 +194,15 @@ class SpecDecoder:
     def generate(self, prompt: list[int], max_new_tokens: int, params: SamplingParams = GREEDY,
                  seed: int = 0, watch: Callable[[list[int]], bool] | None = None, hooks: Hooks | None = None
                  ) -> tuple[list[int], RequestMetrics]:
-        """-> (new tokens, stopping after a stop token or max_new_tokens, and the request's metrics).
+        """-> (new tokens, stopping after a stop token or max_new_tokens, and the request's metrics): `decode`'s
+        tokens and metrics."""
+        out = self.decode(prompt, max_new_tokens, params, seed, watch, hooks)
+        return out.tokens, out.metrics
+
+    def decode(self, prompt: list[int], max_new_tokens: int, params: SamplingParams = GREEDY,
+               seed: int = 0, watch: Callable[[list[int]], bool] | None = None, hooks: Hooks | None = None
+               ) -> Decoded:
+        """Decode one request -> its `Decoded` (tokens, metrics, final state); the decoder keeps nothing of it.
 
         hooks: this request's (default: the decoder's); watch: the request's `Hooks.watch` (over `hooks`)."""
         self.check_request(prompt, max_new_tokens, params)
@@ -197,7 +215,6 @@ class SpecDecoder:
         clock = timer(self.timing, m, self.target.device)
         run = Run(DecodeState(tokens=list(prompt), prompt_len=len(prompt), synced=[0] * len(self.drafters)), params,
                   gen, m, clock, hooks)
-        self.state = run.state
         prefill(self.target, self.drafters, run, rollback=self.mode != "plain")
         if self.mode == "plain":
             while not self.done(run, max_new_tokens):
@@ -292,34 +309,9 @@ class SpecDecoder:
         tail = state.tokens[max(state.prompt_len, n - self.lookahead - 1):]
         return any(t in self.stop_ids for t in tail)
 
-    def _finish(self, run: Run, max_new_tokens: int) -> tuple[list[int], RequestMetrics]:
+    def _finish(self, run: Run, max_new_tokens: int) -> Decoded:
         state, m = run.state, run.m
         new = cut_at_stop(state.tokens[state.prompt_len:], self.stop_ids, max_new_tokens)
         m.total_s = run.clock.total()
         m.new_tokens = len(new)
-        return new, m
-
-    # Compatibility for callers that still assign hooks as attributes (they should pass `Hooks`): each sets a field
-    # of the decoder's default hooks.
-    @property
-    def collector(self):
-        """The default hooks' collector (pass `hooks=Hooks(collector=...)` instead of assigning it)."""
-        return self.hooks.collector
-
-    @collector.setter
-    def collector(self, value) -> None:
-        self.hooks = replace(self.hooks, collector=value)
-
-    @property
-    def on_cycle(self) -> Callable[[], list[int]] | None:
-        """The default hooks' weight poll (pass `hooks=Hooks(poll=...)` instead of assigning it)."""
-        return self.hooks.poll
-
-    @on_cycle.setter
-    def on_cycle(self, value: Callable[[], list[int]] | None) -> None:
-        self.hooks = replace(self.hooks, poll=value)
-
-    @property
-    def watch(self) -> None:
-        """A request's watch is passed to `generate` and never kept on the decoder: always None."""
-        return None
+        return Decoded(new, m, state)

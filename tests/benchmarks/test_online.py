@@ -10,6 +10,7 @@ from benchmarks.replay import acceptance_tables
 from online.trainer.feedback import FeedbackCollector
 from online.trainer.token_trainer import TrainerConfig
 from specsel.decoding.eagle3 import Eagle3Drafter
+from specsel.decoding.hooks import Hooks
 from specsel.decoding.loop import SpecDecoder
 from tests.stubs import make_head, tiny_target
 
@@ -42,11 +43,10 @@ def test_tables_from_feedback_equal_replay_tables(setup):
 def test_feedback_is_what_the_server_collects(setup):
     target, heads, items = setup
     it = items[1]
-    dec = SpecDecoder(target, Eagle3Drafter(heads[0]), mode="chain", k=K)
-    dec.collector = FeedbackCollector(k=16)
-    dec.collector.start()
-    dec.generate(it.prompt_ids, len(it.answer_ids))
-    live = dec.collector.finish(it.id, dec.state)
+    collector = FeedbackCollector(k=16)
+    dec = SpecDecoder(target, Eagle3Drafter(heads[0]), mode="chain", k=K, hooks=Hooks(collector=collector))
+    collector.start()
+    live = collector.finish(it.id, dec.decode(it.prompt_ids, len(it.answer_ids)).state)
     fb = served_feedback(target, it, [1, 2, 3], top_k=16)
     assert torch.equal(live.tokens, fb.tokens) and live.prompt_len == fb.prompt_len
     assert torch.equal(live.target.ids, fb.target.ids)

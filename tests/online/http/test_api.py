@@ -314,7 +314,7 @@ def test_the_served_request_is_cut_when_its_client_is_gone():
     assert len(whole["tokens"]) == 30 and "cancelled" not in whole
     gone.set()
     cut = server.serve(Request("b", [3], 30, gone.is_set))
-    assert cut["cancelled"] and len(cut["tokens"]) < 30 and dec.watch is None
+    assert cut["cancelled"] and len(cut["tokens"]) < 30 and dec.hooks.watch is None
 
 
 def _one_answer_then_closed(port: int, data: bytes, within: float = 4.0) -> tuple[bytes, float]:

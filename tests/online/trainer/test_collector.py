@@ -1,6 +1,5 @@
 """Feedback collection during decoding: one target row per committed token, the row whose argmax chose it."""
 
-from dataclasses import replace
 
 import pytest
 import torch
@@ -30,8 +29,8 @@ def test_every_committed_token_has_the_row_that_chose_it(mode):
                       mode=mode, k=3)
     collector = FeedbackCollector(k=4)
     collector.start()
-    out, m = dec.generate([2, 5], 20, hooks=Hooks(collector=collector))
-    fb = collector.finish("r0", dec.state, version=3, accepted=m.accepted)
+    res = dec.decode([2, 5], 20, hooks=Hooks(collector=collector))
+    fb = collector.finish("r0", res.state, version=3, accepted=res.metrics.accepted)
     committed = fb.tokens[fb.prompt_len:]
     assert fb.target.ids.shape == (len(committed), 4)
     assert fb.target.ids[:, 0].tolist() == committed.tolist()  # greedy: the top row token is the committed one
@@ -44,8 +43,7 @@ def test_pool_decoder_feeds_the_collector_through_its_engine():
     dec = SpecDecoder(target(), pool, selector=Selector(make_learner("normal_hedge", 2), 2, 3), k=3,
                       hooks=Hooks(collector=collector))  # the decoder's default hooks: every request's
     collector.start()
-    dec.generate([7], 25)
-    fb = collector.finish("r1", dec.state)
+    fb = collector.finish("r1", dec.decode([7], 25).state)
     assert fb.target.ids[:, 0].tolist() == fb.tokens[fb.prompt_len:].tolist()
 
 
@@ -54,18 +52,15 @@ def test_a_sampled_request_feeds_the_target_s_own_distribution(temperature):
     """Per-request sampling over HTTP: whatever a request samples with, the feedback rows are the target's raw
     log-probabilities at the committed positions (what the trainer distills), never the temperature's."""
     from draftpool.forward.sampling import SamplingParams
-    from online.serve.server import AdaptiveServer, Request
 
     logits = torch.randn(V, V, generator=torch.Generator().manual_seed(0)) * 3  # a target that really samples
     model = BigramLM(logits)
-    server = AdaptiveServer(SpecDecoder(model, drafter(lambda t: (t + 1) % V), mode="chain", k=3), {"drafter": None},
-                            None, SamplingParams(), feedback_top_k=V)
-    assert server.hooks.collector is None  # no trainer: nothing collected, unless asked as here
-    server.hooks = replace(server.hooks, collector=server.collector)
-    server.collector.start()
-    rec = server.serve(Request("s", [3], 24, params=SamplingParams(temperature=temperature), seed=11))
-    fb = server.collector.finish("s", server.dec.state)
+    collector = FeedbackCollector(k=V)
+    dec = SpecDecoder(model, drafter(lambda t: (t + 1) % V), mode="chain", k=3)
+    collector.start()  # the request's own sampling, the server's hooks (online/serve/server.py serves it so)
+    res = dec.decode([3], 24, SamplingParams(temperature=temperature), seed=11, hooks=Hooks(collector=collector))
+    fb = collector.finish("s", res.state)
     tokens = fb.tokens.tolist()
     want = torch.log_softmax(logits[tokens[fb.prompt_len - 1:-1]].float(), -1)  # row r: p(token prompt_len + r)
     got = torch.full_like(want, float("-inf")).scatter(1, fb.target.ids, fb.target.logp)
-    assert rec["tokens"] and torch.allclose(got, want, atol=1e-5)
+    assert res.tokens and torch.allclose(got, want, atol=1e-5)

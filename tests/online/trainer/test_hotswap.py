@@ -8,6 +8,7 @@ from online.trainer.hotswap import HotSwap
 from online.trainer.token_trainer import trainable
 from online.trainer.weights import WeightBoard
 from specsel.decoding.eagle3 import Eagle3Drafter
+from specsel.decoding.hooks import Hooks
 from specsel.decoding.loop import SpecDecoder
 from specsel.decoding.tree import TreeSpec
 from specsel.selection.learners import make_learner
@@ -63,9 +64,9 @@ def test_output_is_lossless_through_swaps_at_every_cycle(target, learner, mode):
     dec = SpecDecoder(target, {n: Eagle3Drafter(h) for n, h in zip(names, heads)},
                       selector=Selector(make_learner(learner, 3), 3, 3), mode=mode, k=3, tree=TreeSpec(3, 4, 10))
     pub = Publisher(heads, boards, swap)
-    dec.on_cycle = pub
     for prompt in PROMPTS:
-        out, m = dec.generate(prompt, 20)
+        res = dec.decode(prompt, 20, hooks=Hooks(poll=pub))
+        out, m = res.tokens, res.metrics
         assert out == plain(target, prompt, 20)
         assert m.weight_swaps == 3 * len(m.accepted)  # every head, every cycle
     assert pub.checked == pub.version > 0
@@ -74,7 +75,7 @@ def test_output_is_lossless_through_swaps_at_every_cycle(target, learner, mode):
     last = boards["h0"].read(0)[1]
     assert all(torch.equal(trainable(heads[0])[k], last[k]) for k in last)  # the served module holds the version
     # the drafters' caches were recomputed with the weights they hold now
-    state = dec.state
+    state = res.state
     for d in dec.drafters:
         if d.n_real:
             fresh = Eagle3Drafter(d.head)

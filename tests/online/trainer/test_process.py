@@ -15,6 +15,7 @@ from online.trainer.process import ProcessConfig, TrainerHandle
 from online.trainer.token_trainer import OnlineTrainer, TrainerConfig, trainable
 from online.trainer.versions import ExportSpec, latest_version
 from specsel.decoding.eagle3 import Eagle3Drafter
+from specsel.decoding.hooks import Hooks
 from specsel.decoding.loop import GREEDY, SpecDecoder
 from specsel.selection.learners import make_learner
 from specsel.selection.selector import Selector
@@ -371,13 +372,13 @@ def test_the_stop_hands_every_buffered_record_to_the_trainer(tmp_path, target):
 
     tcfg = TrainerConfig(lr=1e-2, batch=1, holdout_every=0, full_information=True)
     server, handle, heads, _ = start(tmp_path, target, tcfg, queue_size=64)
-    dec = SpecDecoder(target, {n: Eagle3Drafter(h) for n, h in heads.items()}, mode="chain", k=3)
-    dec.collector = FeedbackCollector(k=16)
+    collector = FeedbackCollector(k=16)
+    dec = SpecDecoder(target, {n: Eagle3Drafter(h) for n, h in heads.items()}, mode="chain", k=3,
+                      hooks=Hooks(collector=collector))
     records = []
     for i in range(10):  # real served records
-        dec.collector.start()
-        dec.generate(PROMPTS[i % len(PROMPTS)], 8)
-        records.append(dec.collector.finish(f"r{i}", dec.state, drafter=i % 2))
+        collector.start()
+        records.append(collector.finish(f"r{i}", dec.decode(PROMPTS[i % len(PROMPTS)], 8).state, drafter=i % 2))
     try:
         for fb in records:  # the end of the input comes while they wait in the server's buffer (2 fit the channel)
             handle.submit(fb)

@@ -8,6 +8,7 @@ import torch
 from online.trainer.feedback import FeedbackCollector
 from online.trainer.token_trainer import OnlineTrainer, TrainerConfig, held_out_acceptance, trainable
 from specsel.decoding.eagle3 import Eagle3Drafter
+from specsel.decoding.hooks import Hooks
 from specsel.decoding.llama import LlamaDrafter
 from specsel.decoding.loop import SpecDecoder
 from tests.stubs import make_head, tiny_target
@@ -20,13 +21,12 @@ def tiny():
 
 
 def serve(target, drafter, prompts, served_by, k=16):
-    dec = SpecDecoder(target, drafter, mode="chain", k=3)
-    dec.collector = FeedbackCollector(k=k)
+    collector = FeedbackCollector(k=k)
+    dec = SpecDecoder(target, drafter, mode="chain", k=3, hooks=Hooks(collector=collector))
     out = []
     for i, p in enumerate(prompts):
-        dec.collector.start()
-        dec.generate(p, 16)
-        out.append(dec.collector.finish(f"r{i}", dec.state, drafter=served_by))
+        collector.start()
+        out.append(collector.finish(f"r{i}", dec.decode(p, 16).state, drafter=served_by))
     return out
 
 
@@ -152,11 +152,10 @@ def test_feedback_shorter_than_the_ttt_steps_trains(tiny, prompt, new):
     # prompt + output of 2-3 tokens, 3 training-time-test steps: steps past the end give no loss, not an IndexError
     target, heads = tiny
     head = copy.deepcopy(heads[0])
-    dec = SpecDecoder(target, Eagle3Drafter(head), mode="chain", k=3)
-    dec.collector = FeedbackCollector(k=16)
-    dec.collector.start()
-    dec.generate(prompt, new)
-    fb = dec.collector.finish("short", dec.state, drafter=0)
+    collector = FeedbackCollector(k=16)
+    dec = SpecDecoder(target, Eagle3Drafter(head), mode="chain", k=3, hooks=Hooks(collector=collector))
+    collector.start()
+    fb = collector.finish("short", dec.decode(prompt, new).state, drafter=0)
     assert len(fb.tokens) == len(prompt) + new <= 3
     tr = OnlineTrainer({"a": ("eagle3", head)}, TrainerConfig(lr=1e-2, steps=3, holdout_every=2))
     losses = tr.round([fb, fb])  # the second is held out: the guard measures it

@@ -12,6 +12,7 @@ from online.trainer.feedback import FeedbackCollector
 from online.updaters.losses import columns_index, distill_loss
 from online.updaters.ogd import OGD
 from specsel.decoding.eagle3 import Eagle3Drafter
+from specsel.decoding.hooks import Hooks
 from specsel.decoding.llama import LlamaDrafter
 from specsel.decoding.loop import SpecDecoder
 from tests.stubs import VOCAB, make_head, tiny_target
@@ -25,11 +26,10 @@ def tiny():
 
 
 def served(target, drafter, k, keep_feats=True):
-    dec = SpecDecoder(target, drafter, mode="chain", k=3)
-    dec.collector = FeedbackCollector(k=k, keep_feats=keep_feats)
-    dec.collector.start()
-    dec.generate([3, 9, 27, 81, 1], 30)
-    return dec.collector.finish("r", dec.state)
+    collector = FeedbackCollector(k=k, keep_feats=keep_feats)
+    dec = SpecDecoder(target, drafter, mode="chain", k=3, hooks=Hooks(collector=collector))
+    collector.start()
+    return collector.finish("r", dec.decode([3, 9, 27, 81, 1], 30).state)
 
 
 def trainable(module):

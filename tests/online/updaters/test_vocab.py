@@ -15,6 +15,7 @@ from online.trainer.versions import ExportSpec, export_pool
 from online.trainer.weights import WeightBoard
 from online.updaters.vocab import VocabCounter, remap_rows, remap_vocab, swap_plan
 from specsel.decoding.eagle3 import Eagle3Drafter
+from specsel.decoding.hooks import Hooks
 from specsel.decoding.loop import SpecDecoder
 from tests.stubs import VOCAB, make_head, tiny_target
 
@@ -64,13 +65,12 @@ def target():
 
 
 def feedback(target, head, prompts, n=24):
-    dec = SpecDecoder(target, Eagle3Drafter(head), mode="chain", k=3)
-    dec.collector = FeedbackCollector(k=16)
+    collector = FeedbackCollector(k=16)
+    dec = SpecDecoder(target, Eagle3Drafter(head), mode="chain", k=3, hooks=Hooks(collector=collector))
     out = []
     for i, p in enumerate(prompts):
-        dec.collector.start()
-        dec.generate(p, n)
-        out.append(dec.collector.finish(f"r{i}", dec.state, drafter=0))
+        collector.start()
+        out.append(collector.finish(f"r{i}", dec.decode(p, n).state, drafter=0))
     return out
 
 
@@ -142,9 +142,8 @@ def test_lossless_decoding_across_a_vocabulary_swap_and_export_reloads(target, t
             board.publish({k: v.clone() for k, v in version.items()}, 1)
         return swap.poll()
 
-    dec.on_cycle = publish_mid_request
     prompt = [9, 9, 40, 41, 7, 100]
-    out, m = dec.generate(prompt, 30)
+    out, m = dec.generate(prompt, 30, hooks=Hooks(poll=publish_mid_request))
     assert m.weight_swaps == 1 and out == plain(target, prompt, 30)  # exact through the swap
     assert torch.equal(served.d2t, version["d2t"]) and torch.equal(served.t2d, version["t2d"])
     assert torch.equal(dec.drafters[0].draft_ids, torch.arange(served.d2t.numel()) + version["d2t"])

@@ -118,9 +118,10 @@ def test_greedy_exact_and_caches_equal_fresh_prefill(tiny, mode):
     prompt = torch.randint(0, VOCAB, (9,)).tolist()
     ref, _ = SpecDecoder(target, mode="plain").generate(prompt, 40)
     dec = SpecDecoder(target, Eagle3Drafter(head), mode=mode, k=3, tree=TreeSpec(4, 3, 12))
-    out, m = dec.generate(prompt, 40)
-    assert out == ref and m.new_tokens == 40
-    tokens = dec.state.tokens
+    res = dec.decode(prompt, 40)
+    assert res.tokens == ref and res.metrics.new_tokens == 40
+    state = res.state
+    tokens = state.tokens
     fresh = DynamicCache(config=target.config)
     with torch.no_grad():
         target(torch.tensor([tokens[:-1]]), **cache_kw(target, fresh), use_cache=True)
@@ -129,7 +130,7 @@ def test_greedy_exact_and_caches_equal_fresh_prefill(tiny, mode):
         torch.testing.assert_close(keys, want.keys, atol=1e-5, rtol=1e-4)
         torch.testing.assert_close(values, want.values, atol=1e-5, rtol=1e-4)
     # the head's real pairs after a sync equal a fresh head's over the same committed state
-    dec.drafters[0].sync(dec.state)
+    dec.drafters[0].sync(state)
     fresh_head = Eagle3Drafter(head)
-    fresh_head.sync(DecodeState(tokens=tokens, prompt_len=len(prompt), feats=dec.state.feats))
+    fresh_head.sync(DecodeState(tokens=tokens, prompt_len=len(prompt), feats=state.feats))
     torch.testing.assert_close(dec.drafters[0].k[:, :, :dec.drafters[0].n_real], fresh_head.k, atol=1e-4, rtol=1e-4)

@@ -68,12 +68,12 @@ def test_caches_roll_back_to_the_committed_prefix():
     drafter_next = lambda t: (t + 1) % V if t % 3 else (t + 5) % V  # noqa: E731
     dec = decoder(drafter_next, k=4)
     prompt = [7, 2, 9]
-    out, _ = dec.generate(prompt, 17)
-    tokens = dec.state.tokens
+    state = dec.decode(prompt, 17).state
+    tokens = state.tokens
     # the target holds every committed token but the last (the next cycle's root)
     assert cached_tokens(dec.target.cache) == tokens[:-1]
     # after a sync the drafter holds exactly the committed tokens, whatever it drafted before
-    dec.drafters[0].sync(dec.state)
+    dec.drafters[0].sync(state)
     assert cached_tokens(dec.drafters[0].cache) == tokens
 
 
@@ -90,10 +90,10 @@ def test_tree_with_decoys_keeps_the_true_path(correct):
     ref = plain_output([4], 20)
     drafter = OracleTreeDrafter(ref, V, depth=5, correct=correct)
     dec = SpecDecoder(target, drafter, mode="tree", tree=TreeSpec(5, 3, 15))
-    out, m = dec.generate([4], 20)
-    assert out == ref
-    assert all(a == correct for a in m.accepted[:-1])
-    assert cached_tokens(dec.target.cache) == dec.state.tokens[:-1]
+    res = dec.decode([4], 20)
+    assert res.tokens == ref
+    assert all(a == correct for a in res.metrics.accepted[:-1])
+    assert cached_tokens(dec.target.cache) == res.state.tokens[:-1]
 
 
 @pytest.mark.parametrize("mode", ["plain", "chain"])
@@ -130,12 +130,10 @@ def test_hooks_are_passed_in_and_belong_to_their_request():
     assert out == plain_output([3], 12) and default.rows == 12 and len(polls) == len(m.accepted) == 11
     own, asked = Rows(), []
     cancelled = lambda: asked.append(1) or len(asked) > 3  # noqa: E731 - after the prefill and two cycles: no
-    out, m = dec.generate([3], 40, hooks=Hooks(collector=own, cancelled=cancelled))
+    res = dec.decode([3], 40, hooks=Hooks(collector=own, cancelled=cancelled))
+    out, m = res.tokens, res.metrics
     assert out == plain_output([3], 40)[:4] and m.target_forwards == 4  # stopped at the fourth boundary
-    assert own.rows == len(dec.state.tokens) - 1 and default.rows == 12 and len(polls) == 11  # the defaults untouched
-    # callers not yet passing Hooks: assigning `collector` / `on_cycle` sets the decoder's default hooks
-    dec.collector, dec.on_cycle = own, None
-    assert dec.hooks == Hooks(collector=own) and dec.watch is None
+    assert own.rows == len(res.state.tokens) - 1 and default.rows == 12 and len(polls) == 11  # the defaults untouched
 
 
 def test_phase_timer_laps_add_to_every_field_named():

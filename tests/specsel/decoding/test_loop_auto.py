@@ -103,9 +103,9 @@ def test_costs_are_measured_on_a_synthetic_prefix_before_the_first_token(monkeyp
     calls = fake_measure(monkeypatch)
     dec = decoder(TARGET_NEXT, k=3)
     prompt = [5, 6, 7]
-    out, _ = dec.generate(prompt, 10)
-    assert out == plain(prompt, 10) and len(calls) == 1 and calls[0][0][:len(prompt)] != prompt
-    assert dec.state.tokens[:len(prompt)] == prompt  # the request's state never held the synthetic prefix
+    res = dec.decode(prompt, 10)
+    assert res.tokens == plain(prompt, 10) and len(calls) == 1 and calls[0][0][:len(prompt)] != prompt
+    assert res.state.tokens[:len(prompt)] == prompt  # the request's state never held the synthetic prefix
 
 
 def test_drafters_of_one_shape_are_measured_once_without_a_cache_file(monkeypatch):

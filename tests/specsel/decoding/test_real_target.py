@@ -48,13 +48,14 @@ def test_chain_and_tree_equal_plain_greedy(setup, domain):
                 SpecDecoder(model, LlamaDrafter(llama), mode="chain", k=3, stop_ids=stops),
                 SpecDecoder(model, steered[0], mode="chain", k=4, stop_ids=stops),
                 SpecDecoder(model, steered[1], mode="tree", tree=TreeSpec(4, 4, 16), stop_ids=stops)):
-        out, m = dec.generate(prompts[domain], NEW)
+        res = dec.decode(prompts[domain], NEW)
+        out, m = res.tokens, res.metrics
         assert out == refs[domain], (dec.mode, dec.drafters[0].kind)
         assert m.target_forwards == 1 + len(m.accepted)
         if isinstance(dec.drafters[0], SteeredHead):
             assert max(m.accepted) == dec.drafters[0].correct and m.mat > 2
-            dec.drafters[0].sync(dec.state)
-            assert fresh_cache_matches(dec.drafters[0], dec.state)  # chunk by chunk == one prefill
+            dec.drafters[0].sync(res.state)
+            assert fresh_cache_matches(dec.drafters[0], res.state)  # chunk by chunk == one prefill
 
 
 @pytest.mark.parametrize("correct", [3, 6])
@@ -129,7 +130,7 @@ def test_auto_weighs_trees_and_stays_exact(setup):
     assert SpecDecoder(model16, Eagle3Drafter(head16), mode="auto", auto=auto).auto_trees == ()
     dec = SpecDecoder(model, Eagle3Drafter(head), mode="auto", k=4, stop_ids=stops,
                       auto=AutoSpec(trees=TREE_GRID, costs=costs))
-    dec.generate(prompts["sql"], 4)  # a request's state to time after
-    measured = cost_model.measure(dec.target, dec.drafters[0], dec.state, 4, 1, trees)
+    state = dec.decode(prompts["sql"], 4).state  # a request's state to time after
+    measured = cost_model.measure(dec.target, dec.drafters[0], state, 4, 1, trees)
     assert set(measured.tree_target) == {7, 17} and set(measured.tree_step) == {2, 4}
     assert all(t > 0 for t in [*measured.tree_target.values(), *measured.tree_step.values()])

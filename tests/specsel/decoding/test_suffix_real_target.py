@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from data_gen.domains import domain_prompts
-from data_gen.generate import render_prompt, stop_token_ids
+from draftpool.chat import render_prompt, stop_token_ids
 from draftpool.forward.sampling import SamplingParams, probs_from_logits
 from draftpool.models.suffix import NgramModel, build_suffix
 from specsel.decoding.loop import SpecDecoder

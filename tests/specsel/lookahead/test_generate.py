@@ -5,7 +5,7 @@ the kept cache and a later sync to a diverging context re-uses only the common p
 import pytest
 
 from data_gen.domains import domain_prompts
-from data_gen.generate import render_prompt, stop_token_ids
+from draftpool.chat import render_prompt, stop_token_ids
 from specsel.decoding.loop import SpecDecoder
 from specsel.lookahead.generate import StepLM
 from specsel.lookahead.steps import StepCutter, StepSpec

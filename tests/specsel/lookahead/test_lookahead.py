@@ -5,7 +5,7 @@ reproduces plain greedy output; a random drafter has every step rejected, each r
 import pytest
 
 from data_gen.domains import domain_prompts
-from data_gen.generate import render_prompt, stop_token_ids
+from draftpool.chat import render_prompt, stop_token_ids
 from draftpool.models.llama import build_drafter
 from specsel.decoding.loop import SpecDecoder
 from specsel.lookahead.generate import StepLM

@@ -45,14 +45,15 @@ def test_lossless_on_the_real_target(setup, name, game):
     model, _, _, prompt, ref, stops = setup
     dec = SpecDecoder(model, pool(setup), selector=Selector(make_learner(name, 4, seed=0), 4, K, game), k=K,
                       stop_ids=stops)
-    out, m = dec.generate(prompt, NEW)
+    res = dec.decode(prompt, NEW)
+    out, m = res.tokens, res.metrics
     assert out == ref
     assert m.target_forwards == 1 + len(m.choices)
     assert sum(m.accepted) > 0
     for d in dec.drafters:
         if isinstance(d, Eagle3Drafter) and d.n_real:
-            d.sync(dec.state)
-            assert fresh_cache_matches(d, dec.state)
+            d.sync(res.state)
+            assert fresh_cache_matches(d, res.state)
 
 
 def test_hedgespec_finds_the_drafter_that_knows_the_answer(setup):
