@@ -22,7 +22,8 @@ import torch
 
 from benchmarks import harness
 from data_gen.domains import check_domain, domain_prompts
-from data_gen.generate import generate_batch, render_prompt, stop_token_ids
+from data_gen.hf_backend import generate_batch
+from draftpool.chat import render_prompt, stop_token_ids
 from draftpool.forward.timing import sync_device
 from draftpool.target import DEFAULT_TARGET
 

@@ -29,7 +29,8 @@ import torch
 
 from benchmarks import harness
 from data_gen.domains import check_domain
-from data_gen.generate import DataGenConfig, load_distilled, run
+from data_gen.generate import load_distilled, run
+from data_gen.plan import DataGenConfig
 from draftpool.config import ConfigError, load_config
 from draftpool.forward.timing import median_time
 

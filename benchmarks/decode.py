@@ -47,7 +47,7 @@ from benchmarks import harness
 from benchmarks.baselines import hf_assisted, hf_prompt_lookup
 from benchmarks.harness import log
 from data_gen.domains import ALL_DOMAINS, check_domain, domain_prompts
-from data_gen.generate import render_prompt, stop_token_ids
+from draftpool.chat import render_prompt, stop_token_ids
 from draftpool.config import ConfigError, build, field, to_dict
 from draftpool.forward.sampling import SamplingParams
 from draftpool.io import atomic_write_text, cache_root

@@ -34,8 +34,8 @@ import torch
 
 from benchmarks import harness
 from data_gen.domains import domain_prompts
-from data_gen.generate import render_prompt, stop_token_ids
 from data_gen.problems import extract_answer, is_correct, load_problems
+from draftpool.chat import render_prompt, stop_token_ids
 from online.lookahead.server import LookaheadServer
 from online.lookahead.step_trainer import StepEnv
 from online.serve.server import Request

@@ -46,7 +46,7 @@ from benchmarks import harness
 from benchmarks.common.online_replay import cached_feedback, greedy_stream, mat, replay_job, stream_prompts
 from benchmarks.online_live import live_part, soak
 from data_gen.domains import GENERAL, domain_prompts
-from data_gen.generate import render_prompt
+from draftpool.chat import render_prompt
 from draftpool.config import ConfigError
 from online.trainer.token_trainer import TrainerConfig
 

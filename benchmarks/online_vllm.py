@@ -34,7 +34,7 @@ from typing import Any
 
 from benchmarks import harness
 from data_gen.domains import domain_prompts
-from data_gen.generate import render_prompt
+from draftpool.chat import render_prompt
 from draftpool.config import ConfigError
 from draftpool.io import atomic_write_json
 from draftpool.pool import read_manifest

@@ -24,7 +24,7 @@ import torch
 
 from benchmarks import harness
 from data_gen.domains import check_domain, domain_prompts
-from data_gen.generate import render_prompt, stop_token_ids
+from draftpool.chat import render_prompt, stop_token_ids
 from draftpool.config import ConfigError
 from specsel.decoding.loop import SpecDecoder
 

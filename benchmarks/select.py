@@ -51,7 +51,10 @@ from benchmarks.replay import (
     token_losses,
 )
 from data_gen.domains import GENERAL
-from data_gen.generate import data_dir_for, generate_batch, load_distilled, render_prompt, stop_token_ids
+from data_gen.generate import load_distilled
+from data_gen.hf_backend import generate_batch
+from data_gen.plan import data_dir_for
+from draftpool.chat import render_prompt, stop_token_ids
 from draftpool.config import ConfigError
 from draftpool.target import TargetInfo
 from specsel.decoding.auto import auto_spec

@@ -17,7 +17,8 @@ import argparse
 import json
 
 from benchmarks import harness
-from data_gen.generate import data_dir_for, load_distilled
+from data_gen.generate import load_distilled
+from data_gen.plan import data_dir_for
 from draftpool.config import ConfigError
 from draftpool.models.request_index import RequestIndex
 from draftpool.models.suffix_index import Proposal, choose

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import harness
-from data_gen.generate import render_prompt, stop_token_ids
+from draftpool.chat import render_prompt, stop_token_ids
 
 TABLES = {
     "orders": "orders(id, customer_id, status, total_amount, created_at, shipped_at)",

@@ -68,7 +68,7 @@ class MagpieConfig:
 
 def pre_query_ids(tok, system_prompt: str = "") -> list[int]:
     """The chat template rendered up to where the user message's text starts, as token ids."""
-    from data_gen.generate import chat_messages
+    from draftpool.chat import chat_messages
 
     try:
         text = tok.apply_chat_template(chat_messages(_SENTINEL, system_prompt), tokenize=False,
@@ -153,9 +153,9 @@ def draw(forward, tok, jobs: list, stop_ids: list[int]) -> list[dict]:
 
 def run(cfg: MagpieConfig, model=None, tok=None, info=None) -> Path:
     """Draw samples until cfg.prompts are kept (or max_samples drawn); returns the prompt file."""
-    from data_gen.backends import target_dtype
     from data_gen.continuous import Job
-    from data_gen.generate import shard_seed, stop_token_ids
+    from data_gen.plan import shard_seed, target_dtype
+    from draftpool.chat import stop_token_ids
     from draftpool.forward.slots import SlotForward
     from draftpool.target import load_target, resolve_device, resolve_target
 

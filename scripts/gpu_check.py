@@ -227,7 +227,7 @@ def decode_rows(args, info, fp32_target) -> tuple[list[dict[str, Any]], dict[str
     import torch
 
     from data_gen.domains import domain_prompts
-    from data_gen.generate import render_prompt, stop_token_ids
+    from draftpool.chat import render_prompt, stop_token_ids
     from draftpool.pool import load_pool, read_manifest
     from draftpool.target import load_target
 

@@ -28,7 +28,8 @@ def shared_dir(tmp_path_factory, name: str, make: Callable[[Path], None]) -> Pat
 
 def tiny_sql_data(data_dir: Path, target_info, target, *overrides: str) -> Path:
     """Real self-distilled SQL data at tiny settings (the shipped recipe, then `overrides`) in `data_dir`."""
-    from data_gen.generate import DataGenConfig, run
+    from data_gen.generate import run
+    from data_gen.plan import DataGenConfig
     from draftpool.config import load_config
     from draftpool.target import DEFAULT_TARGET
 

@@ -42,10 +42,10 @@ INSTALLED = {"train_drafter": "train_drafter.py", "build_pool": "build_pool.py",
 ROOT_SCRIPTS = {"train_drafter.py", "build_pool.py", "online_adapt.py"}
 # entry point -> (module, config dataclass) whose keys its key=value overrides set
 CONFIGS = {
-    "train_drafter.py": ("training.train_drafter", "TrainConfig"),
-    "build_pool.py": ("training.train_drafter", "TrainConfig"),  # build_pool overrides every head's TrainConfig
+    "train_drafter.py": ("training.config", "TrainConfig"),
+    "build_pool.py": ("training.config", "TrainConfig"),  # build_pool overrides every head's TrainConfig
     "online_adapt.py": ("online.adapt", "AdaptConfig"),
-    "data_gen.generate": ("data_gen.generate", "DataGenConfig"),
+    "data_gen.generate": ("data_gen.plan", "DataGenConfig"),
 }
 HAS_HELP_CONFIG = {"train_drafter.py", "online_adapt.py"}
 # dict-valued config fields whose keys are another entry point's keys

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from data_gen.domains import ALL_DOMAINS
-from data_gen.generate import DataGenConfig
+from data_gen.plan import DataGenConfig
 from draftpool.config import load_config
 from training.train_drafter import TrainConfig
 

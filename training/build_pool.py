@@ -31,7 +31,8 @@ import time
 from pathlib import Path
 
 from data_gen.domains import ALL_DOMAINS, GENERAL, check_domain
-from data_gen.generate import DataGenConfig, data_dir_for, load_distilled
+from data_gen.generate import load_distilled
+from data_gen.plan import DataGenConfig, data_dir_for
 from draftpool.config import ConfigError, build, deep_merge, load_config, read_yaml
 from draftpool.io import atomic_write_json
 from draftpool.pool import DrafterLoadError, load_members, read_manifest

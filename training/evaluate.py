@@ -173,7 +173,8 @@ def main(argv: list[str] | None = None) -> int:
     import sys
 
     from data_gen.domains import check_domain
-    from data_gen.generate import DataGenConfig, ensure_data, load_distilled
+    from data_gen.generate import ensure_data, load_distilled
+    from data_gen.plan import DataGenConfig
     from draftpool.config import ConfigError, load_config
     from draftpool.io import atomic_write_json
     from draftpool.pool import DrafterLoadError

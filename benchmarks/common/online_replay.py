@@ -18,7 +18,8 @@ import torch
 from benchmarks import harness
 from benchmarks.replay import Method, ReplayRequest, chain_acceptance, greedy_chains, replay
 from data_gen.domains import domain_prompts
-from data_gen.generate import generate_batch, render_prompt, stop_token_ids
+from data_gen.hf_backend import generate_batch
+from draftpool.chat import render_prompt, stop_token_ids
 from draftpool.config import ConfigError
 from draftpool.models import get_kind
 from online.trainer.feedback import Feedback, feedback_from_ids

@@ -11,7 +11,7 @@ import torch
 
 from benchmarks.decode import FREE_METHODS, main
 from data_gen.domains import domain_prompts
-from data_gen.generate import render_prompt, stop_token_ids
+from draftpool.chat import render_prompt, stop_token_ids
 from draftpool.models.suffix import SUFFIX, build_suffix
 from specsel.decoding.loop import SpecDecoder
 from tests.stubs import random_head

@@ -11,7 +11,9 @@ import torch
 
 from data_gen.continuous import Job, generate, shared_prefix
 from data_gen.domains import domain_prompts
-from data_gen.generate import DataGenConfig, load_distilled, render_prompt, run, stop_token_ids
+from data_gen.generate import load_distilled, run
+from data_gen.plan import DataGenConfig
+from draftpool.chat import render_prompt, stop_token_ids
 from draftpool.config import load_config
 from draftpool.forward.slots import SlotError, SlotForward
 from draftpool.target import DEFAULT_TARGET

@@ -15,17 +15,9 @@ import pytest
 import torch
 
 import draftpool
-from data_gen.generate import (
-    DataGenConfig,
-    is_complete,
-    load_distilled,
-    plan_shards,
-    prompt_table,
-    render_prompt,
-    run,
-    shard_seed,
-    stop_token_ids,
-)
+from data_gen.generate import is_complete, load_distilled, run
+from data_gen.plan import DataGenConfig, plan_shards, prompt_table, shard_seed
+from draftpool.chat import render_prompt, stop_token_ids
 from draftpool.config import ConfigError, load_config
 from draftpool.target import DEFAULT_TARGET
 

@@ -8,8 +8,8 @@ import json
 import pytest
 
 from data_gen.domains import PROMPT_SETS, domain_prompts, prompt_set
-from data_gen.generate import render_prompt
 from data_gen.magpie import MagpieConfig, pre_query_ids, run, select, shipped_classifier
+from draftpool.chat import render_prompt
 from draftpool.config import ConfigError, load_config
 
 

@@ -9,7 +9,7 @@ import json
 import datasets
 import pytest
 
-from data_gen.generate import DataGenConfig, prompt_table
+from data_gen.plan import DataGenConfig, prompt_table
 from data_gen.user_data import UserData, load_user_rows
 from draftpool.config import ConfigError, load_config
 

@@ -21,8 +21,10 @@ from pathlib import Path
 import psutil
 import pytest
 
-from data_gen.generate import DataGenConfig, is_complete, load_distilled, run, stop_token_ids
+from data_gen.generate import is_complete, load_distilled, run
+from data_gen.plan import DataGenConfig
 from data_gen.vllm_worker import groups, respond
+from draftpool.chat import stop_token_ids
 from draftpool.config import ConfigError, load_config
 from draftpool.target import DEFAULT_TARGET
 from draftpool.vllm_env import vllm_python

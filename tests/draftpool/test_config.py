@@ -223,7 +223,7 @@ def _float_keys(cls, prefix=""):
 def test_every_float_option_of_every_entry_point_refuses_non_finite_values():
     """train_drafter / build_pool (TrainConfig), online_adapt (serve, trainer, process, lookahead, vllm) and data_gen
     (incl. its vLLM backend): no NaN or infinity gets past the loader."""
-    from data_gen.generate import DataGenConfig
+    from data_gen.plan import DataGenConfig
     from online.adapt import AdaptConfig
     from training.train_drafter import TrainConfig
 

@@ -18,8 +18,8 @@ from safetensors.torch import load_file
 
 import training.kinds.eagle3 as kind_eagle3
 import training.train_drafter as train_drafter
-from data_gen.generate import DataGenConfig
 from data_gen.generate import run as run_data_gen
+from data_gen.plan import DataGenConfig
 from tests.shared import shared_dir
 from training import accelerate_shim
 
