@@ -25,7 +25,8 @@ from pathlib import Path
 from benchmarks import harness
 from data_gen.generate import load_distilled
 from draftpool.config import ConfigError, read_yaml
-from draftpool.models.suffix import build_suffix
+from draftpool.models.suffix import SUFFIX, build_suffix
+from draftpool.pool import Member
 from training.evaluate import evaluate_many
 from training.train_drafter import answer_sample
 
@@ -74,14 +75,14 @@ def main(argv: list[str] | None = None) -> dict:
             if per and len(rows) < n:
                 continue  # the data has too few prompts for n answers at `per` each
             name = f"suffix-{len(rows)}" + (f"-x{per}" if per else "")
-            drafters[name], meta[name] = member(rows, info.vocab_size, opts)
+            drafters[name], meta[name] = member(name, rows, info.vocab_size, opts)
             harness.log.info("%s: %s", name, meta[name])
     for name, folder, n in also:
         rows = answer_sample(list(load_distilled(folder, "train")), int(n or 0))
-        drafters[name], meta[name] = member(rows, info.vocab_size, opts)
+        drafters[name], meta[name] = member(name, rows, info.vocab_size, opts)
         meta[name]["data"] = folder
         harness.log.info("%s: %s", name, meta[name])
-    res = evaluate_many(drafters, model, held, depth, max_len, tok.pad_token_id, desc="held-out")
+    res = evaluate_many(list(drafters.values()), model, held, depth, max_len, tok.pad_token_id, desc="held-out")
     points = [{"drafter": name, **meta[name], "top1": r["top1_per_step"][0],
                "chain": r["empirical_greedy_chain_length"], "positions": r["positions"]} for name, r in res.items()]
     for spec in filter(None, args.heads.split(",")):
@@ -104,12 +105,13 @@ def main(argv: list[str] | None = None) -> dict:
     return report
 
 
-def member(rows: list[dict], vocab_size: int, opts: dict) -> tuple[tuple[str, object], dict]:
-    """A suffix member seeded from rows' prompts and answers -> (("suffix", drafter), its figures)."""
+def member(name: str, rows: list[dict], vocab_size: int, opts: dict) -> tuple[Member, dict]:
+    """A suffix member seeded from rows' prompts and answers -> (the member, its figures)."""
     seqs = [list(r["prompt_ids"]) + list(r["response_ids"]) for r in rows]
     drafter = build_suffix(seqs, vocab_size, **opts)
-    return ("suffix", drafter), {"answers": len(rows), "distinct_prompts": len({r["prompt_id"] for r in rows}),
-                                 "indexed_tokens": drafter.index.n_tokens}
+    return Member(name, SUFFIX.name, drafter), {"answers": len(rows),
+                                                "distinct_prompts": len({r["prompt_id"] for r in rows}),
+                                                "indexed_tokens": drafter.index.n_tokens}
 
 
 def per_prompt_sample(rows: list[dict], n: int, per: int, seed: int = 0) -> list[dict]:

@@ -76,7 +76,7 @@ def run_variant(name: str, args, extra: list[str]) -> list[dict]:
 def resolved_config(domain: str, recipe: str, overrides: list[str]) -> dict:
     """The training config train_drafter.py will run with (recipe read from the repository root), as JSON."""
     from draftpool.config import load_config, to_dict
-    from training.train_drafter import TrainConfig
+    from training.config import TrainConfig
 
     recipe_path = recipe if Path(recipe).is_absolute() else str(ROOT / recipe)
     cfg = load_config(TrainConfig, recipe_path, [*overrides, f"domain={domain}", "drafter=eagle3"])

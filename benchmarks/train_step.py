@@ -34,10 +34,12 @@ from benchmarks import harness
 from draftpool.config import ConfigError, load_config
 from draftpool.models.eagle3 import EAGLE3
 from draftpool.models.kind import Steps
+from training.config import TrainConfig
 from training.data import ResponseDataset, collate
+from training.kinds.eagle3 import make_eagle3, setup_eagle3
 from training.loop import cpu_has_bf16, epoch_order
 from training.target_cache import cached_features
-from training.train_drafter import TrainConfig, make_accelerator, make_eagle3, prepare_rows, setup_eagle3
+from training.train_drafter import make_accelerator, prepare_rows, setup_context
 from training.ttt import Teacher, ttt_loss
 
 VARIANTS = {  # name -> (compact teacher, live rows only, TTT steps (0: the recipe's), bf16 autocast)
@@ -108,8 +110,9 @@ def _main(argv: list[str] | None) -> int:
     rows, _, _ = prepare_rows(cfg, info, tok, accelerator)
     dataset = ResponseDataset(rows, cfg.train.max_len)
     run_dir = Path(cfg.run_dir.format(target_slug=info.slug, domain=cfg.domain, drafter=cfg.drafter))
-    setup_eagle3(cfg, accelerator, target, info, rows, dataset, run_dir)  # builds the feature cache if missing
-    head0 = make_eagle3(cfg, target, info, rows)
+    # builds the feature cache if missing
+    setup_eagle3(cfg.eagle3, setup_context(cfg, accelerator, target, info, rows, dataset, run_dir))
+    head0 = make_eagle3(cfg.eagle3, target, info, rows, cfg.train.seed)
     order = epoch_order(len(dataset), cfg.train.seed, 0)
     bs = cfg.train.batch_size
     batches = [collate([dataset[i] for i in order[k * bs:(k + 1) * bs]], tok.pad_token_id)

@@ -54,12 +54,30 @@ def target(target_info):
     return load_target(target_info, "cpu")
 
 
+VOLATILE_ENV = {"PYTEST_CURRENT_TEST"}  # pytest's own, rewritten at every phase of a test
+
+
 @pytest.fixture(autouse=True)
-def _keep_torch_threads():
-    """An entry point run in-process may set torch's thread count (train_drafter.main: every core): the tests after it
-    in the same process keep the count they started with (with workers, one core each, not 2 x 2 threads)."""
+def _keep_process_state():
+    """No test leaves process-global state behind for the tests after it in the same process (a worker runs many):
+    torch's thread count (with workers one core each, not 2 x 2 threads), the environment, and accelerate's shared
+    state (an Accelerator built in a test, e.g. an fp32 `Accelerator(cpu=True)`, would fix the precision of every
+    later one in the process). The library restores what a run changes itself (train_drafter.accelerated, tested in
+    tests/training/test_train_drafter.py); this is the net for what a test changes."""
     torch = sys.modules.get("torch")
-    before = torch.get_num_threads() if torch is not None else None
+    threads = torch.get_num_threads() if torch is not None else None
+    environ = dict(os.environ)
     yield
-    if before is not None and torch.get_num_threads() != before:
-        torch.set_num_threads(before)
+    torch = sys.modules.get("torch")
+    if torch is not None and threads is not None and torch.get_num_threads() != threads:
+        torch.set_num_threads(threads)
+    changed = {k for k in set(os.environ) | set(environ) if os.environ.get(k) != environ.get(k)} - VOLATILE_ENV
+    for key in changed:
+        if key in environ:
+            os.environ[key] = environ[key]
+        else:
+            del os.environ[key]
+    if "accelerate.state" in sys.modules:
+        from training.accelerate_shim import forget_accelerate_state
+
+        forget_accelerate_state()

@@ -34,7 +34,7 @@ def test_an_installed_command_runs_from_another_directory(tmp_path):
 
 
 def test_recipes_resolve_from_another_directory(tmp_path, monkeypatch):
-    from training.train_drafter import TrainConfig
+    from training.config import TrainConfig
 
     monkeypatch.chdir(tmp_path)
     cfg = load_config(TrainConfig, "recipes/sql/eagle3.yaml", ["domain=sql"])

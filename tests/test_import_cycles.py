@@ -1,11 +1,12 @@
-"""No import circle among the packages: the module-level import graph of draftpool, specsel, data_gen, training and
+"""No import circle among the packages, at any level: the import graph of draftpool, specsel, data_gen, training and
 online has no cycle.
 
-Edges are the imports that run when a module is first imported: statements at module level (also inside a
-module-level `if` / `try`, but not under `if TYPE_CHECKING:` and not inside a function or class body). `import a.b`
-and `from a.b import c` are an edge to `a.b`, or to `a.b.c` when c is a submodule. tests/test_layers.py keeps the
-direction between packages; this test also sees a circle inside one package (the kind registry resolves the parts it
-names in upper layers lazily, so it adds no edge)."""
+Edges are every import statement of a module: at module level (also inside an `if` / `try` / `with`), and inside
+function and method bodies (an import deferred into a function is still a dependency: two modules that reach into
+each other that way are one module in two files), but not under `if TYPE_CHECKING:`. `import a.b` and
+`from a.b import c` are an edge to `a.b`, or to `a.b.c` when c is a submodule. tests/test_layers.py keeps the direction
+between packages; this test also sees a circle inside one package (the kind registry resolves the parts it names in
+upper layers by path, at run time, so it adds no edge)."""
 
 from __future__ import annotations
 
@@ -31,29 +32,26 @@ def _is_type_checking(test: ast.expr) -> bool:
         (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
-def _module_level(body: list[ast.stmt]):
-    """The import statements that run at import time."""
-    for node in body:
-        if isinstance(node, ast.Import | ast.ImportFrom):
-            yield node
-        elif isinstance(node, ast.If):
-            if not _is_type_checking(node.test):
-                yield from _module_level(node.body)
-            yield from _module_level(node.orelse)
-        elif isinstance(node, ast.Try):
-            for block in (node.body, node.orelse, node.finalbody, *(h.body for h in node.handlers)):
-                yield from _module_level(block)
-        elif isinstance(node, ast.With):
-            yield from _module_level(node.body)
+def _imports(node: ast.AST):
+    """Every import statement under `node`, at any depth (functions, methods, nested blocks), but those under
+    `if TYPE_CHECKING:` (its `else` counts)."""
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        yield node
+    elif isinstance(node, ast.If) and _is_type_checking(node.test):
+        for child in node.orelse:
+            yield from _imports(child)
+    else:
+        for child in ast.iter_child_nodes(node):
+            yield from _imports(child)
 
 
 def graph(root: Path, packages: tuple[str, ...]) -> dict[str, set[str]]:
-    """module -> the project modules its module-level imports name."""
+    """module -> the project modules its imports name (module level or inside a function)."""
     mods = modules(root, packages)
     edges: dict[str, set[str]] = {m: set() for m in mods}
     for name, path in mods.items():
         is_pkg = path.name == "__init__.py"
-        for node in _module_level(ast.parse(path.read_text()).body):
+        for node in _imports(ast.parse(path.read_text())):
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
             else:
@@ -104,18 +102,42 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
 
 def test_no_import_cycle():
     found = cycles(graph(ROOT, PACKAGES))
-    assert not found, "import circles (module-level imports): " + "; ".join(" <-> ".join(c) for c in found)
+    assert not found, "import circles (module-level or function-level imports): " + "; ".join(
+        " <-> ".join(c) for c in found)
+
+
+def _package(root: Path, files: dict[str, str]) -> None:
+    for rel, text in {"pkg/__init__.py": "", **files}.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
 
 
 def test_the_check_sees_a_planted_cycle(tmp_path):
-    pkg = tmp_path / "pkg"
-    (pkg / "sub").mkdir(parents=True)
-    (pkg / "__init__.py").write_text("")
-    (pkg / "sub" / "__init__.py").write_text("")
-    (pkg / "a.py").write_text("from pkg.sub import b\n")  # b is a submodule: an edge to pkg.sub.b
-    (pkg / "sub" / "b.py").write_text("import pkg.c\n")
-    (pkg / "c.py").write_text("from . import a\n\ndef f():\n    import pkg.d\n")  # relative; a function's: no edge
-    (pkg / "d.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import pkg.c\n")
+    _package(tmp_path, {
+        "pkg/sub/__init__.py": "",
+        "pkg/a.py": "from pkg.sub import b\n",  # b is a submodule: an edge to pkg.sub.b
+        "pkg/sub/b.py": "import pkg.c\n",
+        "pkg/c.py": "from . import a\n",  # relative
+        "pkg/d.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import pkg.c\nelse:\n    import pkg.e\n",
+        "pkg/e.py": "",
+    })
     edges = graph(tmp_path, ("pkg",))
-    assert edges["pkg.a"] == {"pkg.sub.b"} and edges["pkg.c"] == {"pkg.a"} and edges["pkg.d"] == set()
+    assert edges["pkg.a"] == {"pkg.sub.b"} and edges["pkg.c"] == {"pkg.a"} and edges["pkg.d"] == {"pkg.e"}
     assert cycles(edges) == [["pkg.a", "pkg.c", "pkg.sub.b"]]
+
+
+def test_the_check_sees_a_cycle_through_function_level_imports(tmp_path):
+    """The circle data_gen/backends.py <-> generate.py and training/kinds/llama.py -> train_drafter.py were of this
+    shape: one side imports the other inside a function, which a module-level reading does not see."""
+    _package(tmp_path, {
+        "pkg/orchestrator.py": "from pkg import part\n\ndef run():\n    return part.make()\n",
+        "pkg/part.py": ("class Part:\n    def make(self):\n        try:\n"
+                        "            from pkg.orchestrator import run\n"
+                        "        except ImportError:\n            run = None\n        return run\n"),
+        "pkg/lazy.py": ("def f():\n    from typing import TYPE_CHECKING\n    if TYPE_CHECKING:\n"
+                        "        import pkg.part\n"),
+    })
+    edges = graph(tmp_path, ("pkg",))
+    assert edges["pkg.part"] == {"pkg.orchestrator"} and edges["pkg.orchestrator"] == {"pkg.part"}
+    assert edges["pkg.lazy"] == set()  # a function's TYPE_CHECKING import is no edge either
+    assert cycles(edges) == [["pkg.orchestrator", "pkg.part"]]

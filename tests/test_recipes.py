@@ -10,7 +10,7 @@ import yaml
 from data_gen.domains import ALL_DOMAINS
 from data_gen.plan import DataGenConfig
 from draftpool.config import load_config
-from training.train_drafter import TrainConfig
+from training.config import TrainConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 RECIPES = ROOT / "recipes"

@@ -5,6 +5,8 @@ and DeepSpeed 0.19 (0.19.8).
 - `fix_deepspeed_cpu_ranks`: writes `PartialState` / `AcceleratorState` fields (`num_processes`, `process_index`,
   `local_process_index`) from outside, where accelerate under DeepSpeed on CPU counts one process per rank;
 - `use_the_cores`: undoes `accelerate launch`'s OMP_NUM_THREADS=1 on a CPU run;
+- `forget_accelerate_state`: clears accelerate's process-wide state (`AcceleratorState._reset_state`,
+  `GradientState._reset_state`), which otherwise refuses a second Accelerator of another precision in one process;
 - `quiet_checkpoint_rotation`: drops the one line accelerate's `save_state` logs per save under `total_limit`
   ("[RANK 0] Deleting 1 checkpoints to make room for new checkpoint."), matched on its text.
 
@@ -25,8 +27,8 @@ from draftpool.version_guard import UncheckedVersionError, check_version
 CHECKED = "accelerate 1.15.0, deepspeed 0.19.8"  # the exact versions the uses below were read and tested on
 ACCELERATE_RANGE = ((1, 15), (1, 16))  # accelerate major.minor: low <= v < high (pyproject.toml: the same bound)
 
-__all__ = ["UncheckedVersionError", "check_accelerate", "fix_deepspeed_cpu_ranks", "no_zero3_init",
-           "quiet_checkpoint_rotation", "use_the_cores"]
+__all__ = ["UncheckedVersionError", "check_accelerate", "fix_deepspeed_cpu_ranks", "forget_accelerate_state",
+           "no_zero3_init", "quiet_checkpoint_rotation", "use_the_cores"]
 
 
 def check_accelerate(version: str | None = None) -> None:
@@ -62,6 +64,17 @@ def use_the_cores(accelerator) -> None:
     local = max(1, int(os.environ.get("LOCAL_WORLD_SIZE", accelerator.num_processes)))
     threads = int(os.environ.get("DRAFTPOOL_CPU_THREADS", 0)) or max(1, (os.cpu_count() or 1) // local)
     torch.set_num_threads(threads)
+
+
+def forget_accelerate_state() -> None:
+    """Clear accelerate's process-wide state (AcceleratorState, PartialState, GradientState: shared by every
+    Accelerator of the process), so the next Accelerator is built from its own arguments. Without it a second run in
+    one process fails when its precision differs from the first's ("AcceleratorState has already been initialized and
+    cannot be changed"). An Accelerator built before it is not to be used after it."""
+    from accelerate.state import AcceleratorState, GradientState
+
+    AcceleratorState._reset_state(reset_partial_state=True)
+    GradientState._reset_state()
 
 
 def fix_deepspeed_cpu_ranks(accelerator) -> None:

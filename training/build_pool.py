@@ -37,9 +37,11 @@ from draftpool.config import ConfigError, build, deep_merge, load_config, read_y
 from draftpool.io import atomic_write_json
 from draftpool.pool import DrafterLoadError, load_members, read_manifest
 from draftpool.target import DEFAULT_TARGET, load_target, resolve_target
+from training.config import TrainConfig
 from training.evaluate import EXPORTED, evaluate_many, write_eval
 from training.kinds import drafter_names, training_for
-from training.train_drafter import NaNLossError, TrainConfig, make_accelerator, run
+from training.loop import NaNLossError
+from training.train_drafter import accelerated, run
 
 PROFILES = {
     "quick": {"train": ["data.gen.max_prompts_per_split=160", "data.gen.max_held_out_prompts=32",
@@ -108,7 +110,8 @@ def train_all(target: str, profile: str, drafters: list[str], domains: list[str]
             t0 = time.time()
             start = f", from {init_from}" if init_from else ""
             print(f"[build_pool] {name}: training ({profile} profile{start})", flush=True)
-            run(cfg, make_accelerator(cfg, "runs/pool"), info)
+            with accelerated(cfg, "runs/pool") as accelerator:
+                run(cfg, accelerator, info)
             manifest = _manifest(pool_dir)
             manifest["drafters"][name].update(build=sig, build_seconds=round(time.time() - t0, 1))
             atomic_write_json(pool_dir / "pool.json", manifest)
@@ -122,12 +125,12 @@ def fill_matrix(pool_dir: Path, target: str, data_dirs: dict[str, Path], max_seq
     info = resolve_target(target)
     target_model, tok = load_target(info)
     manifest = _manifest(pool_dir)
-    models = {m.name: (m.kind, m.module) for m in load_members(pool_dir, info, target_model, at_least=0, names=names)}
+    members = load_members(pool_dir, info, target_model, at_least=0, names=names)
     matrix = manifest.get("matrix", {})
     for domain, ddir in data_dirs.items():
         rows = [r for r in load_distilled(ddir, "held_out") if r["temperature"] == 0.0]
         rows = rows[:max_sequences] if max_sequences else rows
-        res = evaluate_many(models, target_model, rows, depth, 320, tok.pad_token_id, desc=f"matrix {domain}")
+        res = evaluate_many(members, target_model, rows, depth, 320, tok.pad_token_id, desc=f"matrix {domain}")
         matrix[domain] = {name: {k: r[k] for k in MATRIX_KEYS} for name, r in res.items()}
         manifest = _manifest(pool_dir)
         manifest["matrix"] = matrix

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import torch
 
 from draftpool.models import get_kind, kind_of_folder
 from draftpool.models.kind import Steps, aux_features, shift_left
+from draftpool.pool import Member
 from draftpool.progress import progress
 from training.data import ResponseDataset, collate
 
@@ -43,29 +45,32 @@ def chain_length_from_rates(rates: list[float]) -> float:
 @torch.no_grad()
 def evaluate(kind: str, drafter, target, rows, depth: int, max_len: int, pad_id: int, batch_size: int = 8) -> dict:
     """One drafter of kind `kind` (a pool manifest's kind name) on held-out rows."""
-    return evaluate_many({"d": (kind, drafter)}, target, rows, depth, max_len, pad_id, batch_size)["d"]
+    return evaluate_many([Member("d", kind, drafter)], target, rows, depth, max_len, pad_id, batch_size)["d"]
 
 
 @torch.no_grad()
-def evaluate_many(drafters: dict[str, tuple[str, torch.nn.Module]], target, rows, depth: int, max_len: int,
-                  pad_id: int, batch_size: int = 8, desc: str = "eval") -> dict[str, dict]:
-    """Evaluate several drafters ({name: (kind, model)}) on the same rows with one target pass per batch."""
+def evaluate_many(members: Sequence[Member], target, rows, depth: int, max_len: int, pad_id: int,
+                  batch_size: int = 8, desc: str = "eval") -> dict[str, dict]:
+    """Evaluate several drafters (pool members, by name) on the same rows with one target pass per batch ->
+    {member name: its figures}."""
     device = next(target.parameters()).device
     ds = ResponseDataset(rows, max_len)
-    acc = {name: _Sums(depth) for name in drafters}
-    kinds = {name: get_kind(kind) for name, (kind, _) in drafters.items()}
-    want_hidden = any(kinds[name].aux_layers(model) is not None for name, (_, model) in drafters.items())
-    for _, model in drafters.values():
-        model.eval()
+    if len({m.name for m in members}) != len(members):
+        raise ValueError(f"members evaluated together need distinct names, got {[m.name for m in members]}")
+    acc = {m.name: _Sums(depth) for m in members}
+    kinds = {m.name: get_kind(m.kind) for m in members}
+    want_hidden = any(kinds[m.name].aux_layers(m.module) is not None for m in members)
+    for m in members:
+        m.module.eval()
     for i in progress(range(0, len(ds), batch_size), desc, unit="batch"):
         b = {k: v.to(device) for k, v in collate([ds[j] for j in range(i, min(i + batch_size, len(ds)))],
                                                  pad_id).items()}
         ids, attn, lmask = b["input_ids"], b["attention_mask"], b["loss_mask"]
         out = target(input_ids=ids, attention_mask=attn, output_hidden_states=want_hidden)
-        for name, (_, model) in drafters.items():
-            feats = kinds[name].features(model, out.hidden_states) if want_hidden else None
-            acc[name].add(kinds[name].steps(model, feats, ids, attn, depth), out.logits, ids, lmask)
-    return {name: {"kind": drafters[name][0], "held_out_sequences": len(ds), **s.result()} for name, s in acc.items()}
+        for m in members:
+            feats = kinds[m.name].features(m.module, out.hidden_states) if want_hidden else None
+            acc[m.name].add(kinds[m.name].steps(m.module, feats, ids, attn, depth), out.logits, ids, lmask)
+    return {m.name: {"kind": m.kind, "held_out_sequences": len(ds), **acc[m.name].result()} for m in members}
 
 
 class _Sums:

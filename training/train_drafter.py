@@ -18,33 +18,35 @@ import os
 import random
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import torch
 
 import draftpool
 from data_gen.domains import ALL_DOMAINS, check_domain
-from data_gen.generate import DataGenConfig, data_dir_for, ensure_data, load_distilled, render_prompt
+from data_gen.generate import ensure_data, load_distilled
+from data_gen.plan import DataGenConfig, data_dir_for
 from data_gen.user_data import load_user_rows, user_split
+from draftpool.chat import render_prompt
 from draftpool.config import ConfigError, build, deep_merge, help_text, load_config, read_yaml, to_dict
 from draftpool.io import atomic_write_json, check_writable, run_lock
 from draftpool.models import get_kind
 from draftpool.pool import check_manifest, update_pool_manifest
 from draftpool.target import DEFAULT_TARGET, TargetInfo, load_target, resolve_target
-from training.accelerate_shim import check_accelerate, fix_deepspeed_cpu_ranks, no_zero3_init, use_the_cores
-from training.config import DataConfig, EvalConfig, ExportConfig, TrainConfig
+from training.accelerate_shim import (
+    check_accelerate,
+    fix_deepspeed_cpu_ranks,
+    forget_accelerate_state,
+    no_zero3_init,
+    use_the_cores,
+)
+from training.config import TrainConfig
 from training.data import ResponseDataset
 from training.evaluate import EXPORTED, curve_hook, evaluate, format_table
-from training.kinds import drafter_names, training_for
-from training.kinds.eagle3 import Eagle3Options, make_eagle3, setup_eagle3
-from training.kinds.llama import LlamaOptions
-from training.kinds.suffix import SuffixOptions
+from training.kinds import KindTraining, SetupContext, drafter_names, training_for
 from training.loop import NaNLossError, resolve_mixed_precision, train
-
-# names other modules import from here (benchmarks/train_step.py: make_eagle3, setup_eagle3; the config classes)
-__all__ = ["DataConfig", "Eagle3Options", "EvalConfig", "ExportConfig", "LlamaOptions", "NaNLossError",
-           "SuffixOptions", "TrainConfig", "answer_sample", "main", "make_accelerator", "make_eagle3", "prepare_rows",
-           "run", "setup_eagle3"]
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -97,6 +99,27 @@ def run(cfg: TrainConfig, accelerator, info: TargetInfo | None = None) -> dict:
         return _run(cfg, accelerator, info, run_dir, pool_dir)
 
 
+def setup_context(cfg: TrainConfig, accelerator, target, info: TargetInfo, train_rows: list[dict],
+                  dataset: ResponseDataset, run_dir: Path) -> SetupContext:
+    """What a kind's setup reads of this run besides its own options."""
+    return SetupContext(accelerator, target, info, train_rows, dataset, run_dir, cfg.domain, cfg.train.seed,
+                        Path(cfg.export.pools_dir))
+
+
+def run_prerequisite(cfg: TrainConfig, setup: KindTraining, ctx: SetupContext) -> None:
+    """Train first the drafter the kind's setup starts from when it is missing (`KindTraining.prerequisite`: e.g. the
+    pool's general Llama drafter a domain fine-tune starts from), on this run's target, pools and data settings."""
+    pre = setup.prerequisite(cfg.options(), ctx)
+    if pre is None:
+        return
+    recipe = f"recipes/{pre.domain}/{setup.folder}.yaml"
+    ctx.accelerator.print(f"no {pre.domain} drafter at {pre.path}: pretraining it first ({recipe})")
+    first = load_config(TrainConfig, recipe, [f"domain={pre.domain}", f"drafter={setup.kind}", f"target={cfg.target}",
+                                              f"export.pools_dir={cfg.export.pools_dir}", *pre.overrides])
+    first.data.gen = dict(cfg.data.gen)
+    run(first, ctx.accelerator, ctx.info)
+
+
 def _run(cfg: TrainConfig, accelerator, info: TargetInfo, run_dir: Path, pool_dir: Path) -> dict:
     # 1. target and data
     setup = training_for(cfg.drafter)
@@ -108,9 +131,12 @@ def _run(cfg: TrainConfig, accelerator, info: TargetInfo, run_dir: Path, pool_di
         held_rows = held_rows[: cfg.eval.max_sequences]
     dataset = ResponseDataset(train_rows, cfg.train.max_len)
 
-    # 2. drafter and loss (the target-feature cache is built here: its time is part of training's cost)
+    # 2. drafter and loss (the target-feature cache is built here: its time is part of training's cost), after the
+    # drafter it starts from where the kind declares one that is missing
+    ctx = setup_context(cfg, accelerator, target, info, train_rows, dataset, run_dir)
+    run_prerequisite(cfg, setup, ctx)
     t0 = time.perf_counter()
-    model, loss_fn, extra = setup.setup(cfg, accelerator, target, info, train_rows, dataset, run_dir)
+    model, loss_fn, extra = setup.setup(cfg.options(), ctx)
     setup_seconds = time.perf_counter() - t0
     if accelerator.is_main_process:
         run_dir.mkdir(parents=True, exist_ok=True)
@@ -150,7 +176,8 @@ def _run(cfg: TrainConfig, accelerator, info: TargetInfo, run_dir: Path, pool_di
             "draftpool_version": draftpool.__version__, "data_provenance": _strip(provenance),
             "train_config": to_dict(cfg), **({"eval": res} if res else {}), **extra}
     model = model.cpu() if isinstance(model, torch.nn.Module) else model
-    get_kind(kind).write(model, pool_dir / name, info, meta, tokenizer=tok, **setup.write_options(cfg))
+    get_kind(kind).write(model, pool_dir / name, info, meta, tokenizer=tok,
+                         **setup.write_options(cfg.options(), cfg.export))
     update_pool_manifest(pool_dir, info, name, {
         "path": name, "kind": kind, "domain": cfg.domain, "drafter": folder, **extra,
         **({"eval": {k: res[k] for k in EXPORTED}} if res else {})})
@@ -165,18 +192,36 @@ def _strip(prov: dict) -> dict:
 
 def make_accelerator(cfg: TrainConfig, run_dir_hint: str = "runs"):
     """The run's Accelerator (accumulation and precision from the config), with the shim's fixes applied (an
-    accelerate version the shim was not checked on is refused first)."""
+    accelerate version the shim was not checked on is refused first). accelerate's process-wide state is forgotten
+    first: a run after another in the same process (a notebook, a sweep, build_pool) gets its own precision whatever
+    the earlier one's was."""
     from accelerate import Accelerator
 
     check_accelerate()
+    mixed_precision = resolve_mixed_precision(cfg.train.mixed_precision)
+    forget_accelerate_state()
     # accumulation is the recipe's train.grad_accum; DeepSpeed's "auto" takes it from here
     os.environ.pop("ACCELERATE_GRADIENT_ACCUMULATION_STEPS", None)
-    accelerator = Accelerator(gradient_accumulation_steps=cfg.train.grad_accum,
-                              mixed_precision=resolve_mixed_precision(cfg.train.mixed_precision),
+    accelerator = Accelerator(gradient_accumulation_steps=cfg.train.grad_accum, mixed_precision=mixed_precision,
                               log_with="tensorboard", project_dir=run_dir_hint)
     fix_deepspeed_cpu_ranks(accelerator)
     use_the_cores(accelerator)
     return accelerator
+
+
+@contextmanager
+def accelerated(cfg: TrainConfig, run_dir_hint: str = "runs") -> Iterator:
+    """`make_accelerator`'s Accelerator for one run; on exit the process is as it was before: accelerate's state
+    forgotten, torch's thread count (`use_the_cores`) and the environment variables the run changed restored."""
+    threads, environ = torch.get_num_threads(), dict(os.environ)
+    try:
+        yield make_accelerator(cfg, run_dir_hint)
+    finally:
+        forget_accelerate_state()
+        torch.set_num_threads(threads)
+        for key in set(os.environ) - set(environ):
+            del os.environ[key]
+        os.environ.update({k: v for k, v in environ.items() if os.environ.get(k) != v})
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -206,10 +251,10 @@ def main(argv: list[str] | None = None) -> int:
         info = resolve_target(cfg.target)
         run_dir = Path(cfg.run_dir_for(info.slug))
         check_writable(run_dir, "run_dir")  # before accelerate makes its logging folder there
-        accelerator = make_accelerator(cfg, str(run_dir))
-        accelerator.init_trackers("tb")
-        run(cfg, accelerator, info)
-        accelerator.end_training()
+        with accelerated(cfg, str(run_dir)) as accelerator:
+            accelerator.init_trackers("tb")
+            run(cfg, accelerator, info)
+            accelerator.end_training()
     except (ConfigError, ValueError, NaNLossError, RuntimeError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -153,7 +153,7 @@ def test_missing_recipe_path(tmp_path):
 
 
 def test_train_config_overrides_and_validation():
-    from training.train_drafter import TrainConfig
+    from training.config import TrainConfig
 
     cfg = load_config(TrainConfig, None, ["domain=sql", "train.lr=0.002", "eagle3.aux_layers=[1, 2, 3]",
                                           "llama.loss=jsd", "export.speculators=true", "data.gen.batch_size=4"])
@@ -225,7 +225,7 @@ def test_every_float_option_of_every_entry_point_refuses_non_finite_values():
     (incl. its vLLM backend): no NaN or infinity gets past the loader."""
     from data_gen.plan import DataGenConfig
     from online.adapt import AdaptConfig
-    from training.train_drafter import TrainConfig
+    from training.config import TrainConfig
 
     checked = []
     for cls, base in ((TrainConfig, ["domain=sql"]), (AdaptConfig, []), (DataGenConfig, ["domain=sql"])):

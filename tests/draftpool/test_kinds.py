@@ -15,6 +15,7 @@ from draftpool.models.eagle3 import EAGLE3
 from draftpool.models.folder import DrafterLoadError
 from draftpool.models.kind import Steps, aux_features, shift_left
 from draftpool.models.llama import LLAMA
+from draftpool.pool import Member
 from draftpool.target import TargetInfo
 from tests.stubs import VOCAB, make_head, tiny_target
 from training.data import ResponseDataset, collate
@@ -149,13 +150,14 @@ def test_evaluate_matches_the_per_position_reference_for_both_kinds(tiny):
     torch.manual_seed(5)
     rows = [{"prompt_ids": torch.randint(0, VOCAB, (5,)).tolist(),
              "response_ids": torch.randint(0, VOCAB, (n,)).tolist()} for n in (9, 14)]
-    drafters = {"head": ("eagle3", head), "small": ("llama", small), "near": ("llama", near),
-                "self": ("llama", target)}
-    res = evaluate_many(drafters, target, rows, DEPTH, 64, pad_id=0)
+    members = [Member("head", "eagle3", head), Member("small", "llama", small), Member("near", "llama", near),
+               Member("self", "llama", target)]
+    res = evaluate_many(members, target, rows, DEPTH, 64, pad_id=0)
+    by_name = {m.name: m for m in members}
     ds = ResponseDataset(rows, 64)
     b = collate([ds[i] for i in range(len(ds))], 0)
     for name in ("head", "small", "near"):
-        kind, model = drafters[name]
+        kind, model = by_name[name].kind, by_name[name].module
         sums = [reference_stats(kind, model, target, b["input_ids"][i:i + 1], b["loss_mask"][i:i + 1], DEPTH)
                 for i in range(len(ds))]
         n = [sum(s[2][j] for s in sums) for j in range(DEPTH)]

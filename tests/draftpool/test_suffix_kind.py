@@ -13,7 +13,7 @@ import torch
 from draftpool.models import get_kind, kind_of_folder
 from draftpool.models.folder import DrafterLoadError
 from draftpool.models.suffix import NGRAM, SUFFIX, NgramModel, build_suffix
-from draftpool.pool import load_members, update_pool_manifest
+from draftpool.pool import Member, load_members, update_pool_manifest
 from training.evaluate import evaluate_many
 
 
@@ -83,8 +83,9 @@ def test_evaluation_of_a_model_free_drafter_reads_its_chains(target_info, target
         answer = model.generate(prompt, max_new_tokens=24, do_sample=False)[0, prompt.shape[1]:].tolist()
     rows = [{"prompt_ids": prompt[0].tolist(), "response_ids": answer}]
     seeded = build_suffix([prompt[0].tolist() + answer], target_info.vocab_size)
-    res = evaluate_many({"seeded": ("suffix", seeded), "cold": ("ngram", NgramModel(target_info.vocab_size))},
-                        model, rows, 3, 64, pad_id=0)
+    cold = NgramModel(target_info.vocab_size)
+    res = evaluate_many([Member("seeded", "suffix", seeded), Member("cold", "ngram", cold)], model, rows, 3, 64,
+                        pad_id=0)
     # seeded with the target's own greedy answer, its chain after every prefix is that answer: every draft right
     assert res["seeded"]["top1_per_step"] == [1.0, 1.0, 1.0]
     assert res["seeded"]["empirical_greedy_chain_length"] > 3.0

@@ -1,8 +1,9 @@
-"""training/loop.py: the precision the loop resolves, its learning-rate schedule, and a time budget whose probe was
-wrong re-planned from the measured steps."""
+"""training/loop.py: the precision the loop resolves (DRAFTPOOL_CPU_BF16 forcing either branch of auto on any CPU),
+its learning-rate schedule, and a time budget whose probe was wrong re-planned from the measured steps."""
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
@@ -20,6 +21,27 @@ def test_auto_mixed_precision_is_bf16_where_the_cpu_computes_it(monkeypatch):
         assert loop.resolve_mixed_precision("no") == "no" and loop.resolve_mixed_precision("fp16") == "fp16"
     monkeypatch.setenv("ACCELERATE_USE_DEEPSPEED", "true")  # DeepSpeed keeps its config's precision
     assert loop.resolve_mixed_precision("auto") == "no"
+
+
+def test_the_environment_forces_either_bf16_branch_on_any_cpu(monkeypatch):
+    """DRAFTPOOL_CPU_BF16=1 / 0: the CPU's answer whatever its flags say (auto's bf16 branch on an AVX2 machine,
+    or fp32 on an AMX one); anything else is one clear error; unset, /proc/cpuinfo decides."""
+    from draftpool.config import ConfigError
+    from training import loop
+
+    monkeypatch.setattr(loop.torch.cuda, "is_available", lambda: False)
+    monkeypatch.delenv("ACCELERATE_USE_DEEPSPEED", raising=False)
+    for flags, native in (("flags\t: fpu avx2 amx_bf16\n", True), ("flags\t: fpu avx2\n", False)):
+        monkeypatch.setattr("builtins.open", lambda *a, flags=flags, **k: io.StringIO(flags))
+        monkeypatch.delenv("DRAFTPOOL_CPU_BF16", raising=False)
+        assert loop.cpu_has_bf16() is native
+        for forced, want in (("1", "bf16"), ("0", "no")):
+            monkeypatch.setenv("DRAFTPOOL_CPU_BF16", forced)
+            assert loop.cpu_has_bf16() is (want == "bf16") and loop.resolve_mixed_precision("auto") == want
+            assert loop.resolve_mixed_precision("no") == "no"  # an explicit precision is the config's
+    monkeypatch.setenv("DRAFTPOOL_CPU_BF16", "yes")
+    with pytest.raises(ConfigError, match="DRAFTPOOL_CPU_BF16 must be 1 or 0"):
+        loop.resolve_mixed_precision("auto")
 
 
 @pytest.mark.parametrize("warmup,total,floor", [(1, 10, 0.1), (5, 100, 0.0), (30, 597, 0.1), (0, 7, 0.5)])

@@ -271,9 +271,8 @@ def test_head_initialised_from_the_target_and_frozen_lm_head(data_root, tmp_path
     ids = torch.arange(t["d2t"].numel()) + t["d2t"].long()
     assert torch.equal(t["lm_head.weight"], out[ids])
     # the same run without freezing: lm_head moved off the target's rows, the norm started from the target's
-    cfg = SimpleNamespace(eagle3=kind_eagle3.Eagle3Options(draft_vocab_size=64, init_from_target=True),
-                          train=SimpleNamespace(seed=0))
-    head = kind_eagle3.make_eagle3(cfg, model, target_info, [{"response_ids": [5, 6, 7]}])
+    options = kind_eagle3.Eagle3Options(draft_vocab_size=64, init_from_target=True)
+    head = kind_eagle3.make_eagle3(options, model, target_info, [{"response_ids": [5, 6, 7]}], seed=0)
     ids = torch.arange(64) + head.d2t
     assert torch.equal(head.lm_head.weight, out[ids]) and head.lm_head.weight.requires_grad
     assert torch.equal(head.norm.weight, model.get_decoder().norm.weight.float())
@@ -308,3 +307,36 @@ def test_answer_samples_are_fixed_and_nested():
     assert len(small) == 5 and len(large) == 12 and small == large[:5]  # the input order does not matter
     assert small != rows[:5]  # a shuffle, not the first rows
     assert train_drafter.answer_sample(rows, 0) == rows and train_drafter.answer_sample(rows, 99) == rows
+
+
+def test_runs_in_one_process_each_take_their_own_precision(data_root, tmp_path, monkeypatch):
+    """An fp32 Accelerator built first in the process (a notebook's, another test's), then train_drafter with
+    mixed_precision=auto on a CPU with bf16 units (forced: DRAFTPOOL_CPU_BF16=1) trains in bf16, and a run after it
+    on a CPU without them in fp32: accelerate's process-wide state no longer fixes the first precision (it failed
+    with "AcceleratorState has already been initialized and cannot be changed"). Each run leaves the process as it
+    found it: accelerate's state, torch's thread count, the environment."""
+    from accelerate import Accelerator
+    from accelerate.state import AcceleratorState
+
+    Accelerator(cpu=True)  # fp32
+    made = []
+    real = train_drafter.make_accelerator
+
+    def spy(cfg, hint="runs"):
+        accelerator = real(cfg, hint)
+        made.append(accelerator.mixed_precision)
+        return accelerator
+
+    monkeypatch.setattr(train_drafter, "make_accelerator", spy)
+    monkeypatch.setenv("ACCELERATE_GRADIENT_ACCUMULATION_STEPS", "3")  # make_accelerator drops it for its run
+    monkeypatch.setenv("DRAFTPOOL_CPU_THREADS", "2")  # what a run sets (use_the_cores), other than the count before
+    torch.set_num_threads(threads := 1)
+    for forced, precision in (("1", "bf16"), ("0", "no")):
+        monkeypatch.setenv("DRAFTPOOL_CPU_BF16", forced)
+        args = tiny_args(data_root, tmp_path / forced, "train.max_steps=1", "eval.max_sequences=1",
+                         "eagle3.ttt_steps=1", "eval.depth=1")
+        assert train_drafter.main(args) == 0
+        assert made[-1] == precision
+        assert not AcceleratorState._shared_state and torch.get_num_threads() == threads
+        assert os.environ["ACCELERATE_GRADIENT_ACCUMULATION_STEPS"] == "3"
+    assert head_tensors(tmp_path / "1" / "pools").keys() == head_tensors(tmp_path / "0" / "pools").keys()

@@ -6,8 +6,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from functools import partial
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import torch
 
@@ -23,14 +22,12 @@ from draftpool.models.eagle3 import (
 )
 from draftpool.models.kind import Steps
 from draftpool.target import TargetInfo
-from training.data import ResponseDataset, response_token_counts
+from training.data import response_token_counts
 from training.evaluate import target_forward
-from training.kinds import KindTraining
+from training.kinds import KindTraining, SetupContext
+from training.sections import ExportConfig
 from training.target_cache import build_cache, cached_features
 from training.ttt import ttt_loss
-
-if TYPE_CHECKING:
-    from training.config import TrainConfig
 
 
 @dataclass
@@ -60,25 +57,27 @@ class Eagle3Options:
                               f"{self.step_weight}, {self.accept_weight}")
 
 
-def make_eagle3(cfg: TrainConfig, target, info: TargetInfo, train_rows: list[dict]) -> Eagle3Head:
-    layers = cfg.eagle3.aux_layers or default_aux_layers(info.num_layers)
+def make_eagle3(options: Eagle3Options, target, info: TargetInfo, train_rows: list[dict], seed: int) -> Eagle3Head:
+    """The head to train: its draft vocabulary from the training answers, the target's embedding, and its weights
+    from `seed`, the target (init_from_target) or another head (init_from)."""
+    layers = options.aux_layers or default_aux_layers(info.num_layers)
     check_aux_layers(layers, info.num_layers)
-    vd = cfg.eagle3.draft_vocab_size or min(32000, info.vocab_size // 4)
+    vd = options.draft_vocab_size or min(32000, info.vocab_size // 4)
     d2t, t2d = select_draft_vocab(response_token_counts(train_rows, info.vocab_size), vd)
-    torch.manual_seed(cfg.train.seed)
+    torch.manual_seed(seed)
     head = Eagle3Head(head_config(target.config, vd, layers))
     head.embed_tokens.weight.data.copy_(target.get_input_embeddings().weight.data.float())
     head.d2t.copy_(d2t)
     head.t2d.copy_(t2d)
-    if cfg.eagle3.init_from_target:
+    if options.init_from_target:
         init_head_from_target(head, target)
-    if cfg.eagle3.init_from:
-        source = load_eagle3(cfg.eagle3.init_from, info, target.get_input_embeddings().weight)
+    if options.init_from:
+        source = load_eagle3(options.init_from, info, target.get_input_embeddings().weight)
         if source.config.eagle_aux_hidden_state_layer_ids != layers:
-            raise ConfigError(f"eagle3.init_from {cfg.eagle3.init_from} reads target layers "
+            raise ConfigError(f"eagle3.init_from {options.init_from} reads target layers "
                               f"{source.config.eagle_aux_hidden_state_layer_ids}, this head {layers}")
         init_head_from_head(head, source)
-    head.lm_head.weight.requires_grad_(not cfg.eagle3.freeze_lm_head)
+    head.lm_head.weight.requires_grad_(not options.freeze_lm_head)
     return head
 
 
@@ -117,28 +116,27 @@ def eagle3_loss(model, batch, target, layers, steps, weight, draft_ids, cache_di
                     accept_weight=accept_weight)
 
 
-def setup_eagle3(cfg: TrainConfig, accelerator, target, info: TargetInfo, train_rows: list[dict],
-                 dataset: ResponseDataset, run_dir: Path):
+def setup_eagle3(options: Eagle3Options, ctx: SetupContext):
     """-> (the head to train, its TTT loss, what its manifest entry records)."""
-    model = make_eagle3(cfg, target, info, train_rows)
+    model = make_eagle3(options, ctx.target, ctx.info, ctx.train_rows, ctx.seed)
     layers = EAGLE3.aux_layers(model)
     cache_dir = None
-    if cfg.eagle3.target_cache:
-        cache_dir = run_dir / "target_cache"
-        if accelerator.is_main_process:
-            data_hash = hashlib.sha256(b"".join(it[0].numpy().tobytes() for it in dataset.items)).hexdigest()
-            build_cache(target, dataset, layers, cache_dir, f"{info.weights_sha256} {layers} {data_hash}")
-        accelerator.wait_for_everyone()
-    loss_fn = partial(eagle3_loss, target=target, layers=layers, steps=cfg.eagle3.ttt_steps,
-                      weight=cfg.eagle3.step_weight, draft_ids=model.draft_ids.to(accelerator.device),
-                      cache_dir=cache_dir, accept_weight=cfg.eagle3.accept_weight)
+    if options.target_cache:
+        cache_dir = ctx.run_dir / "target_cache"
+        if ctx.accelerator.is_main_process:
+            data_hash = hashlib.sha256(b"".join(it[0].numpy().tobytes() for it in ctx.dataset.items)).hexdigest()
+            build_cache(ctx.target, ctx.dataset, layers, cache_dir, f"{ctx.info.weights_sha256} {layers} {data_hash}")
+        ctx.accelerator.wait_for_everyone()
+    loss_fn = partial(eagle3_loss, target=ctx.target, layers=layers, steps=options.ttt_steps,
+                      weight=options.step_weight, draft_ids=model.draft_ids.to(ctx.accelerator.device),
+                      cache_dir=cache_dir, accept_weight=options.accept_weight)
     return model, loss_fn, {"aux_layers": layers, "draft_vocab_size": model.config.draft_vocab_size}
 
 
-def write_options(cfg: TrainConfig) -> dict[str, Any]:
+def write_options(options: Eagle3Options, export: ExportConfig) -> dict[str, Any]:
     """The EAGLE-3 kind's `write` options from the export section (the speculators layout)."""
-    return {"speculators": cfg.export.speculators, "speculative_tokens": cfg.export.speculative_tokens}
+    return {"speculators": export.speculators, "speculative_tokens": export.speculative_tokens}
 
 
-TRAINING = KindTraining(kind=EAGLE3.name, section="eagle3", options=Eagle3Options, setup=setup_eagle3,
-                        warm_start="eagle3.init_from", write_options=write_options)
+TRAINING = KindTraining(kind=EAGLE3.name, section="eagle3", options=Eagle3Options, help="EAGLE-3 head options",
+                        setup=setup_eagle3, warm_start="eagle3.init_from", write_options=write_options)

@@ -9,19 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from data_gen.domains import GENERAL
-from draftpool.config import ConfigError, field, load_config
+from draftpool.config import ConfigError, field
 from draftpool.models.llama import LLAMA, build_drafter, from_target_layers, load_llama, pick_preset
-from draftpool.target import TargetInfo
-from training.data import ResponseDataset
 from training.evaluate import target_forward
-from training.kinds import KindTraining
+from training.kinds import KindTraining, Prerequisite, SetupContext
 from training.losses import drafter_loss
-
-if TYPE_CHECKING:
-    from training.config import TrainConfig
 
 FOLDER = LLAMA.folder  # recipes/<domain>/llama68m.yaml, pools/<slug>/<domain>-llama68m (older than the kind's name)
 
@@ -50,48 +45,59 @@ def llama_loss(model, batch, target, kind):
     return drafter_loss(logits, tlogits, batch["input_ids"], batch["loss_mask"], kind)
 
 
-def setup_llama(cfg: TrainConfig, accelerator, target, info: TargetInfo, train_rows: list[dict],
-                dataset: ResponseDataset, run_dir: Path):
+def general_folder(options: LlamaOptions, ctx: SetupContext) -> Path | None:
+    """The pool's general drafter this run starts from (init=pretrained, a domain other than general), else None."""
+    if options.init != "pretrained" or ctx.domain == GENERAL:
+        return None
+    return ctx.pool_dir / f"{GENERAL}-{FOLDER}"
+
+
+def preset_for(options: LlamaOptions, target) -> str:
+    """The preset llama.preset names for this target (auto: by the target's size)."""
+    return pick_preset(options.preset, sum(p.numel() for p in target.parameters()))
+
+
+def needs_general(options: LlamaOptions, ctx: SetupContext) -> Prerequisite | None:
+    """The general drafter to pretrain first (recipes/general/llama68m.yaml, the same preset) when this run starts
+    from it and the pool has none yet."""
+    folder = general_folder(options, ctx)
+    if folder is None or (folder / "config.json").is_file():
+        return None
+    return Prerequisite(GENERAL, folder, (f"llama.preset={preset_for(options, ctx.target)}",))
+
+
+def setup_llama(options: LlamaOptions, ctx: SetupContext):
     """-> (the independent drafter to train, its next-token loss, what its manifest entry records)."""
-    model, preset, init = make_llama(cfg, target, info, accelerator)
-    loss_fn = partial(llama_loss, target=target, kind=cfg.llama.loss)
-    return model, loss_fn, {"preset": preset, "init": init, "finetune": cfg.llama.finetune, "loss": cfg.llama.loss}
+    model, preset, init = make_llama(options, ctx)
+    loss_fn = partial(llama_loss, target=ctx.target, kind=options.loss)
+    return model, loss_fn, {"preset": preset, "init": init, "finetune": options.finetune, "loss": options.loss}
 
 
-def make_llama(cfg: TrainConfig, target, info: TargetInfo, accelerator):
-    """The drafter to train: from scratch, from a folder, or from the pool's general drafter (trained if missing)."""
-    preset = pick_preset(cfg.llama.preset, sum(p.numel() for p in target.parameters()))
-    init = cfg.llama.init
+def make_llama(options: LlamaOptions, ctx: SetupContext):
+    """The drafter to train: from scratch, from the target's first layers, from a folder, or from the pool's general
+    drafter (which the orchestrator trained first where it was missing: `needs_general`)."""
+    preset = preset_for(options, ctx.target)
+    init = options.init
     if init.startswith("target:"):
         n = init.split(":", 1)[1]
         if not n.isdigit():
             raise ValueError(f"llama.init target:N needs a layer count, got {init!r}")
-        return from_target_layers(target, int(n)).float(), init, init
-    if init == "pretrained" and cfg.domain != GENERAL:
-        init = str(Path(cfg.export.pools_dir) / info.slug / f"{GENERAL}-{FOLDER}")
-        if not (Path(init) / "config.json").is_file():
-            # the one call back into the orchestration (imported here: train_drafter imports this module)
-            from training.train_drafter import TrainConfig, run
-
-            recipe = f"recipes/{GENERAL}/{FOLDER}.yaml"
-            accelerator.print(f"no general drafter at {init}: pretraining it first ({recipe})")
-            general = load_config(TrainConfig, recipe,
-                                  [f"domain={GENERAL}", f"drafter={LLAMA.name}", f"target={cfg.target}",
-                                   f"export.pools_dir={cfg.export.pools_dir}", f"llama.preset={preset}"])
-            general.data.gen = dict(cfg.data.gen)
-            run(general, accelerator, info)
+        return from_target_layers(ctx.target, int(n)).float(), init, init
+    general = general_folder(options, ctx)
+    if general is not None:
+        init = str(general)
     if init in ("scratch", "pretrained"):
-        model = build_drafter(preset, target.config, cfg.train.seed)
+        model = build_drafter(preset, ctx.target.config, ctx.seed)
     else:
-        model = load_llama(init, info)
-    if cfg.llama.finetune == "lora":
+        model = load_llama(init, ctx.info)
+    if options.finetune == "lora":
         from peft import LoraConfig, get_peft_model
 
         model = get_peft_model(model, LoraConfig(
-            r=cfg.llama.lora_r, lora_alpha=cfg.llama.lora_alpha, lora_dropout=0.0,
+            r=options.lora_r, lora_alpha=options.lora_alpha, lora_dropout=0.0,
             target_modules=["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]))
     return model, preset, init
 
 
-TRAINING = KindTraining(kind=LLAMA.name, section="llama", options=LlamaOptions, setup=setup_llama,
-                        aliases=("llama68m",))
+TRAINING = KindTraining(kind=LLAMA.name, section="llama", options=LlamaOptions, help="independent drafter options",
+                        setup=setup_llama, prerequisite=needs_general, aliases=("llama68m",))

@@ -4,17 +4,10 @@ its options (`suffix.*`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from draftpool.config import ConfigError, field, to_dict
 from draftpool.models.suffix import SUFFIX, build_suffix
-from draftpool.target import TargetInfo
-from training.data import ResponseDataset
-from training.kinds import KindTraining
-
-if TYPE_CHECKING:
-    from training.config import TrainConfig
+from training.kinds import KindTraining, SetupContext
 
 
 @dataclass
@@ -35,14 +28,14 @@ class SuffixOptions:
                               f"{self.max_spec_factor}")
 
 
-def setup_suffix(cfg: TrainConfig, accelerator, target, info: TargetInfo, train_rows: list[dict],
-                 dataset: ResponseDataset, run_dir: Path):
+def setup_suffix(options: SuffixOptions, ctx: SetupContext):
     """-> (the suffix index seeded with the training sequences, no loss: nothing to train, its settings)."""
-    opts = to_dict(cfg.suffix)
-    seqs = [list(r["prompt_ids"]) + list(r["response_ids"]) for r in train_rows]
-    model = build_suffix(seqs, info.vocab_size, **opts)
-    accelerator.print(f"suffix index: {model.index.n_tokens} tokens from {len(seqs)} sequences")
+    opts = to_dict(options)
+    seqs = [list(r["prompt_ids"]) + list(r["response_ids"]) for r in ctx.train_rows]
+    model = build_suffix(seqs, ctx.info.vocab_size, **opts)
+    ctx.accelerator.print(f"suffix index: {model.index.n_tokens} tokens from {len(seqs)} sequences")
     return model, None, {"suffix": opts, "indexed_tokens": model.index.n_tokens}
 
 
-TRAINING = KindTraining(kind=SUFFIX.name, section="suffix", options=SuffixOptions, setup=setup_suffix)
+TRAINING = KindTraining(kind=SUFFIX.name, section="suffix", options=SuffixOptions,
+                        help="suffix index options (seeded from the data)", setup=setup_suffix)
