@@ -18,7 +18,7 @@ from typing import Any
 import torch
 
 from benchmarks import harness
-from data_gen.generate import stop_token_ids
+from draftpool.chat import stop_token_ids
 from online.trainer.feedback import Feedback
 from online.trainer.token_trainer import TrainerConfig
 from specsel.selection.delayed_feedback import GameConfig

@@ -20,7 +20,7 @@ import torch
 
 from benchmarks import harness
 from data_gen.domains import check_domain, domain_prompts
-from data_gen.generate import render_prompt
+from draftpool.chat import render_prompt
 from draftpool.config import ConfigError
 
 

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from data_gen.domains import domain_prompts
-from data_gen.generate import render_prompt, stop_token_ids
+from draftpool.chat import render_prompt, stop_token_ids
 from draftpool.forward.sampling import SamplingParams
 from draftpool.models.eagle3 import Eagle3Head, default_aux_layers, head_config, select_draft_vocab
 from draftpool.models.llama import build_drafter

@@ -4,7 +4,7 @@ full-information selection finds the drafter that knows the answer among EAGLE-3
 import pytest
 
 from data_gen.domains import domain_prompts
-from data_gen.generate import render_prompt, stop_token_ids
+from draftpool.chat import render_prompt, stop_token_ids
 from draftpool.models.llama import build_drafter
 from specsel.decoding.eagle3 import Eagle3Drafter
 from specsel.decoding.llama import LlamaDrafter
