@@ -4,10 +4,12 @@ drafters (`SpecDecoder`). A single drafter is a pool of one with a fixed selecto
 Every cycle (`spec_cycle`): new drafter weights are taken (the `poll` hook) -> the selector picks a drafter -> auto
 plans the cycle (a chain length, a tree, or a plain step) -> that drafter catches up on the tokens committed since it
 last read (on a switch this catch-up is the switching cost) -> it drafts -> one target pass verifies and commits
-(`steps.py`) -> auto and the selector learn from the outcome. Output is the target's own whichever drafter drafts.
+(`steps.py`) -> the selector takes its feedback and auto learns from the cycle's outcome (`Cycle`). Output is the
+target's own whichever drafter drafts.
 
-Shaped as gpt-fast's: `generate` = `prefill`, then `plain_step` or `spec_cycle` until done. Phase times are an
-optional observer (`timing`: `timing.py`), off = no device sync at all. Drafters are read through the `Drafter`
+Shaped as gpt-fast's: `decode` = `prefill`, then `plain_step` or `spec_cycle` until done. A request's one observer
+(`Observer`, `observer.py`) records its metrics from every cycle's outcome, plain steps included, and keeps the
+optional phase times (`timing`: `timing.py`, off = no device sync at all). Drafters are read through the `Drafter`
 protocol only (`drafter.py`); selectors see a `PoolView` (`view.py`), never the decoder; the caller's hooks come in
 as a `Hooks` value (`hooks.py`); auto's costs and choosers are its `AutoPolicy` (`policy.py`). Batch size 1; the
 state keeps per-request lengths so a batched version can hold one per row.
@@ -18,7 +20,6 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from time import perf_counter
 
 import torch
 
@@ -26,15 +27,15 @@ from draftpool.forward.sampling import SamplingParams
 from specsel.decoding.auto import AutoSpec
 from specsel.decoding.errors import ReducedPrecisionWarning, SpecError
 from specsel.decoding.hooks import Hooks
-from specsel.decoding.policy import AutoPolicy, auto_trees, learn
+from specsel.decoding.observer import PLAIN_STEP, Cycle, Observer
+from specsel.decoding.policy import AutoPolicy, auto_trees
 from specsel.decoding.request import DecodeState, RequestMetrics, cut_at_stop
 from specsel.decoding.steps import Run, catch_up, draft, plain_step, prefill, verify
 from specsel.decoding.target import CacheError, TargetRunner
-from specsel.decoding.timing import PhaseTimer, timer
 from specsel.decoding.tree import TreeSpec
 from specsel.decoding.view import FixedSelector, PoolView, SelectorProtocol
 
-__all__ = ["GREEDY", "MODES", "Decoded", "FixedSelector", "Hooks", "PhaseTimer", "ReducedPrecisionWarning",
+__all__ = ["GREEDY", "MODES", "Cycle", "Decoded", "FixedSelector", "Hooks", "ReducedPrecisionWarning",
            "SelectorProtocol", "SpecDecoder", "SpecError", "check_drafter"]
 
 MODES = ("plain", "chain", "auto", "tree")
@@ -149,8 +150,7 @@ class SpecDecoder:
 
     def set_selector(self, selector: SelectorProtocol) -> None:
         """Bind a selector to this decoder's pool (it sees a `PoolView`, with the selector it replaces)."""
-        if self.auto is not None and getattr(selector, "game", None) is None and \
-                getattr(selector, "reward", "none") != "none":
+        if self.auto is not None and selector.bandit:
             raise SpecError("mode 'auto' varies k per cycle (0 = a plain step); bandit rewards are defined on fixed-k "
                             "drafts: use auto with a full-information or fixed selector, or mode 'chain'")
         selector.bind(PoolView(self.names, self.drafters, self.k, self.mode, self.tree, self.target.forward_id,
@@ -211,89 +211,75 @@ class SpecDecoder:
             hooks = replace(hooks, watch=watch)
         self.prepare()
         gen = torch.Generator(device=self.target.device).manual_seed(seed)
-        m = RequestMetrics()
-        clock = timer(self.timing, m, self.target.device)
+        obs = Observer(self.timing, self.target.device)
         run = Run(DecodeState(tokens=list(prompt), prompt_len=len(prompt), synced=[0] * len(self.drafters)), params,
-                  gen, m, clock, hooks)
+                  gen, obs, hooks)
         prefill(self.target, self.drafters, run, rollback=self.mode != "plain")
+        obs.prefilled()
         if self.mode == "plain":
             while not self.done(run, max_new_tokens):
                 plain_step(self.target, run)
+                obs.record(PLAIN_STEP)
             return self._finish(run, max_new_tokens)
-        clock.lap()  # the prefill: other_s
+        obs.lap()  # the prefill: other_s
         self.selector.start_request(run.state)
-        clock.lap("eval_s")
-        prev = None  # the drafter of the last speculative cycle
+        obs.lap("eval_s")
+        prev = None  # the last speculative cycle
         while not self.done(run, max_new_tokens):
-            prev = self.spec_cycle(run, prev)
+            c = self.spec_cycle(run, prev)
+            obs.record(c)
+            prev = prev if c.plain else c
         self.selector.finish_request(run.state, params)
-        clock.lap("eval_s")
+        obs.lap("eval_s")
         return self._finish(run, max_new_tokens)
 
-    def spec_cycle(self, run: Run, prev: int | None) -> int | None:
-        """new weights -> select -> plan -> catch up -> draft -> verify -> learn -> feedback (or, as auto decides,
-        select -> a plain step -> feedback) -> the drafter of the last speculative cycle (switches are counted
-        between those)."""
-        m, sel, clock = run.m, self.selector, run.clock
-        if run.hooks.poll is not None:  # rule: weights change only here, between two cycles
-            changed = run.hooks.poll()
-            if changed:
-                self.weights_changed(changed, run.state)
-                m.weight_swaps += len(changed)
-        t0 = perf_counter()
+    def spec_cycle(self, run: Run, prev: Cycle | None) -> Cycle:
+        """One cycle, as gpt-fast's speculative step: new weights -> select -> plan -> draft -> verify and commit ->
+        learn (or, as auto decides, a plain step in place of draft and verify). prev: the last speculative cycle
+        (switches are counted between those). -> what it did, for the request's observer to record."""
+        sel, params, obs = self.selector, run.params, run.obs
+        swaps = self._take_weights(run)  # rule: weights change only here, between two cycles
+        t0 = obs.now()
         i = sel.select()
-        selecting = perf_counter() - t0
-        chooser, k, plan = None, self.k, None
-        if self.policy is not None and self.policy.plans_for(i):
-            chooser = self.policy.chooser(i, run.params.greedy)
-            # rule: trees verify greedily, and selectors read a cycle's rows as a chain's: auto weighs trees only for
-            # greedy requests with a fixed drafter
-            k, plan = chooser.next_plan(run.params.greedy and isinstance(sel, FixedSelector))
-        clock.lap("select_s")
+        selected = obs.now()
+        k, tree, plan = self.policy.plan(i, params.greedy, sel.fixed) if self.policy else (self.k, None, None)
         # rule: auto learns from the time of draft + verify. Both ends are taken where no device work is pending
         # (selection and feedback read their results back to the host; the cycle ends with its accepted tokens read
         # back), so they need no sync of their own
-        start = perf_counter() if chooser is not None else 0.0
-        if k == 0 and plan is None:  # auto: plain decoding pays more than this drafter now: one step, no draft
+        planned = obs.lap("select_s")
+        plain = k == 0 and tree is None  # auto: plain decoding pays more than this drafter now
+        if plain:  # one target pass over the last token, no draft
             out = plain_step(self.target, run)
-            clock.lap("verify_s")
-            chooser.observe_time(0, perf_counter() - start)
-            m.drafted.append(0)
-            m.plans.append("plain")
-            t1 = perf_counter()
-            sel.after_cycle(run.state, i, 0, out, run.params)  # a one-token chunk for full-information selectors
-            self._account(m, chooser, selecting + perf_counter() - t1, t0)
-            clock.lap("eval_s")
-            return prev
-        catch_up(self.drafters[i], i, run, prev)
-        tree = TreeSpec(*plan) if plan is not None else self.tree if self.mode == "tree" else None
-        drafted = draft(self.drafters[i], k, tree, run)
-        clock.lap("draft_s")
-        n_acc, out = verify(self.target, run, drafted)
-        clock.lap("verify_s")
-        if chooser is not None:
-            learn(chooser, len(drafted), plan, n_acc, perf_counter() - start)
-            m.plans.append(chooser.last_plan)
-        m.target_forwards += 1
-        m.accepted.append(n_acc)
-        m.choices.append(i)
-        m.drafted.append(len(drafted))
-        m.draft_len.append(len(drafted))
-        # feedback: counterfactual acceptance of every drafter, or the chosen drafter's reward
-        t1 = perf_counter()
-        sel.after_cycle(run.state, i, n_acc, out, run.params)
-        self._account(m, chooser, selecting + perf_counter() - t1, t0)
-        clock.lap("eval_s")
-        return i
+            n_draft = n_acc = catchup = 0
+            switched = False
+        else:
+            # rule: switches are counted between speculative cycles; on a switch the catch-up is the switching cost
+            switched = prev is not None and i != prev.member
+            catchup = catch_up(self.drafters[i], i, run, prev.accepted + 1 if switched else None)
+            shape = TreeSpec(*tree) if tree is not None else self.tree if self.mode == "tree" else None
+            drafted = draft(self.drafters[i], k, shape, run)  # a chain: tokens [n <= k]; a tree: N nodes
+            obs.lap("draft_s")
+            # one target pass over [last committed, drafts] (rows [1 + n]); commits the accepted + the next token
+            n_acc, out = verify(self.target, run, drafted)
+            n_draft = len(drafted)
+        verified = obs.lap("verify_s")
+        # feedback: counterfactual acceptance of every drafter, or the chosen drafter's reward (a plain step: a
+        # one-token chunk for full-information selectors)
+        sel.after_cycle(run.state, i, n_acc, out, params)
+        end = obs.lap("eval_s")
+        c = Cycle(i, n_draft, n_acc, plain, plan, tree, swaps, switched, catchup,
+                  selection_s=(selected - t0) + (end - verified), work_s=verified - planned, cycle_s=end - t0)
+        if plan is not None:  # auto learns from the outcome of a cycle it planned
+            self.policy.learn(c, params.greedy)
+        return c
 
-    @staticmethod
-    def _account(m: RequestMetrics, chooser, selection: float, t0: float) -> None:
-        """A cycle's selection + feedback seconds and its whole seconds into the request's metrics; auto counts the
-        selection in every cycle's cost (rule: selection is never a tax the planner does not see)."""
-        m.selection_s.append(selection)
-        m.cycle_s.append(perf_counter() - t0)
-        if chooser is not None:
-            chooser.observe_selection(selection)
+    def _take_weights(self, run: Run) -> int:
+        """The poll hook's new drafter weights, taken in -> how many drafters changed."""
+        changed = run.hooks.poll() if run.hooks.poll is not None else None
+        if not changed:
+            return 0
+        self.weights_changed(changed, run.state)
+        return len(changed)
 
     def done(self, run: Run, max_new_tokens: int) -> bool:
         """max_new_tokens reached, the request cancelled or stopped by its watch, or a stop token committed."""
@@ -310,8 +296,6 @@ class SpecDecoder:
         return any(t in self.stop_ids for t in tail)
 
     def _finish(self, run: Run, max_new_tokens: int) -> Decoded:
-        state, m = run.state, run.m
+        state = run.state
         new = cut_at_stop(state.tokens[state.prompt_len:], self.stop_ids, max_new_tokens)
-        m.total_s = run.clock.total()
-        m.new_tokens = len(new)
-        return Decoded(new, m, state)
+        return Decoded(new, run.obs.finish(len(new)), state)

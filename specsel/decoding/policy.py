@@ -1,8 +1,9 @@
 """`auto`'s policy for one decoder (`AutoPolicy`): the costs of every drafter it plans for, fixed before the first
 request (given, read from the cost cache, or measured once per drafter shape on a synthetic prefix; never measured or
 written during a request), and one `AutoChooser` (specsel/decoding/auto.py) per drafter and request kind (greedy or
-sampled). `plan` asks the chooser what the next cycle is; `learn` tells it what a cycle accepted and how long it took.
-History is bounded: a chooser keeps per-depth sums (at most k of them) and its last plan only."""
+sampled). `plan` asks the chooser what the next cycle is; `learn` tells it, from the cycle's outcome (`Cycle`), what
+it accepted and how long it took. History is bounded: a chooser keeps per-depth sums (at most k of them) and its last
+plan only."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import torch
 
 from specsel.decoding import costs as cost_model
 from specsel.decoding.auto import AutoChooser, AutoSpec, Costs
+from specsel.decoding.observer import Cycle
 from specsel.decoding.request import DecodeState
 from specsel.decoding.target import CacheError, TargetRunner
 
@@ -105,13 +107,26 @@ class AutoPolicy:
         return self.choosers[i, greedy]
 
 
-def learn(chooser: AutoChooser, drafted: int, tree: tuple[int, int, int] | None, accepted: int,
-          seconds: float) -> None:
-    """A speculative cycle drafted a chain of `drafted` tokens (or the tree `tree`), got `accepted` drafts accepted
-    and took `seconds` from its draft to its accepted tokens read back."""
-    if tree is not None:
-        chooser.observe_tree(tree, accepted)
-        chooser.observe_time(0, seconds, tree)
-    else:
-        chooser.observe(drafted, accepted)
-        chooser.observe_time(drafted, seconds)
+    def plan(self, i: int, greedy: bool, fixed: bool) -> tuple[int, tuple[int, int, int] | None, str | None]:
+        """Drafter i's next cycle -> (k, tree, its label): a chain of k drafts (0: a plain step) or a tree; a
+        self-limiting drafter gets the whole k, unplanned (label None). fixed: the selector is a fixed one."""
+        if not self.plans_for(i):
+            return self.k, None, None
+        chooser = self.chooser(i, greedy)
+        # rule: trees verify greedily, and selectors read a cycle's rows as a chain's: auto weighs trees only for
+        # greedy requests with a fixed drafter
+        k, tree = chooser.next_plan(greedy and fixed)
+        return k, tree, chooser.last_plan
+
+    def learn(self, c: Cycle, greedy: bool) -> None:
+        """A cycle it planned (`c.plan` set): what it accepted and how long its draft + verify took (a plain step's
+        time rescales every modelled target pass), then its selection + feedback time (rule: selection is never a
+        tax the planner does not see)."""
+        chooser = self.choosers[c.member, greedy]
+        if c.tree is not None:
+            chooser.observe_tree(c.tree, c.accepted)
+            chooser.observe_time(0, c.work_s, c.tree)
+        else:
+            chooser.observe(c.drafted, c.accepted)  # a plain step drafted nothing: no acceptance to learn
+            chooser.observe_time(c.drafted, c.work_s)
+        chooser.observe_selection(c.selection_s)

@@ -1,5 +1,6 @@
 """The decode loop's steps, as gpt-fast's: short functions over one request in flight (`Run`: its `DecodeState`,
-sampling, generator, metrics, timing observer and hooks).
+sampling, generator, observer and hooks). Steps write no metrics: they mark the phase boundaries inside them
+(`run.obs.lap`) and return what happened; the loop reports it to the request's observer (`observer.py`).
 
 `prefill` (the prompt -> the first token), `plain_step` (one token, no draft), `catch_up` (a drafter reads the tokens
 committed since its last sync), `draft` (a chain or a tree), `verify` (one target pass over [last committed token,
@@ -16,9 +17,9 @@ import torch
 
 from draftpool.forward.sampling import SamplingParams, probs_from_logits, sample
 from specsel.decoding.hooks import Hooks
-from specsel.decoding.request import DecodeState, RequestMetrics
+from specsel.decoding.observer import Observer
+from specsel.decoding.request import DecodeState
 from specsel.decoding.target import TargetPass, TargetRunner
-from specsel.decoding.timing import NoTiming, PhaseTimer
 from specsel.decoding.tree import DraftTree, TreeSpec, ancestor_mask
 from specsel.decoding.verify import verify_chain_greedy, verify_chain_sampling, verify_tree_greedy
 
@@ -30,8 +31,7 @@ class Run:
     state: DecodeState
     params: SamplingParams
     gen: torch.Generator
-    m: RequestMetrics
-    clock: PhaseTimer | NoTiming
+    obs: Observer
     hooks: Hooks
 
 
@@ -72,29 +72,28 @@ def prefill(target: TargetRunner, drafters: list, run: Run, rollback: bool) -> N
     for d in drafters:
         d.reset()
     out = target.forward(run.state.tokens)
-    run.m.target_forwards += 1
     commit(run, out, [-1], [emit(out, -1, run.params, run.gen)], out.feats)
 
 
 def plain_step(target: TargetRunner, run: Run) -> TargetPass:
     """One target pass over the last token, no draft: commits the next token (mode plain, auto's k = 0)."""
     out = target.forward(run.state.tokens[-1:])  # rows: 1
-    run.m.target_forwards += 1
     commit(run, out, [0], [emit(out, 0, run.params, run.gen)], None if out.feats is None else out.feats[:1])
     return out
 
 
-def catch_up(drafter, i: int, run: Run, prev: int | None) -> None:
-    """Drafter i reads the tokens committed since its last sync. On a switch that catch-up is the switching cost
-    (switch_s, part of draft_s) and the tokens it reads beyond the last cycle's chunk are catch-up tokens."""
-    state, m = run.state, run.m
+def catch_up(drafter, i: int, run: Run, chunk: int | None) -> int:
+    """Drafter i reads the tokens committed since its last sync. chunk: on a switch, the tokens the last speculative
+    cycle committed (None: no switch). On a switch that catch-up is the switching cost (switch_s, part of draft_s)
+    -> the catch-up tokens: those it read beyond that chunk (0 without a switch)."""
+    state = run.state
     behind = len(state.tokens) - state.synced[i]
     drafter.sync(state)
     state.synced[i] = len(state.tokens)
-    if prev is not None and i != prev:
-        run.clock.lap("switch_s", "draft_s")
-        m.switches += 1
-        m.catchup_tokens += max(0, behind - (1 + m.accepted[-1]))
+    if chunk is None:
+        return 0
+    run.obs.lap("switch_s", "draft_s")
+    return max(0, behind - chunk)
 
 
 def draft(drafter, k: int, tree: TreeSpec | None, run: Run) -> Chain | DraftTree:
@@ -118,7 +117,7 @@ def verify_chain(target: TargetRunner, run: Run, chain: Chain) -> tuple[int, Tar
     tokens = draft_ids.tolist()  # read back to the host once
     base = len(target)  # cached positions = every committed token but the last
     out = target.forward([state.tokens[-1]] + tokens)  # rows: root + K drafts
-    run.clock.lap("target_s", "verify_s")
+    run.obs.lap("target_s", "verify_s")
     if params.greedy:
         if tokens and out.choice(0) == tokens[0]:
             # rule: row 0 alone first (a weak drafter's chain stops there); past it, the other rows in one batched
@@ -141,9 +140,9 @@ def verify_tree(target: TargetRunner, run: Run, tree: DraftTree) -> tuple[int, T
     allowed = torch.ones(len(tree) + 1, base + len(tree) + 1, dtype=torch.bool)
     allowed[:, base:] = ancestor_mask(tree.parents)
     positions = [base] + [base + d for d in tree.depths]
-    run.clock.lap("verify_s")  # the masks
+    run.obs.lap("verify_s")  # the masks
     out = target.forward([run.state.tokens[-1]] + tree.tokens, positions, allowed)  # rows: root + N nodes
-    run.clock.lap("target_s", "verify_s")
+    run.obs.lap("target_s", "verify_s")
     path, nxt = verify_tree_greedy(tree.tokens, tree.parents, out.choice)
     keep = [0] + [i + 1 for i in path]  # root + accepted nodes, in path order
     target.keep(base, keep)  # rule: the cache keeps the accepted path only, packed after the committed prefix

@@ -1,55 +1,69 @@
-"""Phase timing of one request, an optional observer of the decode loop. `PhaseTimer` (timing on) waits for queued
-device work at every lap and adds the seconds since the previous lap to RequestMetrics fields; `NoTiming` (timing off)
-keeps no laps and never synchronises the device. Both give the request's total seconds (`total`)."""
+"""Phase timing of one request, the optional part of its observer (`observer.py`). The loop marks every phase
+boundary with `lap(*phases)`, which returns the host clock's time there (the cycle's own timings are read from those
+marks and from `now`, the host clock alone). `PhaseTimer` (timing on) waits for queued device work at every lap and
+adds the seconds since the previous lap to each phase named; `NoTiming` (timing off) keeps no phases and never
+synchronises the device. Both give the request's total seconds (`total`)."""
 
 from __future__ import annotations
 
-import time
+from time import perf_counter
 
 import torch
 
 from draftpool.forward.timing import sync_device
-from specsel.decoding.request import RequestMetrics
+
+# RequestMetrics' phase fields: draft_s holds switch_s, verify_s holds target_s
+PHASES = ("select_s", "draft_s", "switch_s", "verify_s", "target_s", "eval_s")
+
+
+def now() -> float:
+    """The host clock's time (never a device sync)."""
+    return perf_counter()
 
 
 class PhaseTimer:
-    """Wall seconds of a request's phases into its RequestMetrics: `lap(*fields)` waits for queued device work and
-    adds the seconds since the previous lap to each field named (none: the time is left to other_s)."""
+    """Wall seconds of a request's phases (`seconds`, per name of PHASES): `lap(*phases)` waits for queued device work
+    and adds the seconds since the previous lap to each phase named (none: the time is left to other_s)."""
 
-    def __init__(self, metrics: RequestMetrics, device: torch.device):
-        self.m, self.device = metrics, device
-        self.start = self.last = time.perf_counter()
+    def __init__(self, device: torch.device):
+        self.device = device
+        self.seconds = dict.fromkeys(PHASES, 0.0)
+        self.start = self.last = perf_counter()
 
-    def lap(self, *fields: str) -> float:
-        """-> the seconds since the previous lap, added to every field named."""
+    def lap(self, *phases: str) -> float:
+        """-> the time now (after the device's queued work); the seconds since the previous lap go to every phase
+        named."""
         sync_device(self.device)
-        now = time.perf_counter()
+        now = perf_counter()
         seconds, self.last = now - self.last, now
-        for f in fields:
-            setattr(self.m, f, getattr(self.m, f) + seconds)
-        return seconds
+        for p in phases:
+            self.seconds[p] += seconds
+        return now
 
     def total(self) -> float:
         """Seconds since the timer started (device work waited for)."""
         sync_device(self.device)
-        return time.perf_counter() - self.start
+        return perf_counter() - self.start
 
 
 class NoTiming:
-    """Timing off: laps cost a call that does nothing, and the phase fields stay 0 (other_s holds the total)."""
+    """Timing off: a lap only reads the host clock, and no phase is kept (other_s holds the total)."""
+
+    seconds: dict[str, float] = {}  # no phase timed (never written)
 
     def __init__(self) -> None:
-        self.start = time.perf_counter()
+        self.start = perf_counter()
 
-    def lap(self, *fields: str) -> float:
-        return 0.0
+    def lap(self, *phases: str) -> float:
+        """-> the time now, no sync (where the loop reads a lap's time, the host already waited for the device)."""
+        return perf_counter()
 
     def total(self) -> float:
         """Seconds since the request started, no sync: the request ends after its last tokens were read back to the
         host, so no device work of it is still queued."""
-        return time.perf_counter() - self.start
+        return perf_counter() - self.start
 
 
-def timer(on: bool, metrics: RequestMetrics, device: torch.device) -> PhaseTimer | NoTiming:
-    """The request's timing observer: phase laps with device syncs (on) or none (off)."""
-    return PhaseTimer(metrics, device) if on else NoTiming()
+def timer(on: bool, device: torch.device) -> PhaseTimer | NoTiming:
+    """A request's phase timer: laps with device syncs (on) or none (off)."""
+    return PhaseTimer(device) if on else NoTiming()

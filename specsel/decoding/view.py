@@ -32,6 +32,10 @@ class SelectorProtocol(Protocol):
     """Picks the drafter of every cycle and takes the cycle's feedback (the selection layer implements it)."""
 
     full_information: bool  # drafters keep their predictions at every committed position (counterfactual feedback)
+    # always the same drafter, learning nothing: the one selector under which auto weighs trees (a learning selector
+    # reads every cycle's verified rows as a chain's)
+    fixed: bool
+    bandit: bool  # learns from the chosen drafter's reward on a fixed-k draft (refused by mode auto, which varies k)
 
     def bind(self, view: PoolView) -> None: ...
 
@@ -46,11 +50,20 @@ class SelectorProtocol(Protocol):
 
     def weights_changed(self, changed: list[int]) -> None: ...
 
+    def probabilities(self) -> list[float] | None:
+        """Its current probability of each drafter (read-only), None for a selector that has no distribution."""
+        ...
+
 
 class NoFeedback:
     """A selector that learns nothing from a cycle (a fixed rule): every feedback method does nothing."""
 
     full_information = False
+    fixed = False
+    bandit = False
+
+    def probabilities(self) -> list[float] | None:
+        return None
 
     def after_cycle(self, state: DecodeState, i: int, n_acc: int, out: TargetPass, params: SamplingParams) -> None:
         pass
@@ -65,12 +78,19 @@ class NoFeedback:
 class FixedSelector(NoFeedback):
     """Always the same drafter, no feedback: what a single drafter is."""
 
+    fixed = True
+
     def __init__(self, arm: int = 0):
-        self.arm = arm
+        self.arm, self.n = arm, 0
 
     def bind(self, view: PoolView) -> None:
         if not 0 <= self.arm < len(view.drafters):
             raise SpecError(f"fixed drafter {self.arm} is not in a pool of {len(view.drafters)}")
+        self.n = len(view.drafters)
+
+    def probabilities(self) -> list[float] | None:
+        """1 for its drafter, 0 for the others of the pool it is bound to (None before it is bound)."""
+        return [1.0 if i == self.arm else 0.0 for i in range(self.n)] if self.n else None
 
     def select(self) -> int:
         return self.arm

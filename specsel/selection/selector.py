@@ -42,6 +42,8 @@ class Selector:
     """A learner plus the feedback it needs: counterfactual gammas through the delayed-feedback game (full
     information) or the chosen drafter's reward (bandit). `batched_eval` prefills same-shape heads in one pass."""
 
+    fixed = False  # its feedback reads every cycle's verified rows as a chain's (auto weighs no trees under it)
+
     def __init__(self, learner, n_drafters: int, k: int, game: GameConfig | None = None, reward: Reward = "bd",
                  batched_eval: bool = True):
         self.learner = learner
@@ -53,6 +55,11 @@ class Selector:
         self.batched_eval = batched_eval
         self.bank: HeadBank | None = None
         self.in_bank: list[int] = []
+
+    @property
+    def bandit(self) -> bool:
+        """Learns from the chosen drafter's reward on a fixed-k draft (no game, a reward)."""
+        return self.game is None and self.reward != "none"
 
     def bind(self, view: PoolView) -> None:
         if len(view.drafters) != self.n:

@@ -9,7 +9,7 @@ from specsel.decoding.hooks import Hooks
 from specsel.decoding.llama import LlamaDrafter
 from specsel.decoding.loop import SpecDecoder
 from specsel.decoding.request import RequestMetrics
-from specsel.decoding.timing import PhaseTimer
+from specsel.decoding.timing import PHASES, PhaseTimer
 from specsel.decoding.tree import TreeSpec
 from specsel.selection.learners import make_learner
 from specsel.selection.selector import Selector
@@ -136,13 +136,16 @@ def test_hooks_are_passed_in_and_belong_to_their_request():
     assert own.rows == len(res.state.tokens) - 1 and default.rows == 12 and len(polls) == 11  # the defaults untouched
 
 
-def test_phase_timer_laps_add_to_every_field_named():
-    m = RequestMetrics()
-    clock = PhaseTimer(m, torch.device("cpu"))
-    first = clock.lap("target_s", "verify_s")
-    clock.lap()  # untimed: left to other_s
-    second = clock.lap("verify_s")
-    assert m.target_s == first and m.verify_s == pytest.approx(first + second) and m.eval_s == 0.0
+def test_phase_timer_laps_add_to_every_phase_named():
+    clock = PhaseTimer(torch.device("cpu"))
+    start = clock.start
+    t1 = clock.lap("target_s", "verify_s")
+    t2 = clock.lap()  # untimed: left to other_s
+    t3 = clock.lap("verify_s")
+    first, second = t1 - start, t3 - t2
+    assert start <= t1 <= t2 <= t3  # a lap returns the time at it
+    assert clock.seconds["target_s"] == first and clock.seconds["verify_s"] == pytest.approx(first + second)
+    assert clock.seconds["eval_s"] == 0.0 and set(clock.seconds) == set(PHASES) <= set(vars(RequestMetrics()))
     assert clock.total() >= first + second >= 0
 
 

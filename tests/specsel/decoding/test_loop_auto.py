@@ -7,7 +7,7 @@ import json
 import pytest
 
 import specsel.decoding.costs as cost_model
-import specsel.decoding.loop as loop
+import specsel.decoding.timing as phase_timing
 from draftpool.forward.sampling import SamplingParams
 from specsel.decoding.auto import AutoSpec, Costs
 from specsel.decoding.llama import LlamaDrafter
@@ -128,15 +128,16 @@ def test_drafters_of_one_shape_are_measured_once_without_a_cache_file(monkeypatc
 @pytest.mark.parametrize("timing", [True, False])
 def test_measured_cycle_times_turn_a_losing_setting_off(monkeypatch, timing):
     # the model says drafting is free, but each speculative cycle really costs far more than a plain step; the
-    # loop's clock is a fake one (each reading 1e-4 s later, a draft 10 ms more), so the outcome depends on no real
-    # timing; with timing off auto still learns its cycle times (from the same two readings per cycle)
+    # loop's clock (the request observer's, timing.py) is a fake one (each reading 1e-4 s later, a draft 10 ms more),
+    # so the outcome depends on no real timing; with timing off auto still learns its cycle times (from the same
+    # readings per cycle)
     now = [0.0]
 
     def clock():
         now[0] += 1e-4
         return now[0]
 
-    monkeypatch.setattr(loop, "perf_counter", clock)
+    monkeypatch.setattr(phase_timing, "perf_counter", clock)
     target = BigramLM(successor_table(V, TARGET_NEXT))
     drafter = LlamaDrafter(BigramLM(successor_table(V, lambda t: (t + 2) % V)))
     dec = SpecDecoder(target, {"d": drafter}, mode="auto", k=4, timing=timing,

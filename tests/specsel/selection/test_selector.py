@@ -363,3 +363,19 @@ def test_every_cycle_times_its_selection_and_feedback_apart():
     assert len(m.selection_s) == len(m.cycle_s) == len(m.drafted) > 0
     assert all(0 < s <= c for s, c in zip(m.selection_s, m.cycle_s))
     assert sum(m.cycle_s) <= m.total_s
+
+
+def test_selectors_answer_what_the_loop_asks_through_their_protocol():
+    """The loop asks a selector through its protocol, never its class: auto weighs trees only under a `fixed` one and
+    refuses a `bandit` one; a fixed selector's distribution is its one drafter once bound."""
+    from specsel.decoding.view import FixedSelector
+    from specsel.selection.hybrid import HybridSelector
+
+    fixed = FixedSelector(1)
+    selectors = [fixed, Selector(make_learner("normal_hedge", 3), 3, K), Selector(make_learner("exp3", 3), 3, K),
+                 Selector(make_learner("exp3", 3), 3, K, reward="none"), HybridSelector(0, 1, threshold=2)]
+    assert [s.fixed for s in selectors] == [True, False, False, False, False]
+    assert [s.bandit for s in selectors] == [False, False, True, False, False]
+    assert fixed.probabilities() is None and selectors[4].probabilities() is None
+    SpecDecoder(target(), pool(), selector=fixed, k=K)
+    assert fixed.probabilities() == [0.0, 1.0, 0.0]
