@@ -25,7 +25,6 @@ from benchmarks.common.router import train_domain_router
 from data_gen.domains import DOMAINS, GENERAL, domain_prompts
 from data_gen.perturb import PAPER_INSTRUCTION, TEMPLATE_NAMES, TEMPLATES, perturbed_prompts
 from specsel.selection.router import (
-    DRAFTER_SUFFIX,
     ENCODER_NAME,
     ENCODER_SHA256,
     PromptRouter,
@@ -98,7 +97,7 @@ def run_eval(out: Path, seed: int = 0, cache_dir: str | Path | None = None) -> d
     router = train_domain_router(DOMAINS, seed=seed, cache_dir=cache_dir)
     t_fit = time.perf_counter() - t0
     result = evaluate(router, DOMAINS, seed=seed)
-    drafters = [f"{d}{DRAFTER_SUFFIX}" for d in (*DOMAINS, GENERAL)]
+    drafters = [f"{d}-eagle3" for d in (*DOMAINS, GENERAL)]  # the pool of heads the router routes to
     report = {
         "router": {"encoder": ENCODER_NAME, "encoder_sha256": ENCODER_SHA256, "classifier": "multinomial logistic "
                    "regression on mean-pooled, L2-normalised embeddings", "classes": list(router.classes),

@@ -17,7 +17,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import torch
@@ -54,6 +54,8 @@ class NgramModel:
     vocab_size: int
     n_min: int = 2
     n_max: int = 8
+    # a suffix index over answers beside prompt lookup: the two proposals compete (SuffixDecoding's rule)
+    corpus: ClassVar[bool] = False
 
     def eval(self) -> NgramModel:  # what loaders call on every pool member
         return self
@@ -69,6 +71,7 @@ class NgramModel:
 @dataclass
 class SuffixModel(NgramModel):
     index: SuffixIndex = field(default_factory=SuffixIndex)
+    corpus: ClassVar[bool] = True
 
     def config(self) -> dict[str, Any]:
         return {**super().config(), "architectures": ["DraftpoolSuffixIndex"],
@@ -104,8 +107,8 @@ class _Proposer:
         self._matcher = None
 
     def __call__(self, req: RequestIndex, k: int):
-        mine = req.propose(k, most_frequent=isinstance(self.model, SuffixModel))
-        if not isinstance(self.model, SuffixModel):
+        mine = req.propose(k, most_frequent=self.model.corpus)
+        if not self.model.corpus:
             return mine
         # rule: one matcher per request followed token by token (SuffixIndex.matcher: the same proposals as
         # index.propose(req.tokens, k), without a search per position)

@@ -18,6 +18,7 @@ import torch
 
 from draftpool.forward.sampling import SamplingParams
 from draftpool.models import part
+from draftpool.models.suffix_index import Proposal
 from specsel.decoding.tree import DraftTree, TreeSpec
 
 
@@ -27,7 +28,9 @@ class Drafter(Protocol):
     draft_vocab_size: int  # the vocabulary its logits cover (= vocab_size without a reduced draft vocabulary)
     aux_layers: list[int] | None  # target features it reads (HF hidden_states ids), None for none
     can_tree: bool  # draft_tree works (mode 'tree', auto's trees)
-    self_limiting: bool  # drafts its own length (<= k) from its confidence: auto gives it the whole k
+    # drafts its own length (<= k) from its confidence: auto gives it the whole k, and it scores the chain it would
+    # draft (`propose`)
+    self_limiting: bool
     track: bool
     # its chain is a function of the committed tokens (model-free drafters): with `track` on it keeps the chain it
     # would propose after every committed position (`track_k` long) and the selector scores the chains themselves
@@ -54,6 +57,11 @@ class Drafter(Protocol):
                     ) -> tuple[torch.Tensor, torch.Tensor | None]: ...
 
     def draft_tree(self, spec: TreeSpec) -> DraftTree: ...
+
+    def propose(self, k: int) -> Proposal:
+        """Self-limiting drafters only: the chain it would draft now (at most k tokens) with its score (expected
+        accepted drafts), as Arctic's hybrid rule compares it."""
+        ...
 
     def take_predictions(self, start: int, end: int) -> torch.Tensor: ...
 

@@ -1,4 +1,6 @@
-"""Same-shape EAGLE-3 heads stacked into one batched prefill (the pool's counterfactual evaluation).
+"""Same-shape heads of a `stackable` kind (EAGLE-3) stacked into one batched prefill (the pool's counterfactual
+evaluation). Members are read through `Stackable`, what the bank asks of a drafter beyond the `Drafter` protocol; a
+drafter is a member when its kind declares itself stackable (`HeadBank.accepts`).
 
 A head's prefill of a 1-5 token chunk is a few million multiply-adds: one at a time, eight heads cost mostly
 dispatch. The bank stacks their weights ([N, ...]) once and runs the head's own layer (`Eagle3MidLayer.forward`, the
@@ -11,16 +13,39 @@ Shapes: N heads, n new positions, L cached positions, h head hidden, nh heads x 
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import torch
 from torch.func import functional_call, vmap
 
 from draftpool.models import KINDS
-from specsel.decoding.eagle3 import Eagle3Drafter
+from specsel.decoding.request import DecodeState
 
 SHARED = ("embed_tokens.", "rotary_emb.")  # not stacked: the frozen embedding and the rotary buffers
 
 
-def same_shape(drafters: list[Eagle3Drafter]) -> bool:
+class Stackable(Protocol):
+    """A drafter of a stackable kind, as the bank reads it: its head (fc, embed_tokens, rotary_emb, midlayer, norm,
+    lm_head: the layer whose code runs over the stack) and its attention cache, which the bank fills for it."""
+
+    kind: str
+    head: torch.nn.Module
+    n_real: int  # committed pairs in its cache
+    k: torch.Tensor | None  # [1,nh,L,d] cached keys (None: empty)
+    v: torch.Tensor | None  # [1,nh,L,d] cached values
+
+    def sync(self, state: DecodeState) -> None: ...
+
+    def rewind(self, n_real: int) -> None:
+        """Drop its cache back to n_real committed pairs."""
+        ...
+
+    def commit(self, start: int, end: int, out: torch.Tensor, logits: torch.Tensor) -> None:
+        """Record a prefill of pairs start..end-1 whose keys are already cached: out [1,n,h], logits [n,Vd]."""
+        ...
+
+
+def same_shape(drafters: list[Stackable]) -> bool:
     """Whether the heads can share one bank: equal tensor shapes and the same frozen token embedding."""
     first = drafters[0].head
     shapes = {k: v.shape for k, v in first.state_dict().items()}
@@ -40,10 +65,10 @@ class HeadBank:
     def accepts(drafter) -> bool:
         """Whether a drafter can be a member: its kind declares itself `stackable` (the bank runs the EAGLE-3 head's
         own layer, so the EAGLE-3 kind)."""
-        kind = KINDS.get(getattr(drafter, "kind", None))
+        kind = KINDS.get(drafter.kind)
         return kind is not None and kind.capabilities.stackable
 
-    def __init__(self, drafters: list[Eagle3Drafter]):
+    def __init__(self, drafters: list[Stackable]):
         if not drafters or not same_shape(drafters):
             raise ValueError("a head bank needs EAGLE-3 heads of one shape sharing the target's token embedding")
         self.drafters = drafters
@@ -84,7 +109,7 @@ class HeadBank:
         return out, logits, cache["k"], cache["v"]
 
     @torch.inference_mode()
-    def sync(self, state) -> None:
+    def sync(self, state: DecodeState) -> None:
         """Prefill into every head the pairs the target verified since it last synced; the heads end up as if each
         had run `Eagle3Drafter.sync(state)`. Heads ahead of the others (the one that drafted, when feedback is
         batched) are rewound to the common start and recompute those pairs: one pass over the whole stack costs

@@ -25,7 +25,7 @@ class HybridSelector(NoFeedback):
         n = len(view.drafters)
         if not (0 <= self.suffix < n and 0 <= self.model < n) or self.suffix == self.model:
             raise SpecError(f"hybrid: drafters {self.suffix} and {self.model} must be two members of a pool of {n}")
-        if not hasattr(view.drafters[self.suffix], "propose"):
+        if not view.drafters[self.suffix].self_limiting:  # rule: only a self-limiting drafter scores its proposal
             raise SpecError(f"hybrid: drafter {view.names[self.suffix]!r} does not score proposals (not model-free)")
         self.drafter, self.k = view.drafters[self.suffix], view.k
 

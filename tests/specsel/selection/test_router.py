@@ -149,6 +149,10 @@ def test_route_to_drafter():
     assert route_to_drafter("sql", pool) == "sql-eagle3"
     assert route_to_drafter("biology", pool) == "general-eagle3"
     assert route_to_drafter("biology", ["math-eagle3", "sql-eagle3"]) == "math-eagle3"
+    # the domain's member whatever its kind, first in pool order; a name that is no kind's folder is none
+    assert route_to_drafter("sql", ["general-eagle3", "sql-llama68m", "sql-eagle3"]) == "sql-llama68m"
+    assert route_to_drafter("sql", ["sql-medusa", "general-suffix"]) == "general-suffix"
+    assert route_to_drafter("data-sql", ["sql-eagle3", "data-sql-eagle3"]) == "data-sql-eagle3"
     with pytest.raises(ValueError, match="pool is empty"):
         route_to_drafter("sql", [])
     with pytest.raises(TypeError, match="list of names"):
