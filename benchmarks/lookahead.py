@@ -36,11 +36,12 @@ from benchmarks import harness
 from data_gen.domains import domain_prompts
 from data_gen.problems import extract_answer, is_correct, load_problems
 from draftpool.chat import render_prompt, stop_token_ids
+from draftpool.pool import Member
 from online.lookahead.server import LookaheadServer
 from online.lookahead.step_trainer import StepEnv
-from online.serve.server import Request
-from online.trainer.process import ProcessConfig, TrainerHandle
-from online.trainer.token_trainer import TrainerConfig
+from online.serve.request import Request
+from online.trainer.config import ProcessConfig, TrainerConfig
+from online.trainer.process import TrainerHandle
 from specsel.lookahead.config import LookaheadConfig, problem_prompt
 from specsel.lookahead.generate import StepLM
 from specsel.lookahead.lookahead import decode_alone
@@ -113,7 +114,7 @@ def run_method(spec: str, reqs: list[dict], target, tok, drafter, la: LookaheadC
         pcfg = ProcessConfig(threads=1, export_every=0)
         env = StepEnv(str(info.path), tuple(sorted(eos)), tok.pad_token_id, la.spec(), la.judge, la.threshold,
                       la.judge_model)
-        handle = TrainerHandle({"step": ("llama", module)}, tcfg, pcfg, None, steps=env, log=log)
+        handle = TrainerHandle([Member("step", "llama", module)], tcfg, pcfg, None, steps=env, log=log)
         handle.start()
     server = LookaheadServer(reasoner, "step", module, handle, "step")
     try:

@@ -48,7 +48,7 @@ from benchmarks.online_live import live_part, soak
 from data_gen.domains import GENERAL, domain_prompts
 from draftpool.chat import render_prompt
 from draftpool.config import ConfigError
-from online.trainer.token_trainer import TrainerConfig
+from online.trainer.config import TrainerConfig
 
 # name -> (updater, full information, draft-vocabulary adaptation)
 UPDATER_RUNS = {"static": None, "ogd": ("ogd", False, False), "optimistic": ("optimistic", False, False),

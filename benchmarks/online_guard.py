@@ -36,7 +36,7 @@ from benchmarks import harness
 from benchmarks.common.online_replay import cached_feedback, greedy_stream, mat, run_method
 from draftpool.config import ConfigError
 from draftpool.models import get_kind
-from online.trainer.token_trainer import TrainerConfig
+from online.trainer.config import TrainerConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 

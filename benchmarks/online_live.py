@@ -19,8 +19,9 @@ import torch
 
 from benchmarks import harness
 from draftpool.chat import stop_token_ids
+from draftpool.pool import Member
+from online.trainer.config import TrainerConfig
 from online.trainer.feedback import Feedback
-from online.trainer.token_trainer import TrainerConfig
 from specsel.selection.delayed_feedback import GameConfig
 from specsel.selection.learners import make_learner
 
@@ -29,8 +30,10 @@ from specsel.selection.learners import make_learner
 def live_part(model, tok, info, pool_dir: Path, pool_models, names: list[str], prompts: list[list[int]],
               max_new: int, feedback: list[Feedback], adapted: dict[str, dict[str, torch.Tensor]] | None, k: int,
               tcfg: TrainerConfig, out_dir: Path, feed_per_request: int = 32) -> dict[str, Any]:
-    from online.serve.server import AdaptiveServer, Request
-    from online.trainer.process import ProcessConfig, TrainerHandle
+    from online.serve.request import Request
+    from online.serve.server import AdaptiveServer
+    from online.trainer.config import ProcessConfig
+    from online.trainer.process import TrainerHandle
     from online.trainer.versions import ExportSpec
     from online.trainer.weights import assign
     from specsel.decoding.drafter import make_drafter
@@ -132,8 +135,10 @@ def soak(n_requests: int, every: int = 500) -> dict[str, Any]:
     from draftpool.models.eagle3 import Eagle3Head, head_config, select_draft_vocab
     from draftpool.pool import update_pool_manifest, write_eagle3
     from draftpool.target import TargetInfo
-    from online.serve.server import AdaptiveServer, Request
-    from online.trainer.process import ProcessConfig, TrainerHandle
+    from online.serve.request import Request
+    from online.serve.server import AdaptiveServer
+    from online.trainer.config import ProcessConfig
+    from online.trainer.process import TrainerHandle
     from online.trainer.versions import ExportSpec
     from specsel.decoding.eagle3 import Eagle3Drafter
     from specsel.decoding.loop import GREEDY, SpecDecoder
@@ -156,7 +161,7 @@ def soak(n_requests: int, every: int = 500) -> dict[str, Any]:
         write_eagle3(head, tmp / "pool" / f"h{i}", info,
                      {"kind": "eagle3", "target_weights_sha256": info.weights_sha256})
         update_pool_manifest(tmp / "pool", info, f"h{i}", {"kind": "eagle3", "path": f"h{i}", "domain": "x"})
-    handle = TrainerHandle({n: ("eagle3", h) for n, h in heads.items()},
+    handle = TrainerHandle([Member(n, "eagle3", h) for n, h in heads.items()],
                            TrainerConfig(lr=1e-3, batch=4, full_information=True),
                            ProcessConfig(threads=1, export_every=1000), ExportSpec(str(tmp / "out"),
                                                                                    str(tmp / "pool"), info))

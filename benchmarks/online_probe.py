@@ -18,7 +18,7 @@ import torch
 
 from benchmarks import harness
 from benchmarks.common.online_replay import mat, run_method
-from online.trainer.token_trainer import TrainerConfig
+from online.trainer.config import TrainerConfig
 
 
 def _main(argv: list[str] | None) -> int:

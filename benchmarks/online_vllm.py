@@ -38,8 +38,7 @@ from draftpool.chat import render_prompt
 from draftpool.config import ConfigError
 from draftpool.io import atomic_write_json
 from draftpool.pool import read_manifest
-from online.trainer.process import ProcessConfig
-from online.trainer.token_trainer import TrainerConfig
+from online.trainer.config import ProcessConfig, TrainerConfig
 from online.trainer.versions import ExportSpec
 from online.vllm.adapt import VllmAdapter, VllmProxy, shut_down
 from online.vllm.engine import VllmEngine, VllmServeOptions

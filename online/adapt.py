@@ -34,16 +34,15 @@ from draftpool.heap import bound_heap
 from draftpool.io import LockedError, run_lock
 from draftpool.target import TargetError, load_target, resolve_device, resolve_target
 from draftpool.version_guard import UncheckedVersionError
-from online.config import MODES, RECIPE, AdaptConfig, ServeConfig
+from online.config import RECIPE, AdaptConfig
 from online.lookahead.mode import serve_lookahead
-from online.serve.answers import answer_record
 from online.serve.spec import serve_spec
 from online.trainer.versions import check_out_dir, latest_version, load_trainer_state
+from online.vllm.adapt import serve_vllm
 
-# This module is the command line and the start (target, pool, resume); the settings are online/config.py, each
-# serving mode's wiring online/modes/ (and online/vllm/adapt.py), the serve loop online/serve/loop.py. AdaptConfig,
-# ServeConfig, MODES, RECIPE and answer_record stay importable from here (tests, tools and docs name them here).
-__all__ = ["MODES", "RECIPE", "AdaptConfig", "ServeConfig", "answer_record", "main", "main_cfg"]
+# This module is the command line and the start (target, pool, resume, the run lock); the settings are
+# online/config.py, each serving mode's wiring online/serve/spec.py, online/lookahead/mode.py and online/vllm/adapt.py,
+# the serve loop online/serve/loop.py.
 
 
 def server_threads(cfg: AdaptConfig) -> int:
@@ -69,9 +68,16 @@ def main_cfg(cfg: AdaptConfig) -> dict[str, Any]:
     out_dir = Path(s.out_dir.format(target_slug=info.slug))
     if not (pool_dir / "pool.json").is_file():
         raise ConfigError(f"no pool at {pool_dir} (pool.json missing): run build_pool.py first")
-    # 1. target and pool (a restart loads the last exported version and the trainer's state); out_dir and the
-    # exported state are checked first: a bad one fails before the target loads
+    # 1. out_dir checked and locked (one run per out_dir, whatever the engine: two would interleave answers and race
+    # on versions), then what a restart resumes (the last exported version and the trainer's state): a bad one
+    # fails before the target loads
     check_out_dir(out_dir)
+    with run_lock(out_dir):
+        return _serve(cfg, info, pool_dir, out_dir)
+
+
+def _serve(cfg: AdaptConfig, info, pool_dir: Path, out_dir: Path) -> dict[str, Any]:
+    s = cfg.serve
     resumed = latest_version(out_dir)  # ValueError: latest.json names no version folder of out_dir
     serve_dir, start_version, state = pool_dir, 0, None
     if resumed is not None:
@@ -79,12 +85,10 @@ def main_cfg(cfg: AdaptConfig) -> dict[str, Any]:
         state_path = serve_dir / "trainer_state.pt"
         state = load_trainer_state(state_path) if state_path.is_file() else None  # weights_only: no code runs
         print(f"[online] resuming from exported pool version {start_version} ({serve_dir})", file=sys.stderr)
+    # 2. the mode serves (vLLM: the head of the last exported version after a restart)
     target, tok = load_target(info, s.device)
-    if s.engine == "vllm":  # vLLM serves the head (the last exported version after a restart)
-        from online.vllm.adapt import serve_vllm
-
-        with run_lock(out_dir):
-            return serve_vllm(cfg, info, target, pool_dir, out_dir, serve_dir, start_version, state)
+    if s.engine == "vllm":
+        return serve_vllm(cfg, info, target, pool_dir, out_dir, serve_dir, start_version, state)
     if s.mode == "lookahead":
         return serve_lookahead(cfg, info, target, tok, pool_dir, serve_dir, out_dir, start_version, state)
     return serve_spec(cfg, info, target, tok, pool_dir, serve_dir, out_dir, start_version, state)

@@ -13,8 +13,7 @@ from online.http.asgi import parse_address
 from online.lookahead.server import LOOKAHEAD_SWAPS
 from online.lookahead.step_trainer import STEP_UPDATERS
 from online.serve.server import SWAPS
-from online.trainer.config import ProcessConfig
-from online.trainer.token_trainer import TrainerConfig
+from online.trainer.config import ProcessConfig, TrainerConfig
 from online.vllm.engine import VllmServeOptions
 from specsel.lookahead.config import LookaheadConfig
 

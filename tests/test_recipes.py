@@ -87,14 +87,14 @@ def test_no_recipe_folder_for_unknown_domain():
 
 
 def test_online_recipe_builds():
-    from online.adapt import AdaptConfig
+    from online.config import AdaptConfig
 
     cfg = load_config(AdaptConfig, RECIPES / "online" / "adapt.yaml", ["serve.requests=x.jsonl"])
     assert cfg.serve.requests == "x.jsonl" and cfg.trainer.updater in ("ogd", "optimistic", "ensemble")
 
 
 def test_lookahead_recipe_builds_with_onlinespec_dpo_settings():
-    from online.adapt import AdaptConfig
+    from online.config import AdaptConfig
 
     cfg = load_config(AdaptConfig, RECIPES / "online" / "lookahead.yaml", ["trainer.round_every=5"])
     assert cfg.serve.mode == "lookahead" and cfg.trainer.updater == "dpo" and cfg.trainer.round_every == 5

@@ -22,8 +22,9 @@ from data_gen.hf_backend import generate_batch
 from draftpool.chat import render_prompt, stop_token_ids
 from draftpool.config import ConfigError
 from draftpool.models import get_kind
+from online.trainer.config import TrainerConfig
 from online.trainer.feedback import Feedback, feedback_from_ids
-from online.trainer.token_trainer import OnlineTrainer, TrainerConfig, versioned
+from online.trainer.token_trainer import OnlineTrainer, versioned
 from online.trainer.weights import assign
 from online.updaters.vocab import VocabCounter
 from specsel.selection.delayed_feedback import GameConfig

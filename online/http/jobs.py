@@ -10,12 +10,13 @@ client sees the same answer streamed or not.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from draftpool.forward.sampling import SamplingParams
 from online.http.api import HttpFrontend, Job, error_body, openai_chunk, openai_reply, usage
 from online.serve.metrics import request_spec
+from online.serve.request import Request, Served
 from specsel.decoding.request import cut_at_stop
 
 
@@ -122,11 +123,12 @@ class AnswerText:
 
 
 class HttpRun:
-    """One HTTP job through the decode loop: its sampling settings, its watch (client gone, stop strings, stream
+    """One HTTP job through the decode loop (a `Request`'s `Reply`): its watch (client gone, stop strings, stream
     chunks) and its answer."""
 
     def __init__(self, front: HttpFrontend, job: Job, tok, stop_ids: list[int], prompt_len: int):
         self.front, self.job, self.prompt_len = front, job, prompt_len
+        self.queued = job.queued
         st = job.settings
         self.params = SamplingParams(temperature=st.temperature, top_p=st.top_p if st.temperature > 0 else 1.0)
         # rule: a sampled request without a seed draws a fresh one (OpenAI's behaviour); greedy needs none
@@ -135,11 +137,20 @@ class HttpRun:
         self.sent = ""  # streamed text so far
         self.started = False  # the stream's first chunk (chat: the assistant role) went out
 
-    @property
-    def watches(self) -> bool:
-        """Whether the decode loop must show this job every cycle (a stream, stop strings or extra stop ids)."""
+    def request(self, ids: list[int]) -> Request:
+        """The job as the decode loop serves it: its prompt ids, length, sampling settings and this reply."""
+        return Request(self.job.id, ids, self.job.max_new, params=self.params, seed=self.seed, reply=self)
+
+    def cancelled(self) -> bool:
+        return self.job.cancelled.is_set()
+
+    def watcher(self) -> Callable[[list[int]], bool] | None:
+        """`watch` where the decode loop must show this job every cycle (a stream, stop strings or extra stop ids)."""
         st = self.job.settings
-        return st.stream or bool(st.stop) or bool(st.stop_ids)
+        return self.watch if st.stream or st.stop or st.stop_ids else None
+
+    def refuse(self, message: str) -> None:
+        self.front.finish(self.job, 400, error_body(message))
 
     def watch(self, new: list[int]) -> bool:
         """After the prefill and every cycle: -> True to stop decoding (a stop string or stop id was reached)."""
@@ -158,31 +169,33 @@ class HttpRun:
             self.front.send(self.job, openai_chunk(self.job, self.front.model, delta))
             self.sent = text
 
-    def record_fields(self, rec: dict[str, Any]) -> dict[str, Any]:
+    def answer_fields(self, served: Served) -> dict[str, Any]:
         """What the answers file keeps beyond the usual record: the answer as the client got it (stop strings
         applied) and the sampling it asked for."""
-        text, n, finish = self.answer.final(rec["tokens"])
+        if served.error is not None:
+            return {}
+        text, n, finish = self.answer.final(served.tokens)
         out: dict[str, Any] = {"text": text, "new_tokens": n, "finish_reason": finish}
         st = self.job.settings
         if st.temperature > 0:
             out["sampling"] = {"temperature": st.temperature, "top_p": st.top_p, "seed": self.seed}
         return out
 
-    def finish(self, rec: dict[str, Any], answer: dict[str, Any]) -> None:
+    def finish(self, served: Served, answer: dict[str, Any]) -> None:
         """The job's answer: the whole reply, or the stream's last text, finish reason and usage, then [DONE]. The
         "draftpool" object (the last chunk's, streamed) has the answer record's figures, and with `spec_metrics` the
         request's speculative counts ("spec")."""
         front, job = self.front, self.job
-        if "error" in rec:
-            front.finish(job, 500, error_body(rec["error"], "server_error"))
+        if served.error is not None:
+            front.finish(job, 500, error_body(served.error, "server_error"))
             return
-        if rec.get("cancelled"):
+        if served.cancelled:
             front.finish(job, 499, error_body("the client closed the connection", "client_closed"))
             return
         extra = {k: answer.get(k) for k in ("mat", "tok_s", "seconds", "versions_at_start", "versions_at_end")}
         if job.settings.spec_metrics:  # counted as GET /metrics counts it (online/serve/metrics.py)
-            extra["spec"] = front.metrics.request_spec(rec) if front.metrics is not None else \
-                request_spec(rec["metrics"], front.drafters)
+            extra["spec"] = front.metrics.request_spec(served) if front.metrics is not None else \
+                request_spec(served.metrics, front.drafters)
         used = usage(self.prompt_len, answer["new_tokens"])
         if not job.settings.stream:
             front.finish(job, 200, openai_reply(job, front.model, answer["text"], self.prompt_len,
@@ -195,10 +208,9 @@ class HttpRun:
         front.finish(job, 200, None)
 
 
-def http_rows(front: HttpFrontend, tok, stop_ids: list[int], allow_special: bool = False
-              ) -> Iterator[dict[str, Any]]:
-    """Jobs of the HTTP front end as request rows: prompt ids ready (the chat template for chat jobs), and the
-    job's `HttpRun`. A prompt that cannot be built is the job's 400."""
+def http_requests(front: HttpFrontend, tok, stop_ids: list[int], allow_special: bool = False) -> Iterator[Request]:
+    """Jobs of the HTTP front end as requests: prompt ids ready (the chat template for chat jobs), the job's
+    `HttpRun` as their reply. A prompt that cannot be built is the job's 400."""
     for job in front.jobs():
         b = job.body
         try:
@@ -211,5 +223,4 @@ def http_rows(front: HttpFrontend, tok, stop_ids: list[int], allow_special: bool
         except Exception as e:  # noqa: BLE001 - e.g. a chat template that rejects these roles: this request's 400
             front.finish(job, 400, error_body(f"cannot build the prompt: {type(e).__name__}: {e}"))
             continue
-        yield {"id": job.id, "prompt_ids": ids, "max_new_tokens": job.max_new,
-               "run": HttpRun(front, job, tok, stop_ids, len(ids))}
+        yield HttpRun(front, job, tok, stop_ids, len(ids)).request(ids)

@@ -3,6 +3,7 @@ and the trainer process adapts it by DPO (or SFT) on the rejected steps, wired a
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,10 +14,9 @@ from draftpool.pool import load_members
 from draftpool.target import TargetInfo
 from online.config import AdaptConfig
 from online.lookahead.server import LookaheadServer
-from online.lookahead.step_trainer import StepEnv
+from online.lookahead.step_trainer import StepEnv, StepTrainers
 from online.serve.loop import serve_on
-from online.trainer.process import TrainerHandle
-from online.trainer.versions import ExportSpec
+from online.trainer.process import start_trainer
 from specsel.lookahead.config import problem_prompt
 
 
@@ -31,16 +31,15 @@ def serve_lookahead(cfg: AdaptConfig, info: TargetInfo, target, tok, pool_dir: P
     if name not in members:
         raise ConfigError(f"lookahead.drafter must name one of the pool's Llama drafters ({', '.join(names)}), got "
                           f"{la.drafter!r}")
-    module = members[name].module.to(s.device).eval()
+    member = replace(members[name], module=members[name].module.to(s.device).eval())
+    module = member.module
     stops = stop_token_ids(tok, target)
     reasoner = la.build(target, tok, module, set(stops))
     handle = None
-    if s.adapt:
-        export = ExportSpec(str(out_dir), str(pool_dir), info)
+    if s.adapt:  # the trainer judges held-out steps the way the server does
         env = StepEnv(str(info.path), tuple(stops), tok.pad_token_id if tok.pad_token_id is not None else stops[0],
                       la.spec(), la.judge, la.threshold, la.judge_model)
-        handle = TrainerHandle({name: (members[name].kind, module)}, cfg.trainer, cfg.process, export, state,
-                               start_version, steps=env)
+        handle = start_trainer(cfg, info, target, pool_dir, out_dir, [member], state, start_version, StepTrainers(env))
     server = LookaheadServer(reasoner, name, module, handle, s.swap, target.config.max_position_embeddings)
     return serve_on(s, server, handle, tok, out_dir, stops, info.name, [name], sampling=False,  # greedy reasoning
                     wrap=problem_prompt if la.problem_prompt else None)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import torch
 
 from draftpool.models import get_kind
+from draftpool.pool import Member
 from online.lookahead.dpo import DPOUpdater, PairUpdater
 from online.lookahead.sft import SFTUpdater
 from online.trainer.guard import Verdict
@@ -82,15 +83,19 @@ def step_acceptance(model: torch.nn.Module, pairs: list[PreferencePair], cutter:
 
 
 class StepTrainer:
-    def __init__(self, models: dict[str, tuple[str, torch.nn.Module]], cfg, env: StepEnv):
+    """The step drafter's trainer (the trainer process's `Trainer`: online/trainer/child.py)."""
+
+    min_records = 1  # pairs are taken as they come; its own rounds run every `round_every` requests
+
+    def __init__(self, members: list[Member], cfg, env: StepEnv):
         cfg.validate()
-        if len(models) != 1 or not get_kind(next(iter(models.values()))[0]).capabilities.step_drafter:
+        if len(members) != 1 or not get_kind(members[0].kind).capabilities.step_drafter:
             raise ValueError(f"lookahead reasoning adapts one Llama step drafter (a kind with the step_drafter "
-                             f"capability), got {sorted(models)}")
-        self.cfg, self.models, self.env = cfg, models, env
-        self.names = list(models)
+                             f"capability), got {sorted(m.name for m in members)}")
+        self.cfg, self.env = cfg, env
+        self.names = [members[0].name]
         self.name = self.names[0]
-        self.model = models[self.name][1]
+        self.model = members[0].module
         self.updater = make_pair_updater(cfg, self.model, env.pad_id)
         self.buffer: list[PreferencePair] = []
         self.requests = 0  # requests since the last round
@@ -103,6 +108,25 @@ class StepTrainer:
         self.on_step: Callable[[], None] | None = None  # the process's heartbeat, beaten inside long work
         self._published_acc: tuple[int, float] | None = None  # (holdout changes, acceptance) of the published
         self.holdout_changes = 0
+
+    def round_event(self) -> dict:
+        return {"pairs": self.last_pairs, "held_out_pairs": len(self.holdout)}
+
+    def waiting_event(self, batch: list[StepFeedback]) -> dict:
+        return {"pending_pairs": self.pending, "pairs": sum(len(fb.pairs) for fb in batch)}
+
+    def beat_with(self, beat: Callable[[], None]) -> None:
+        self.on_step = beat  # its DPO rounds and guard can outlast the hang timeout: beat inside them
+
+    def forget(self, records: list[StepFeedback]) -> None:
+        """The pairs of a failed round leave the held-out set and the pair buffer."""
+        drop = {id(p) for r in records for p in r.pairs}
+        kept = [x for x in self.holdout if id(x) not in drop]
+        if len(kept) != len(self.holdout):
+            self.holdout.clear()
+            self.holdout.extend(kept)
+            self.holdout_changes += 1
+        self.buffer = [p for p in self.buffer if id(p) not in drop]
 
     def _weights(self) -> dict[str, torch.Tensor]:
         return {n: p.detach().clone() for n, p in self.model.named_parameters() if p.requires_grad}
@@ -194,3 +218,15 @@ class StepTrainer:
         self.updater.load_state(state["updater"])
         self.seen, self.rounds, self.rejected = state["seen"], state["rounds"], state["rejected"]
         self.pairs_seen = state.get("pairs_seen", 0)
+
+
+class StepTrainers:
+    """The trainer process's factory of the step drafter's trainer (`TrainerFactory`), with what it judges with."""
+
+    updaters = STEP_UPDATERS
+
+    def __init__(self, env: StepEnv):
+        self.env = env
+
+    def __call__(self, members: list[Member], tcfg, out_embed=None) -> StepTrainer:
+        return StepTrainer(members, tcfg, self.env)

@@ -1,4 +1,4 @@
-"""What the serve loop writes: one answers-file record per request (`answer_record`; its schema is
+"""What the serve loop writes: one answers-file record per served request (`answer_record`; its schema is
 online/serve/requests.py's) and the trainer's events as metrics JSONL lines plus a log line per update round
 (`log_events`)."""
 
@@ -9,23 +9,24 @@ import sys
 import time
 from typing import Any
 
+from online.serve.request import Served
 
-def answer_record(rec: dict[str, Any], tok) -> dict[str, Any]:
+
+def answer_record(served: Served, tok) -> dict[str, Any]:
     """A served (or refused) request -> its answers-file record (online/serve/requests.py reads them back)."""
-    if "error" in rec:  # a bad request line has id None (no user-space id): a restart skips it by its line
-        return {"id": rec.get("id"), **{k: rec[k] for k in ("line", "error") if k in rec}}
-    m = rec["metrics"]
-    new = rec["tokens"]
-    out = {"id": rec["id"], "text": tok.decode(new, skip_special_tokens=True), "new_tokens": len(new),
-           "mat": m.get("mat"), "tok_s": len(new) / rec["seconds"] if rec["seconds"] else None,
-           "seconds": rec["seconds"], "versions_at_start": rec["versions_at_start"]}
-    if "versions_at_end" in rec:
-        out["versions_at_end"] = rec["versions_at_end"]
-    if rec.get("cancelled"):
+    if served.error is not None:  # a bad request line has id None (no user-space id): a restart skips it by its line
+        return {"id": served.id, **({"line": served.line} if served.line is not None else {}), "error": served.error}
+    m, new = served.metrics, served.tokens
+    out = {"id": served.id, "text": tok.decode(new, skip_special_tokens=True), "new_tokens": len(new),
+           "mat": m.get("mat"), "tok_s": len(new) / served.seconds if served.seconds else None,
+           "seconds": served.seconds, "versions_at_start": served.versions_at_start}
+    if served.versions_at_end is not None:
+        out["versions_at_end"] = served.versions_at_end
+    if served.cancelled:
         out["cancelled"] = "the client closed the connection: decoding stopped early"
     if "lookahead" in m:
         out["lookahead"] = m["lookahead"]
-        out["pairs"] = rec.get("pairs", 0)
+        out["pairs"] = served.pairs or 0
     return out
 
 

@@ -1,35 +1,35 @@
 """The pool members a server decodes with: trained ones from the pool (or its last exported version), model-free
-ones from the pool or from what a previous run indexed (`load_members`), and the saving of what model-free members
+ones from the pool or from what a previous run indexed (`serving_members`), and the saving of what model-free members
 index while serving (`IndexSaver`)."""
 
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from draftpool.models import get_kind
-from draftpool.pool import DrafterLoadError, load_pool
+from draftpool.pool import DrafterLoadError, Member, load_members
+from online.serve.request import Served
 
 
-def load_members(s, info, target, pool_dir: Path, serve_dir: Path, out_dir: Path  # s: the ServeConfig
-                 ) -> dict[str, tuple[str, Any]]:
-    """The pool members to serve, in name order: trained ones from serve_dir (the pool, or the last exported
-    version after a restart), model-free ones from the pool, or from <out_dir>/indexes/<name> where a previous run
-    saved what it indexed."""
+def serving_members(s, info, target, pool_dir: Path, serve_dir: Path, out_dir: Path) -> list[Member]:
+    """The pool members to serve (`s`: the ServeConfig), in name order, on the server's device: trained ones from
+    serve_dir (the pool, or the last exported version after a restart), model-free ones from the pool, or from
+    <out_dir>/indexes/<name> where a previous run saved what it indexed."""
     trained = [k for k in s.kinds if get_kind(k).trained]
     free = [k for k in s.kinds if not get_kind(k).trained]
-    models = load_pool(serve_dir, info, target, trained, at_least=0)[1] if trained else {}
-    if free:
-        for n, (k, m) in load_pool(pool_dir, info, target, free, at_least=0)[1].items():
-            saved = out_dir / "indexes" / n
-            if saved.is_dir():
-                m = get_kind(k).load(saved, info, target)
-                print(f"[online] resuming {k} member {n} from {saved}{_indexed(m)}", file=sys.stderr, flush=True)
-            models[n] = (k, m)
-    if not models:
+    members = load_members(serve_dir, info, target, trained, at_least=0) if trained else []
+    for m in load_members(pool_dir, info, target, free, at_least=0) if free else []:
+        saved = out_dir / "indexes" / m.name
+        if saved.is_dir():
+            m = replace(m, module=get_kind(m.kind).load(saved, info, target))
+            print(f"[online] resuming {m.kind} member {m.name} from {saved}{_indexed(m.module)}", file=sys.stderr,
+                  flush=True)
+        members.append(m)
+    if not members:
         raise DrafterLoadError(f"{serve_dir} has no drafter of kind {s.kinds}")
-    return {n: (k, m.to(s.device)) for n, (k, m) in sorted(models.items())}
+    return [replace(m, module=m.module.to(s.device)) for m in sorted(members, key=lambda m: m.name)]
 
 
 def _indexed(member) -> str:
@@ -45,22 +45,22 @@ class IndexSaver:
     """Saves the members that learn by indexing answers (model-free) to <out_dir>/indexes/<name> (atomic) every
     `every` indexed answers and at the end."""
 
-    def __init__(self, models: dict[str, tuple[str, Any]], out_dir: Path, info, every: int):
-        self.models = {n: km for n, km in models.items() if not get_kind(km[0]).trained}
+    def __init__(self, members: list[Member], out_dir: Path, info, every: int):
+        self.members = [m for m in members if not get_kind(m.kind).trained]
         self.out_dir, self.info, self.every = out_dir, info, every
         self.pending = 0
         self.saves = 0
 
-    def answered(self, rec: dict) -> None:
-        self.pending += int(bool(rec.get("learned")))
+    def answered(self, served: Served) -> None:
+        self.pending += int(bool(served.learned))
         if self.pending >= self.every:
             self.save()
 
     def save(self) -> None:
         if not self.pending:
             return
-        for n, (k, m) in self.models.items():
-            meta = {"kind": k, "online": {"saves": self.saves + 1}}
-            get_kind(k).write(m, self.out_dir / "indexes" / n, self.info, meta)
+        for m in self.members:
+            meta = {"kind": m.kind, "online": {"saves": self.saves + 1}}
+            get_kind(m.kind).write(m.module, self.out_dir / "indexes" / m.name, self.info, meta)
         self.pending = 0
         self.saves += 1

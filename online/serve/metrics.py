@@ -16,13 +16,19 @@ import os
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 from specsel.decoding.request import DrafterCounts, spec_counts
 from specsel.decoding.view import FixedSelector
+
+if TYPE_CHECKING:  # types only: the server and the front end import this module
+    from online.http.api import HttpFrontend
+    from online.serve.request import Served
+    from online.serve.server import Server
+    from online.trainer.process import TrainerHandle
 
 __all__ = ["CONTENT_TYPE_LATEST", "PREFIX", "ServerMetrics", "request_spec", "selection_weights"]
 
@@ -175,31 +181,30 @@ class ServerMetrics:
         r.register(_Live(self))
 
     @classmethod
-    def of(cls, server: Any, handle: Any = None, front: Any = None) -> ServerMetrics:
-        """For a serve loop's server (an AdaptiveServer: its decoder's drafters, selector and hot swap; a
-        LookaheadServer: no spec drafters), its trainer handle and its HTTP front end, each read at scrape time."""
-        dec = getattr(server, "dec", None)
-        names = list(dec.names) if dec is not None else []
-        swap = getattr(server, "swap", None)
+    def of(cls, server: Server, handle: TrainerHandle | None = None, front: HttpFrontend | None = None
+           ) -> ServerMetrics:
+        """For a serve loop's server (its drafters, selection weights and hot swap; lookahead serving: no spec
+        drafters), its trainer handle and its HTTP front end, each read at scrape time."""
+        names, swap = list(server.names), server.swap
         return cls(names,
                    queue_depth=(lambda: front.queue.qsize()) if front is not None else None,
-                   weights=(lambda: selection_weights(dec.selector, len(names))) if names else None,
+                   weights=server.selection_weights if names else None,
                    versions=swap.versions if swap is not None else None,
                    ages=swap.ages if swap is not None else None,
                    trainer=(lambda: {"trainer_restarts": handle.restarts, "trainer_faults": len(handle.faults),
                                      "trainer_skipped_records": handle.skipped,
                                      "feedback_dropped_records": handle.dropped}) if handle is not None else None)
 
-    def observe_request(self, rec: dict[str, Any], prompt_tokens: int | None = None,
+    def observe_request(self, served: Served, prompt_tokens: int | None = None,
                         queued_s: float | None = None) -> dict[str, DrafterCounts]:
-        """One request's record as the serve loop has it (AdaptiveServer.serve's / LookaheadServer.serve's: tokens,
-        metrics, seconds; "error" for a failed or refused one) -> its spec counts per drafter (now counted).
-        queued_s: the seconds an HTTP request waited before its decode (None: a request file's line)."""
-        if "error" in rec:
+        """One served request (a `Server.serve` result: tokens, metrics, seconds; an error for a failed or refused
+        one) -> its spec counts per drafter (now counted). queued_s: the seconds an HTTP request waited before its
+        decode (None: a request file's line)."""
+        if served.error is not None:
             self.failed.inc()
             return {}
-        counts = spec_counts(rec["metrics"], self.names)
-        new, seconds = len(rec["tokens"]), rec["seconds"]
+        counts = spec_counts(served.metrics, self.names)
+        new, seconds = len(served.tokens), served.seconds
         self.served.inc()
         self.generation_tokens.inc(new)
         if prompt_tokens is not None:
@@ -223,9 +228,9 @@ class ServerMetrics:
         """One HTTP response's status, as it goes out (online/http/asgi.py's Edge calls this for every response)."""
         self.http.labels(path if path in ROUTES else "other", str(code)).inc()
 
-    def request_spec(self, rec: dict[str, Any]) -> dict[str, Any]:
+    def request_spec(self, served: Served) -> dict[str, Any]:
         """A served request's figures for its reply (`request_spec` over this server's drafters)."""
-        return request_spec(rec["metrics"], self.names)
+        return request_spec(served.metrics, self.names)
 
     def exposition(self) -> bytes:
         """The Prometheus text format of everything, gauges read now."""

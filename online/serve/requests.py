@@ -1,16 +1,18 @@
 """The request stream of `online_adapt.py`: JSON lines {"id", "prompt", "max_new_tokens" (or "max_tokens")} read
-from bytes, each bad line turned into an error record naming it, and what an earlier run already answered (request
-ids, and bad lines by number)."""
+from bytes into `Request` values, each bad line a request refused with an error naming it, and what an earlier run
+already answered (request ids, and bad lines by number)."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 import os
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from online.serve.request import Request
 
 REQUEST_KEYS = ("id", "prompt", "max_new_tokens", "max_tokens")
 
@@ -25,8 +27,8 @@ def _text(value: Any, what: str) -> str:
     return value
 
 
-def parse_request(raw: bytes, n: int, default_max: int) -> dict[str, Any]:
-    """One JSONL line (bytes) -> {"id", "prompt", "max_new_tokens"}; ValueError naming what is wrong."""
+def parse_request(raw: bytes, n: int, default_max: int) -> Request:
+    """Line n of a request file (bytes) -> its request; ValueError naming what is wrong."""
     try:
         line = raw.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -49,31 +51,32 @@ def parse_request(raw: bytes, n: int, default_max: int) -> dict[str, Any]:
     max_new = next(iter(given.values()), default_max)
     if isinstance(max_new, bool) or not isinstance(max_new, int) or max_new < 1:
         raise ValueError(f"{next(iter(given), 'max_new_tokens')} must be an integer >= 1, got {max_new!r}")
-    return {"id": _text(str(rid), '"id"'), "prompt": prompt, "max_new_tokens": max_new}
+    return Request(_text(str(rid), '"id"'), None, max_new, prompt=prompt, line=n)
 
 
-def read_requests(stream, default_max: int, skip_ids: Collection[str] = (), skip_lines: Collection[int] = ()):
-    """Yield request dicts from a binary stream of JSON lines. A bad line yields {"id": None, "line": N, "error"}
-    (serving goes on); requests whose id is in `skip_ids` and bad lines whose number is in `skip_lines` (recorded by
-    an earlier run, see `answered_ids`; also a request "line-N" at line N in it) are passed over; an id seen before
-    in this stream is an error (restart-skipping needs ids to be unique)."""
+def read_requests(stream, default_max: int, skip_ids: Collection[str] = (), skip_lines: Collection[int] = ()
+                  ) -> Iterator[Request]:
+    """Yield the requests of a binary stream of JSON lines. A bad line yields a request with no id, its `line` and
+    its `error` (serving goes on); requests whose id is in `skip_ids` and bad lines whose number is in `skip_lines`
+    (recorded by an earlier run, see `answered_ids`; also a request "line-N" at line N in it) are passed over; an id
+    seen before in this stream is an error (restart-skipping needs ids to be unique)."""
     seen: dict[str, int] = {}
     for n, raw in enumerate(stream, 1):
         raw = raw.strip()
         if not raw:
             continue
         try:
-            row = parse_request(raw, n, default_max)
-            if row["id"] in seen:
-                raise ValueError(f"id {row['id']!r} was already used at line {seen[row['id']]} (ids must be unique)")
-            seen[row["id"]] = n
+            req = parse_request(raw, n, default_max)
+            if req.id in seen:
+                raise ValueError(f"id {req.id!r} was already used at line {seen[req.id]} (ids must be unique)")
+            seen[req.id] = n
         except (ValueError, TypeError) as e:  # json.JSONDecodeError is a ValueError
             if n not in skip_lines:  # a bad line has no id of its own: none that a request could also use
-                yield {"id": None, "line": n, "error": f"request line {n}: {e}"}
+                yield Request(None, None, default_max, line=n, error=f"request line {n}: {e}")
             continue
-        if row["id"] in skip_ids or (n in skip_lines and row["id"] == f"line-{n}"):  # see _take_record
+        if req.id in skip_ids or (n in skip_lines and req.id == f"line-{n}"):  # see _take_record
             continue
-        yield {**row, "line": n}
+        yield req
 
 
 @dataclass

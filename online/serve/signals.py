@@ -1,11 +1,13 @@
-"""How the serving process treats stop signals: the first SIGINT / SIGTERM stops the serve loop (`Stop`, raised by
-`on_signal`); one that comes while the stop is under way is ignored with one stderr line. The trainer process's side
-is online/trainer/signals.py."""
+"""How a serving process treats stop signals: the first SIGINT / SIGTERM stops the run (`Stop`, raised by
+`on_signal`); one that comes while the stop is under way is ignored with one stderr line (`stop_signals`,
+`stopping`). The trainer process's side is online/trainer/signals.py."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
+from collections.abc import Iterator
 
 
 class Stop(BaseException):
@@ -34,3 +36,25 @@ def say_ignored(signum: int, waiting_for: str) -> None:
         os.write(2, line.encode())
     except OSError:
         pass
+
+
+@contextlib.contextmanager
+def stop_signals() -> Iterator[None]:
+    """A serving run's signals: inside the block the first SIGINT / SIGTERM raises `Stop` (`on_signal`); once
+    `stopping` marks the stop under way, later ones are ignored and said so; the caller's handlers come back when
+    the block ends (after everything is saved). Native serving (online/serve/loop.py) and vLLM serving
+    (online/vllm/adapt.py) both run under it."""
+    Stop.under_way = None
+    old = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, h in old.items():
+            signal.signal(sig, h)
+
+
+def stopping(reason: str) -> str:
+    """The stop is under way from here on (first statement of a run's stop, no call before it): a stop signal is
+    ignored from now. -> what stopped the run (the first signal's name, else `reason`)."""
+    Stop.under_way = Stop.under_way or reason
+    return Stop.under_way

@@ -16,12 +16,12 @@ from draftpool.pool import read_manifest
 from draftpool.target import TargetInfo
 from online.config import AdaptConfig, ServeConfig
 from online.serve.loop import serve_on
-from online.serve.members import IndexSaver, load_members
+from online.serve.members import IndexSaver, serving_members
 from online.serve.server import AdaptiveServer
-from online.trainer.process import TrainerHandle
-from online.trainer.versions import ExportSpec
+from online.trainer.process import start_trainer
 from specsel.decoding.auto import auto_spec
 from specsel.decoding.costs import cache_path
+from specsel.decoding.drafter import make_drafter
 from specsel.decoding.loop import SpecDecoder
 from specsel.selection.delayed_feedback import GameConfig
 from specsel.selection.learners import make_learner
@@ -43,31 +43,28 @@ def serve_spec(cfg: AdaptConfig, info: TargetInfo, target, tok, pool_dir: Path, 
     """Serve with the pool's drafters from `serve_dir` (the pool, or the exported version a restart resumes, with
     the trainer's `state`). -> the run's summary."""
     s = cfg.serve
-    models = load_members(s, info, target, pool_dir, serve_dir, out_dir)
-    names = list(models)
+    members = serving_members(s, info, target, pool_dir, serve_dir, out_dir)
+    names = [m.name for m in members]
 
-    # decoder, selection, trainer process
-    from specsel.decoding.drafter import make_drafter
-
-    drafters = {n: make_drafter(k, m) for n, (k, m) in models.items()}
+    # 1. decoder and selection: auto's priors are each drafter's offline eval in the pool manifest, its costs cached
+    # per machine (measured now, not inside the first request)
+    drafters = {m.name: make_drafter(m.kind, m.module) for m in members}
     stops = stop_token_ids(tok, target)
     auto = None
-    if s.mode == "auto":  # priors: each drafter's offline eval in the pool manifest; costs cached per machine
+    if s.mode == "auto":
         entries = read_manifest(serve_dir).get("drafters", {})
         evals = {n: entries.get(n, {}).get("eval") for n in names}
         costs = cache_path(s.auto_costs, cache_root() / "auto_costs.json")
         auto = auto_spec(evals, with_trees=False, costs_cache=costs)  # greedy and sampled requests: each its priors
     dec = SpecDecoder(target, drafters, selector=make_selector(s, names), mode=s.mode, k=s.k, stop_ids=stops,
                       auto=auto)
-    dec.prepare()  # auto's costs measured (or read from the cache) now, not inside the first request
-    handle = None
-    if s.adapt:
-        export = ExportSpec(str(out_dir), str(pool_dir), info)
-        out_embed = target.get_output_embeddings().weight.detach().float().cpu() if cfg.trainer.vocab_every else None
-        trained = {n: (k, m) for n, (k, m) in models.items() if get_kind(k).trained}  # the others index answers
-        handle = TrainerHandle(trained, cfg.trainer, cfg.process, export, state, start_version, out_embed=out_embed)
-    server = AdaptiveServer(dec, {n: m for n, (_, m) in models.items()}, handle,
-                            SamplingParams(temperature=s.temperature), s.feedback_top_k, s.swap)
-    new_selector = (lambda: make_selector(s, names)) if s.selection_state == "reset" else None
+    dec.prepare()
+    # 2. the trainer process, for the members that train (the others learn by indexing answers)
+    trained = [m for m in members if get_kind(m.kind).trained]
+    handle = start_trainer(cfg, info, target, pool_dir, out_dir, trained, state, start_version) if s.adapt else None
+    # 3. serve
+    server = AdaptiveServer(dec, {m.name: m.module for m in members}, handle,
+                            SamplingParams(temperature=s.temperature), s.feedback_top_k, s.swap,
+                            new_selector=(lambda: make_selector(s, names)) if s.selection_state == "reset" else None)
     return serve_on(s, server, handle, tok, out_dir, stops, info.name, names, sampling=s.mode != "tree",
-                    saver=IndexSaver(models, out_dir, info, s.index_save_every), new_selector=new_selector)
+                    saver=IndexSaver(members, out_dir, info, s.index_save_every))

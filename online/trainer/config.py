@@ -1,10 +1,67 @@
-"""The trainer process's settings (`process.*` of online_adapt.py): device, threads, feedback buffer, exports,
-timeouts and restarts. Read by the server's handle (online/trainer/process.py) and by the trainer process
-(online/trainer/child.py)."""
+"""The trainer's settings: what it learns and how (`TrainerConfig`, `trainer.*` of online_adapt.py: the updater,
+its rate, the guard, vocabulary adaptation, the lookahead step trainer's DPO / SFT) and its process (`ProcessConfig`,
+`process.*`: device, threads, feedback buffer, exports, timeouts and restarts). Read by the server's handle
+(online/trainer/process.py) and by the trainer process (online/trainer/child.py)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+from online.updaters.losses import check_positions
+
+UPDATERS = ("ogd", "optimistic", "ensemble", "dpo", "sft")  # dpo / sft: lookahead step drafters (step_trainer.py)
+
+
+@dataclass
+class TrainerConfig:
+    updater: str = field(default="ogd", metadata={"help": "ogd | optimistic | ensemble (token drafters); dpo "
+                                                          "(Online-LR) | sft (OSD-LR) (lookahead step drafters)"})
+    lr: float = field(default=1e-4, metadata={"help": "OGD / optimistic rate (ensemble: the smallest rate); 1e-4 "
+                                                      "suits a trained head (docs/benchmarks.md, the guard)"})
+    optimizer: str = field(default="adam", metadata={"help": "OGD / optimistic direction: sgd or adam (0.9, 0.95)"})
+    ensemble_size: int = field(default=3, metadata={"help": "base learners, rates lr * 2^i"})
+    eps: float = field(default=0.0, metadata={"help": "ensemble: Hedge meta rate on losses scaled to [0, 1] (0: the "
+                                                      "anytime rate sqrt(8 ln N / t))"})
+    clip: float = field(default=0.5, metadata={"help": "global gradient-norm clip (<= 0: off)"})
+    steps: int = field(default=3, metadata={"help": "training-time-test steps of EAGLE-3 heads"})
+    positions: str = field(default="all", metadata={"help": "all | mismatch (OSD): positions that give loss"})
+    batch: int = field(default=4, metadata={"help": "feedback records per round"})
+    epochs: int = field(default=2, metadata={"help": "updates per round on its records (OnlineSpec EAGLE-3: 2)"})
+    full_information: bool = field(default=True, metadata={"help": "every drafter learns from every request"})
+    holdout_every: int = field(default=10, metadata={"help": "the first record and every n-th after it are held out "
+                                                             "for the guard (0: no guard, every version is "
+                                                             "published)"})
+    holdout_size: int = field(default=16, metadata={"help": "held-out records kept (most recent)"})
+    guard_margin: float = field(default=0.0, metadata={"help": "publish a version only when its held-out "
+                                                                "acceptance is at most this much below the best "
+                                                                "version known (the offline one included); roll back "
+                                                                "to that one when the served version falls below it"})
+    beta: float = field(default=0.1, metadata={"help": "dpo: preference scale of the sigmoid loss"})
+    round_every: int = field(default=25, metadata={"help": "dpo / sft: requests per update round"})
+    pair_batch: int = field(default=16, metadata={"help": "dpo / sft: preference pairs per optimizer step"})
+    vocab_every: int = field(default=0, metadata={"help": "EAGLE-3 heads: rounds between draft-vocabulary swaps "
+                                                          "(0: the offline vocabulary stays)"})
+    vocab_swaps: int = field(default=256, metadata={"help": "most draft slots replaced per swap"})
+    vocab_min_count: int = field(default=2, metadata={"help": "times a token must be seen before it may enter"})
+
+    def validate(self) -> None:
+        if self.updater not in UPDATERS:
+            raise ValueError(f"updater must be one of {', '.join(UPDATERS)}, got {self.updater!r}")
+        check_positions(self.positions)
+        if self.batch < 1 or self.steps < 1 or self.epochs < 1 or self.ensemble_size < 1 or self.holdout_size < 1:
+            raise ValueError("trainer.batch, steps, epochs, ensemble_size and holdout_size must be >= 1")
+        if self.optimizer not in ("sgd", "adam"):
+            raise ValueError(f"trainer.optimizer must be sgd or adam, got {self.optimizer!r}")
+        if not (self.lr > 0 and self.eps >= 0):  # also refuses NaN
+            raise ValueError(f"trainer.lr must be > 0 and trainer.eps >= 0, got lr={self.lr}, eps={self.eps}")
+        if self.holdout_every < 0 or not self.guard_margin >= 0:
+            raise ValueError("trainer.holdout_every (0: off) and trainer.guard_margin must be >= 0")
+        if self.vocab_every < 0 or self.vocab_swaps < 1 or self.vocab_min_count < 1:
+            raise ValueError("trainer.vocab_every must be >= 0 (0: off), vocab_swaps and vocab_min_count >= 1")
+        if not self.beta > 0 or self.round_every < 1 or self.pair_batch < 1:
+            raise ValueError(f"trainer.beta must be > 0, round_every and pair_batch >= 1 (got beta={self.beta}, "
+                             f"round_every={self.round_every}, pair_batch={self.pair_batch})")
+
 
 
 @dataclass

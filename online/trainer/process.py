@@ -10,8 +10,7 @@ stale heartbeat, restart up to `max_restarts` times from the last exported train
 before the first export), stop (hand over every buffered record, let the trainer train on them and export, and say
 in `lost` what could not be saved).
 
-`ProcessConfig` (online/trainer/config.py) is imported here and stays importable as
-`online.trainer.process.ProcessConfig`.
+`start_trainer` is what every serving mode (native, lookahead, vLLM) starts its trainer with.
 """
 
 from __future__ import annotations
@@ -26,21 +25,22 @@ import sys
 import time
 import weakref
 from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
 
 import torch
 
-from online.lookahead.step_trainer import STEP_UPDATERS, StepEnv
+from draftpool.pool import Member
+from draftpool.target import TargetInfo
 from online.trainer import forkserver_shim
-from online.trainer.child import TrainerFactory, _trainer_entry, make_trainer
-from online.trainer.config import ProcessConfig
+from online.trainer.child import TOKEN_TRAINERS, TrainerFactory, _trainer_entry
+from online.trainer.config import ProcessConfig, TrainerConfig
 from online.trainer.feedback import DropOldestQueue, Feedback
 from online.trainer.signals import kill_at_exit, spawn_signals
 from online.trainer.throttle import Serving
-from online.trainer.token_trainer import TrainerConfig, versioned
+from online.trainer.token_trainer import versioned
 from online.trainer.versions import ExportSpec, latest_version, load_trainer_state
 from online.trainer.weights import WeightBoard
-
-__all__ = ["PRELOAD", "ProcessConfig", "TrainerHandle", "context"]
 
 PRELOAD = ["online.trainer.child"]  # what the fork server imports once (torch, transformers through the drafter
 # modules, trl through the step trainer: ~4-5 s), so that a trainer process starts in a fraction of a second, not after
@@ -75,28 +75,29 @@ def decoding(handle: TrainerHandle | None) -> Iterator[None]:
 
 
 class TrainerHandle:
-    """The server's handle on the trainer process. `models` are the served modules (name -> (kind, module)): the
-    trainer begins from their current weights (and `state`, when a restarted server resumes an export); a trainer
-    restarted after a crash or hang continues from the last exported trainer state."""
+    """The server's handle on the trainer process. `members` are the served drafters: the trainer begins from their
+    current weights (and `state`, when a restarted server resumes an export); a trainer restarted after a crash or
+    hang continues from the last exported trainer state."""
 
-    def __init__(self, models: dict[str, tuple[str, torch.nn.Module]], tcfg: TrainerConfig, pcfg: ProcessConfig,
+    def __init__(self, members: list[Member], tcfg: TrainerConfig, pcfg: ProcessConfig,
                  export: ExportSpec | None = None, state: dict | None = None, start_version: int = 0,
-                 log=sys.stderr, steps: StepEnv | None = None, out_embed: torch.Tensor | None = None,
-                 trainer_factory: TrainerFactory = make_trainer):
+                 log=sys.stderr, out_embed: torch.Tensor | None = None,
+                 trainer_factory: TrainerFactory = TOKEN_TRAINERS):
         """start_version: the version the served modules hold (a restarted server: the exported version it loaded);
         the trainer numbers its versions after it. out_embed: the target's output embedding (vocabulary
         adaptation starts new draft tokens' rows from it). trainer_factory: builds the trainer inside the trainer
-        process (default `make_trainer`); it crosses to that process pickled, so it must be a module-level function
-        or an instance of a module-level class of a module the trainer process can import (the tests' faulty
-        trainers: tests/online/faults.py)."""
+        process (the token drafters' by default; lookahead serving passes the step drafter's); it crosses to that
+        process pickled (`TrainerFactory`; the tests' faulty trainers: tests/online/faults.py)."""
         tcfg.validate()
         pcfg.validate()
+        if tcfg.updater not in trainer_factory.updaters:
+            raise ValueError(f"updater {tcfg.updater} is not one this trainer takes "
+                             f"({', '.join(trainer_factory.updaters)}): dpo and sft adapt a lookahead step drafter "
+                             f"(serve in lookahead mode), the others token drafters")
         self.ctx = context()
-        if tcfg.updater in STEP_UPDATERS and steps is None:
-            raise ValueError(f"updater {tcfg.updater} adapts a lookahead step drafter: serve in lookahead mode")
-        self.models, self.tcfg, self.pcfg, self.export, self.state = models, tcfg, pcfg, export, state
-        self.steps, self.out_embed, self.trainer_factory = steps, out_embed, trainer_factory
-        self.boards = {n: WeightBoard(versioned(k, m, tcfg.vocab_every > 0)) for n, (k, m) in models.items()}
+        self.members, self.tcfg, self.pcfg, self.export, self.state = list(members), tcfg, pcfg, export, state
+        self.out_embed, self.trainer_factory = out_embed, trainer_factory
+        self.boards = {m.name: WeightBoard(versioned(m.kind, m.module, tcfg.vocab_every > 0)) for m in members}
         self.feedback = DropOldestQueue(queue.Queue(maxsize=1), pcfg.queue_size)
         self.status = self.ctx.Queue()
         self.heartbeat = torch.zeros(1, dtype=torch.float64).share_memory_()
@@ -130,11 +131,11 @@ class TrainerHandle:
         self.heartbeat[0] = 0.0
         self.started_at = time.time()
         start_version = max([self.start_version] + [b.latest() for b in self.boards.values()])
-        models = {n: (k, copy.deepcopy(m).cpu()) for n, (k, m) in self.models.items()}
+        members = [replace(m, module=copy.deepcopy(m.module).cpu()) for m in self.members]
         self.proc = self.ctx.Process(
             target=_trainer_entry, name="draftpool-trainer", daemon=True,
-            args=(dict(os.environ), models, self.tcfg, self.pcfg, self.boards, self.feedback.q, self.status,
-                  self.stop_event, self.heartbeat, self.export, start_version, self.state, self.steps, self.out_embed,
+            args=(dict(os.environ), members, self.tcfg, self.pcfg, self.boards, self.feedback.q, self.status,
+                  self.stop_event, self.heartbeat, self.export, start_version, self.state, self.out_embed,
                   self.trainer_factory, self.serving.flag))
         self.sent_at_start = self.feedback.sent
         with spawn_signals():  # a Ctrl-C to the process group during the trainer's start-up does not kill it (nor
@@ -201,7 +202,7 @@ class TrainerHandle:
             elif ev["event"] == "export_failed":
                 self.export_failures.append(ev)
                 print(f"[online] export of version {ev['version']} failed: {ev['error']}", file=self.log, flush=True)
-            if ev["event"] in ("round", "pairs", "stopped"):
+            if ev["event"] in ("round", "waiting", "stopped"):
                 self.proc_records[0] = ev["records"]
         return events
 
@@ -314,3 +315,14 @@ class TrainerHandle:
             print(f"[online] adaptation lost: {self.lost}", file=self.log, flush=True)
         elif why:
             print(f"[online] {why} (nothing unsaved)", file=self.log, flush=True)
+
+
+def start_trainer(cfg, info: TargetInfo, target, pool_dir: Path, out_dir: Path, members: list[Member],
+                  state: dict | None, start_version: int, factory: TrainerFactory = TOKEN_TRAINERS) -> TrainerHandle:
+    """The trainer of a serving run (`cfg`: its AdaptConfig) for `members`: exports go to out_dir (pool versions of
+    pool_dir's manifest), vocabulary adaptation gets the target's output embedding; `state` / `start_version`: what
+    a restarted run resumes. Not started yet (the serve loop starts it)."""
+    export = ExportSpec(str(out_dir), str(pool_dir), info)
+    out_embed = target.get_output_embeddings().weight.detach().float().cpu() if cfg.trainer.vocab_every else None
+    return TrainerHandle(members, cfg.trainer, cfg.process, export, state, start_version, out_embed=out_embed,
+                         trainer_factory=factory)

@@ -23,71 +23,19 @@ the trainable weights plus `d2t` / `t2d`: published, guarded, hot-swapped and ex
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field
 
 import torch
 
 from draftpool.models import get_kind
+from draftpool.pool import Member
+from online.trainer.config import TrainerConfig
 from online.trainer.feedback import Feedback, TopK
 from online.trainer.guard import Guard, Verdict
 from online.updaters.ensemble import HedgeEnsemble
-from online.updaters.losses import check_positions, distill_loss, request_steps
+from online.updaters.losses import distill_loss, request_steps
 from online.updaters.ogd import OGD
 from online.updaters.optimistic import OptimisticOGD
 from online.updaters.vocab import VocabCounter, remap_vocab, swap_plan
-
-UPDATERS = ("ogd", "optimistic", "ensemble", "dpo", "sft")  # dpo / sft: lookahead step drafters (step_trainer.py)
-
-
-@dataclass
-class TrainerConfig:
-    updater: str = field(default="ogd", metadata={"help": "ogd | optimistic | ensemble (token drafters); dpo "
-                                                          "(Online-LR) | sft (OSD-LR) (lookahead step drafters)"})
-    lr: float = field(default=1e-4, metadata={"help": "OGD / optimistic rate (ensemble: the smallest rate); 1e-4 "
-                                                      "suits a trained head (docs/benchmarks.md, the guard)"})
-    optimizer: str = field(default="adam", metadata={"help": "OGD / optimistic direction: sgd or adam (0.9, 0.95)"})
-    ensemble_size: int = field(default=3, metadata={"help": "base learners, rates lr * 2^i"})
-    eps: float = field(default=0.0, metadata={"help": "ensemble: Hedge meta rate on losses scaled to [0, 1] (0: the "
-                                                      "anytime rate sqrt(8 ln N / t))"})
-    clip: float = field(default=0.5, metadata={"help": "global gradient-norm clip (<= 0: off)"})
-    steps: int = field(default=3, metadata={"help": "training-time-test steps of EAGLE-3 heads"})
-    positions: str = field(default="all", metadata={"help": "all | mismatch (OSD): positions that give loss"})
-    batch: int = field(default=4, metadata={"help": "feedback records per round"})
-    epochs: int = field(default=2, metadata={"help": "updates per round on its records (OnlineSpec EAGLE-3: 2)"})
-    full_information: bool = field(default=True, metadata={"help": "every drafter learns from every request"})
-    holdout_every: int = field(default=10, metadata={"help": "the first record and every n-th after it are held out "
-                                                             "for the guard (0: no guard, every version is "
-                                                             "published)"})
-    holdout_size: int = field(default=16, metadata={"help": "held-out records kept (most recent)"})
-    guard_margin: float = field(default=0.0, metadata={"help": "publish a version only when its held-out "
-                                                                "acceptance is at most this much below the best "
-                                                                "version known (the offline one included); roll back "
-                                                                "to that one when the served version falls below it"})
-    beta: float = field(default=0.1, metadata={"help": "dpo: preference scale of the sigmoid loss"})
-    round_every: int = field(default=25, metadata={"help": "dpo / sft: requests per update round"})
-    pair_batch: int = field(default=16, metadata={"help": "dpo / sft: preference pairs per optimizer step"})
-    vocab_every: int = field(default=0, metadata={"help": "EAGLE-3 heads: rounds between draft-vocabulary swaps "
-                                                          "(0: the offline vocabulary stays)"})
-    vocab_swaps: int = field(default=256, metadata={"help": "most draft slots replaced per swap"})
-    vocab_min_count: int = field(default=2, metadata={"help": "times a token must be seen before it may enter"})
-
-    def validate(self) -> None:
-        if self.updater not in UPDATERS:
-            raise ValueError(f"updater must be one of {', '.join(UPDATERS)}, got {self.updater!r}")
-        check_positions(self.positions)
-        if self.batch < 1 or self.steps < 1 or self.epochs < 1 or self.ensemble_size < 1 or self.holdout_size < 1:
-            raise ValueError("trainer.batch, steps, epochs, ensemble_size and holdout_size must be >= 1")
-        if self.optimizer not in ("sgd", "adam"):
-            raise ValueError(f"trainer.optimizer must be sgd or adam, got {self.optimizer!r}")
-        if not (self.lr > 0 and self.eps >= 0):  # also refuses NaN
-            raise ValueError(f"trainer.lr must be > 0 and trainer.eps >= 0, got lr={self.lr}, eps={self.eps}")
-        if self.holdout_every < 0 or not self.guard_margin >= 0:
-            raise ValueError("trainer.holdout_every (0: off) and trainer.guard_margin must be >= 0")
-        if self.vocab_every < 0 or self.vocab_swaps < 1 or self.vocab_min_count < 1:
-            raise ValueError("trainer.vocab_every must be >= 0 (0: off), vocab_swaps and vocab_min_count >= 1")
-        if not self.beta > 0 or self.round_every < 1 or self.pair_batch < 1:
-            raise ValueError(f"trainer.beta must be > 0, round_every and pair_batch >= 1 (got beta={self.beta}, "
-                             f"round_every={self.round_every}, pair_batch={self.pair_batch})")
 
 
 def trainable(module: torch.nn.Module) -> dict[str, torch.Tensor]:
@@ -129,36 +77,61 @@ def held_out_acceptance(kind: str, model: torch.nn.Module, params: dict[str, tor
 
 
 class OnlineTrainer:
-    def __init__(self, models: dict[str, tuple[str, torch.nn.Module]], cfg: TrainerConfig,
-                 out_embed: torch.Tensor | None = None):
+    """The token drafters' trainer (the trainer process's `Trainer`: online/trainer/child.py)."""
+
+    def __init__(self, members: list[Member], cfg: TrainerConfig, out_embed: torch.Tensor | None = None):
         """out_embed [V,H]: the target's output embedding, where new draft tokens' lm_head rows start (needed when
         the vocabulary adapts)."""
         cfg.validate()
         if cfg.updater in ("dpo", "sft"):
             raise ValueError(f"updater {cfg.updater} trains lookahead step drafters "
                              f"(online.lookahead.step_trainer.StepTrainer)")
-        self.cfg, self.models = cfg, models
-        self.names = list(models)
+        self.cfg, self.members = cfg, {m.name: m for m in members}
+        self.names = list(self.members)
         self.vocab = cfg.vocab_every > 0
-        heads = [n for n, (k, m) in models.items() if get_kind(k).vocab_buffers(m)]  # adaptable vocabularies
+        heads = [m.name for m in members if get_kind(m.kind).vocab_buffers(m.module)]  # adaptable vocabularies
         if self.vocab and heads and out_embed is None:
             raise ValueError("trainer.vocab_every > 0 needs the target's output embedding (out_embed)")
         self.out_embed = out_embed
         # the counts do not depend on the head (every head sees the same committed tokens): one counter, shared
-        seen = VocabCounter(get_kind(models[heads[0]][0]).vocab_size(models[heads[0]][1])) if self.vocab and heads \
-            else None
+        head = self.members[heads[0]] if heads else None
+        seen = VocabCounter(get_kind(head.kind).vocab_size(head.module)) if self.vocab and heads else None
         self.counters = {n: seen for n in heads} if seen is not None else {}
         self.vocab_swaps = {n: 0 for n in self.counters}  # tokens swapped in so far
         self.last_vocab: dict[str, dict] = {}  # the latest round's swaps: name -> {"swapped", "coverage"}
-        self.updaters = {n: make_updater(cfg, trainable(m)) for n, (_, m) in models.items()}
+        self.updaters = {m.name: make_updater(cfg, trainable(m.module)) for m in members}
         self.holdout: deque[Feedback] = deque(maxlen=cfg.holdout_size)
-        self.guards = {n: Guard(versioned(kind, m, self.vocab), cfg.guard_margin, cfg.holdout_every > 0)
-                       for n, (kind, m) in models.items()}
+        self.guards = {m.name: Guard(versioned(m.kind, m.module, self.vocab), cfg.guard_margin, cfg.holdout_every > 0)
+                       for m in members}
         self.seen = 0
         self.rounds = 0
         self.holdout_changes = 0  # bumped whenever the guard's rows change (every round)
         self.judged: dict[str, dict[str, torch.Tensor]] = {}  # per drafter: the weights the guard judges next
         self.rows: list[Feedback] = []  # what it judges them on
+
+    @property
+    def min_records(self) -> int:
+        """A round trains on `batch` records (the guard judges them), no fewer but at the stop."""
+        return self.cfg.batch
+
+    def round_event(self) -> dict:
+        return {"vocab": self.last_vocab} if self.last_vocab else {}
+
+    def waiting_event(self, batch: list[Feedback]) -> dict:
+        return {}  # every round trains at once
+
+    def beat_with(self, beat) -> None:
+        pass  # a round is short: the process beats between rounds
+
+    def forget(self, records: list[Feedback]) -> None:
+        """The records of a failed round leave the guard's rows and held-out set."""
+        drop = {id(r) for r in records}
+        self.rows = [x for x in self.rows if id(x) not in drop]
+        kept = [x for x in self.holdout if id(x) not in drop]
+        if len(kept) != len(self.holdout):
+            self.holdout.clear()
+            self.holdout.extend(kept)
+            self.holdout_changes += 1
 
     @property
     def published(self) -> dict[str, dict[str, torch.Tensor]]:
@@ -170,8 +143,8 @@ class OnlineTrainer:
         return sum(g.rejected for g in self.guards.values())
 
     def loss(self, name: str, params: dict[str, torch.Tensor], batch: list[Feedback]) -> torch.Tensor:
-        kind, model = self.models[name]
-        return torch.stack([distill_loss(get_kind(kind), model, params, fb, self.cfg.steps, self.cfg.positions)
+        m = self.members[name]
+        return torch.stack([distill_loss(get_kind(m.kind), m.module, params, fb, self.cfg.steps, self.cfg.positions)
                             for fb in batch]).mean()
 
     def round(self, batch: list[Feedback]) -> dict:
@@ -182,8 +155,8 @@ class OnlineTrainer:
         for fb in batch:
             self.seen += 1
             if self.cfg.holdout_every and (self.seen - 1) % self.cfg.holdout_every == 0:  # the 1st, then every n-th
-                for name, (kind, model) in self.models.items():  # rule: a record the guard cannot measure raises
-                    held_out_acceptance(kind, model, self.published[name], [fb])  # here, not at every later guard
+                for m in self.members.values():  # rule: a record the guard cannot measure raises here, not at
+                    held_out_acceptance(m.kind, m.module, self.published[m.name], [fb])  # every later guard
                 self.holdout.append(fb)
                 self.holdout_changes += 1
             else:
@@ -215,7 +188,7 @@ class OnlineTrainer:
     def adapt_vocab(self, name: str) -> dict:
         """Swap the head's least-used draft slots for the most frequent uncovered tokens (online/updaters/vocab.py);
         the module's d2t / t2d (what training reads) and its updater's lm_head rows move to the new vocabulary."""
-        _, head = self.models[name]
+        head = self.members[name].module
         counter = self.counters[name]
         drop, add = swap_plan(counter.seen, head.t2d.cpu(), self.cfg.vocab_swaps, self.cfg.vocab_min_count)
         if add.numel():
@@ -233,21 +206,21 @@ class OnlineTrainer:
             self.names[0] if len(self.names) == 1 else None)
 
     def candidate(self, name: str) -> dict[str, torch.Tensor]:
-        kind, module = self.models[name]
+        m = self.members[name]
         out = dict(self.updaters[name].served())
         if self.vocab:
-            out.update(get_kind(kind).vocab_buffers(module))
+            out.update(get_kind(m.kind).vocab_buffers(m.module))
         return out
 
     def guard(self, name: str) -> Verdict:
         """Which version of `name` the server may take now (online/trainer/guard.py): the candidate (the weights the
         last round started from, judged on that round's records and the held-out ones), the best version again (a
         rollback: training restarts from it, with fresh optimizer state), or nothing new."""
-        kind, model = self.models[name]
+        m = self.members[name]
         rows = self.rows
         # guard off (holdout_every 0): the newest weights go out at once
         judged = self.judged.get(name, {}) if self.cfg.holdout_every else self.candidate(name)
-        verdict = self.guards[name].check(judged, lambda w: held_out_acceptance(kind, model, w, rows),
+        verdict = self.guards[name].check(judged, lambda w: held_out_acceptance(m.kind, m.module, w, rows),
                                           self.holdout_changes, bool(rows) and name in self.judged)
         if verdict.action == "rollback":
             self._restart_from(name, verdict.weights)
@@ -255,8 +228,8 @@ class OnlineTrainer:
 
     @torch.no_grad()
     def _restart_from(self, name: str, weights: dict[str, torch.Tensor]) -> None:
-        kind, module = self.models[name]
-        vocab = get_kind(kind).vocab_buffers(module) if self.vocab else {}
+        m = self.members[name]
+        vocab = get_kind(m.kind).vocab_buffers(m.module) if self.vocab else {}
         for key, buf in vocab.items():  # the version's draft vocabulary, which its lm_head rows belong to
             buf.copy_(weights[key].to(buf.device))
         self.updaters[name] = make_updater(self.cfg, {k: v for k, v in weights.items() if k not in vocab})
@@ -269,7 +242,7 @@ class OnlineTrainer:
                 "guards": {n: g.state() for n, g in self.guards.items()},
                 "holdout": [pack_feedback(fb.to("cpu")) for fb in self.holdout],
                 "seen": self.seen, "rounds": self.rounds, "rejected": self.rejected,
-                "vocab": {n: {"d2t": self.models[n][1].d2t.clone(), "t2d": self.models[n][1].t2d.clone(),
+                "vocab": {n: {"d2t": self.members[n].module.d2t.clone(), "t2d": self.members[n].module.t2d.clone(),
                               "seen": c.seen.clone(), "swaps": self.vocab_swaps[n]} for n, c in self.counters.items()}}
 
     def load_state(self, state: dict) -> None:
@@ -291,7 +264,7 @@ class OnlineTrainer:
         self.seen, self.rounds = state["seen"], state["rounds"]
         for n, v in state.get("vocab", {}).items():
             if n in self.counters:  # the vocabulary the restored lm_head rows belong to
-                head = self.models[n][1]
+                head = self.members[n].module
                 head.d2t.copy_(v["d2t"])
                 head.t2d.copy_(v["t2d"])
                 self.counters[n].seen = v["seen"].clone()

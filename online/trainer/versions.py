@@ -19,6 +19,8 @@ from pathlib import Path
 import torch
 
 from draftpool.io import atomic_dir, atomic_write_json
+from draftpool.models import get_kind
+from draftpool.pool import Member
 from online.trainer.weights import assign
 
 
@@ -105,28 +107,27 @@ def clean_stale_exports(out_dir: str | Path) -> list[str]:
     return sorted(p.name for p in stale)
 
 
-def export_pool(spec: ExportSpec, version: int, models: dict[str, tuple[str, torch.nn.Module]],
+def export_pool(spec: ExportSpec, version: int, members: list[Member],
                 params: dict[str, dict[str, torch.Tensor]], trainer_state: dict, stats: dict,
                 keep: int = 3) -> Path:
     """Write the pool with `params` as `<out>/versions/v{version}` (atomic), then point latest.json at it."""
-    from draftpool.models import get_kind
-
     src = Path(spec.source_pool)
     manifest = json.loads((src / "pool.json").read_text())
     out = Path(spec.out_dir)
     name = f"v{version:06d}"
     with atomic_dir(out / "versions" / name) as tmp:
-        for drafter, (kind, module) in models.items():
-            entry = manifest["drafters"][drafter]
+        for member in members:
+            entry = manifest["drafters"][member.name]
             meta_path = src / entry["path"] / "draftpool.json"
-            meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {"kind": kind}
+            meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {"kind": member.kind}
             meta["online"] = {"version": version, "source_pool": str(src), **stats}
-            m = copy.deepcopy(module).cpu()
-            assign(m, params[drafter])  # the version's weights and draft vocabulary
-            get_kind(kind).write(m, tmp / drafter, spec.target, meta, source=src / entry["path"])
-            entry.update(path=drafter, online={"version": version, **stats})
+            m = copy.deepcopy(member.module).cpu()
+            assign(m, params[member.name])  # the version's weights and draft vocabulary
+            get_kind(member.kind).write(m, tmp / member.name, spec.target, meta, source=src / entry["path"])
+            entry.update(path=member.name, online={"version": version, **stats})
         # the version holds only the drafters trained here (vLLM mode and lookahead adapt one head of the pool)
-        manifest["drafters"] = {n: e for n, e in manifest["drafters"].items() if n in models}
+        names = {m.name for m in members}
+        manifest["drafters"] = {n: e for n, e in manifest["drafters"].items() if n in names}
         manifest.pop("matrix", None)  # measured on the source weights: no longer true of these
         manifest["online"] = {"version": version, "source_pool": str(src), **stats}
         (tmp / "pool.json").write_text(json.dumps(manifest, indent=2) + "\n")

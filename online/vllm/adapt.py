@@ -33,10 +33,14 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import torch
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 
+from draftpool.config import ConfigError
+from draftpool.models import get_kind, kinds_with
+from draftpool.pool import Member, load_members, read_manifest
+from draftpool.target import TargetInfo
+from online.config import AdaptConfig
 from online.http.asgi import (
     MAX_BODY,
     ClientGone,
@@ -47,35 +51,31 @@ from online.http.asgi import (
     parse_address,
     unless_gone,
 )
-from online.serve.signals import say_ignored
+from online.serve.signals import Stop, stop_signals, stopping
+from online.serve.summary import run_summary
 from online.trainer.feedback import feedback_from_ids
 from online.trainer.hotswap import HotSwap
-from online.trainer.process import ProcessConfig, TrainerHandle
-from online.trainer.token_trainer import TrainerConfig
-from online.trainer.versions import ExportSpec
+from online.trainer.process import TrainerHandle, start_trainer
 from online.vllm.engine import VllmEngine
 
 REPORT_S = 60.0  # seconds between log lines of vLLM's acceptance
 
 
 class VllmAdapter:
-    """Adapts the head vLLM drafts with, from the requests vLLM serves. `head`: draftpool's copy of the served head
-    (its weights = the engine's at start); `model`: the target in draftpool's environment, for the feedback."""
+    """Adapts the drafter vLLM drafts with, from the requests vLLM serves. `member`: draftpool's copy of the served
+    drafter (its weights = the engine's at start); `model`: the target in draftpool's environment, for the feedback;
+    `handle`: the trainer (`start_trainer` over that member; started here)."""
 
-    def __init__(self, engine: VllmEngine, model, name: str, head: torch.nn.Module, tcfg: TrainerConfig,
-                 pcfg: ProcessConfig, export: ExportSpec, feedback_top_k: int, work_dir: str | Path,
-                 out_embed: torch.Tensor | None = None, keep: int = 3, poll_s: float = 0.2,
-                 state: dict | None = None, start_version: int = 0):
-        """state, start_version: a restart's exported trainer state and the version `head` holds."""
-        self.engine, self.model, self.name, self.head = engine, model, name, head
-        self.aux_layers = list(head.config.eagle_aux_hidden_state_layer_ids)  # the target layers the head reads
+    def __init__(self, engine: VllmEngine, model, member: Member, handle: TrainerHandle, feedback_top_k: int,
+                 work_dir: str | Path, keep: int = 3, poll_s: float = 0.2):
+        self.engine, self.model, self.member, self.handle = engine, model, member, handle
+        self.kind = get_kind(member.kind)
+        self.aux_layers = self.kind.aux_layers(member.module)  # the target layers the drafter reads
         self.feedback_top_k, self.keep, self.poll_s = feedback_top_k, keep, poll_s
         self.work = Path(work_dir)
-        self.handle = TrainerHandle({name: ("eagle3", head)}, tcfg, pcfg, export, state, start_version,
-                                    out_embed=out_embed)
-        self.hot = HotSwap(self.handle.boards, {name: head})
-        self.meta = json.loads((Path(engine.head_dir) / "draftpool.json").read_text()) \
-            if (Path(engine.head_dir) / "draftpool.json").is_file() else {"kind": "eagle3"}
+        self.hot = HotSwap(handle.boards, {member.name: member.module}, handle.start_version)
+        meta = Path(engine.head_dir) / "draftpool.json"
+        self.meta = json.loads(meta.read_text()) if meta.is_file() else {"kind": member.kind}
         self.done: queue.Queue = queue.Queue(maxsize=256)
         self.stop_event = threading.Event()
         self.threads: list[threading.Thread] = []
@@ -120,30 +120,30 @@ class VllmAdapter:
         while not self.stop_event.is_set():
             try:
                 self.handle.poll()  # moves feedback on, restarts a crashed or hung trainer
-                if self.hot.poll():  # a newer complete version is now in `head`
-                    self._swap(self.hot.version[self.name])
+                if self.hot.poll():  # a newer complete version is now in the member's module
+                    self._swap(self.hot.version[self.member.name])
             except Exception as e:  # noqa: BLE001 - serving goes on with the engine's current drafter
                 self.swap_errors.append(f"{type(e).__name__}: {e}")
                 print(f"[vllm-adapt] {self.swap_errors[-1]}", flush=True)
             time.sleep(self.poll_s)
 
     def _swap(self, version: int) -> None:
-        from draftpool.pool import write_eagle3
-
         folder = self.work / "heads" / f"v{version:06d}"
         meta = {**self.meta, "online": {"version": version, "engine": "vllm"}}
-        write_eagle3(self.head, folder, self.handle.export.target, meta)  # atomic: complete before vLLM reads it
+        # atomic: complete before vLLM reads it
+        self.kind.write(self.member.module, folder, self.handle.export.target, meta)
         info = self.engine.swap(folder)
         self.versions.append({"version": version, "wall_s": info["wall_s"], "worker_s": info["worker_s"],
                               "at": time.time()})
         for old in sorted((self.work / "heads").glob("v*"))[:-self.keep]:
             shutil.rmtree(old, ignore_errors=True)
 
-    def stop(self) -> None:
+    def stop(self) -> list[dict]:
+        """-> the trainer's last events."""
         self.stop_event.set()
         for t in self.threads:
             t.join(30)
-        self.handle.stop()
+        return self.handle.stop()
 
 
 class VllmProxy:
@@ -158,6 +158,7 @@ class VllmProxy:
         self.http = ThreadedServer(Edge(self._app(), api_key, MAX_BODY, body_timeout), host, port, name="vllm-proxy",
                                    head_timeout=body_timeout)
         self.failed = 0
+        self.finished = 0  # answers vLLM finished (each choice)
         self._client = None  # httpx.AsyncClient, made on the server's event loop at the first request
 
     @property
@@ -181,6 +182,8 @@ class VllmProxy:
         return {**body, "model": self.engine.served_name, "return_token_ids": True}
 
     def _report(self, rid: str, index: int, prompt: list[int] | None, tokens: list[int] | None, done) -> None:
+        if done:
+            self.finished += 1
         if self.adapter is not None and prompt and tokens is not None and done:
             self.adapter.finished(f"{rid}-{index}", prompt, tokens)
 
@@ -297,13 +300,14 @@ def _json_or_error(raw: bytes, status: int) -> dict[str, Any]:
                                                                 "server_error")
 
 
-def shut_down(proxy: VllmProxy | None, adapter: VllmAdapter | None, engine: VllmEngine) -> None:
-    """Front end first (no new request reaches vLLM), then the adapter (its threads and trainer), then vLLM."""
+def shut_down(proxy: VllmProxy | None, adapter: VllmAdapter | None, engine: VllmEngine) -> list[dict]:
+    """Front end first (no new request reaches vLLM), then the adapter (its threads and trainer), then vLLM. -> the
+    trainer's last events."""
     if proxy is not None:
         proxy.close()
-    if adapter is not None:
-        adapter.stop()
+    events = adapter.stop() if adapter is not None else []
     engine.stop()
+    return events
 
 
 def report_acceptance(engine: VllmEngine, before: dict[str, float], k: int) -> dict[str, float]:
@@ -321,72 +325,61 @@ def report_acceptance(engine: VllmEngine, before: dict[str, float], k: int) -> d
     return now
 
 
-def serve_vllm(cfg, info, target, pool_dir: Path, out_dir: Path, serve_dir: Path | None = None,
-               start_version: int = 0, state: dict | None = None) -> dict[str, Any]:
-    """`online_adapt.py serve.engine=vllm serve.http=HOST:PORT`: vLLM serves with one pool head, draftpool's front end
-    forwards and adapts that head, until SIGINT / SIGTERM. `serve_dir`: the pool version to serve (a restart: the
-    last exported one, with its trainer `state`; default the pool). -> a summary (requests, failed, versions, swap
-    times, vLLM's speculative-decoding counters)."""
-    import signal
-
-    from draftpool.config import ConfigError
-    from draftpool.models import kinds_with
-    from draftpool.pool import load_pool, read_manifest
-
+def serve_vllm(cfg: AdaptConfig, info: TargetInfo, target, pool_dir: Path, out_dir: Path,
+               serve_dir: Path | None = None, start_version: int = 0, state: dict | None = None) -> dict[str, Any]:
+    """`online_adapt.py serve.engine=vllm serve.http=HOST:PORT`: vLLM serves with one pool drafter of a kind vLLM
+    serves, draftpool's front end forwards and adapts that drafter, until SIGINT / SIGTERM (online/serve/signals.py,
+    as native serving). `serve_dir`: the pool version to serve (a restart: the last exported one, with its trainer
+    `state`; default the pool). -> the run summary (online/serve/summary.py; vLLM's own figures under "vllm")."""
     s, v = cfg.serve, cfg.vllm
     serve_dir = serve_dir or pool_dir
-    names, models = load_pool(serve_dir, info, target, kinds_with("vllm"))  # the kinds vLLM serves as speculators
-    name = v.drafter or names[0]
-    if name not in models:
+    members = {m.name: m for m in load_members(serve_dir, info, target, kinds_with("vllm"))}
+    name = v.drafter or next(iter(members))
+    if name not in members:
         where = f"{serve_dir} (the version {out_dir} resumes from)" if serve_dir != pool_dir else str(pool_dir)
-        raise ConfigError(f"vllm.drafter {name!r} is not an EAGLE-3 head of {where} ({', '.join(names)})")
-    head = models[name][1]
+        raise ConfigError(f"vllm.drafter {name!r} is not a drafter vLLM serves in {where} ({', '.join(members)})")
     head_dir = serve_dir / read_manifest(serve_dir)["drafters"][name]["path"]
     out_dir.mkdir(parents=True, exist_ok=True)
     engine = VllmEngine(info.path, str(head_dir), v, out_dir / "vllm.log", served_name=info.name,
                         target_sha256=info.weights_sha256).start()
-    adapter = proxy = None
-    stop = threading.Event()
-    stopping = threading.Event()  # set once the stop (front end, trainer's final export, vLLM) is under way
-
-    def on_signal(signum, frame):
-        if stopping.is_set():  # a second signal must not cut the stop short: ignored, and said so
-            say_ignored(signum, "the trainer's final export (SIGKILL abandons it, and what was learnt since the last "
-                                "export)")
-            return
-        stop.set()
-
-    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        if s.adapt:
-            out_embed = target.get_output_embeddings().weight.detach().float().cpu() if cfg.trainer.vocab_every \
-                else None
-            adapter = VllmAdapter(engine, target, name, head, cfg.trainer, cfg.process,
-                                  ExportSpec(str(out_dir), str(pool_dir), info), s.feedback_top_k,
-                                  out_dir / "vllm_heads", out_embed, state=state, start_version=start_version).start()
-        host, port = parse_address(s.http)
-        if (warning := exposure_warning(host, s.api_key)) is not None:
-            print(warning, flush=True)
-        proxy = VllmProxy(engine, adapter, host, port, api_key=s.api_key, body_timeout=s.http_timeout).start()
-        print(f"[online] {info.name} served by vLLM {engine.version} (drafter {name}, k={v.k}) behind {proxy.url}; "
-              f"vLLM never falls back to plain decoding: its acceptance is logged every {REPORT_S:.0f} s", flush=True)
-        last = engine.counters()
-        while not stop.wait(REPORT_S):
-            last = report_acceptance(engine, last, v.k)
-        counters = engine.counters()
-    finally:
-        stopping.set()  # from here on a stop signal is ignored; the original handlers come back once all is saved
+    adapter = proxy = handle = None
+    stopped_by, events, counters, t0 = "end of requests", [], {}, time.time()
+    with stop_signals():
         try:
-            shut_down(proxy, adapter, engine)
+            if s.adapt:
+                handle = start_trainer(cfg, info, target, pool_dir, out_dir, [members[name]], state, start_version)
+                adapter = VllmAdapter(engine, target, members[name], handle, s.feedback_top_k,
+                                      out_dir / "vllm_heads").start()
+            host, port = parse_address(s.http)
+            if (warning := exposure_warning(host, s.api_key)) is not None:
+                print(warning, flush=True)
+            proxy = VllmProxy(engine, adapter, host, port, api_key=s.api_key, body_timeout=s.http_timeout).start()
+            print(f"[online] {info.name} served by vLLM {engine.version} (drafter {name}, k={v.k}) behind "
+                  f"{proxy.url}; vLLM never falls back to plain decoding: its acceptance is logged every "
+                  f"{REPORT_S:.0f} s", flush=True)
+            last = engine.counters()
+            while True:
+                time.sleep(REPORT_S)
+                last = report_acceptance(engine, last, v.k)
+        except Stop as e:
+            stopped_by = str(e)
         finally:
-            for sig, h in previous.items():
-                signal.signal(sig, h)
+            stopped_by = stopping(stopped_by)  # first statement: from here on a stop signal is ignored
+            counters = _counters(engine)
+            events = shut_down(proxy, adapter, engine)
     swap_ms = [x["wall_s"] * 1e3 for x in adapter.versions] if adapter else []
-    return {"engine": f"vllm {engine.version}", "drafter": name, "served_version": start_version,
-            "exports": [e["path"] for e in adapter.handle.exports] if adapter else [],
-            "requests": adapter.served if adapter else None,
-            "failed": proxy.failed, "versions_swapped": len(swap_ms),
-            "swap_ms": [min(swap_ms), max(swap_ms)] if swap_ms else None, "counters": counters,
-            "trainer_faults": [f["why"] for f in adapter.handle.faults] if adapter else [],
-            "trainer_skipped": adapter.handle.skipped if adapter else 0,
-            "adaptation_lost": adapter.handle.lost if adapter else None}
+    failed = proxy.failed if proxy is not None else 0
+    return run_summary(f"vllm {engine.version}", proxy.finished if proxy is not None else 0, failed, failed,
+                       stopped_by, t0, handle, events, adapter.hot if adapter else None,
+                       vllm={"drafter": name, "served_version": start_version, "versions_swapped": len(swap_ms),
+                             "swap_ms": [min(swap_ms), max(swap_ms)] if swap_ms else None, "counters": counters,
+                             "feedback_errors": adapter.feedback_errors if adapter else 0,
+                             "swap_errors": adapter.swap_errors if adapter else []})
+
+
+def _counters(engine: VllmEngine) -> dict[str, float]:
+    """vLLM's spec-decode counters now ({} when the engine no longer answers)."""
+    try:
+        return engine.counters()
+    except Exception:  # noqa: BLE001 - a stop must go on whatever state the engine is in
+        return {}

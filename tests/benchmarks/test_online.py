@@ -7,8 +7,8 @@ import torch
 
 from benchmarks.common.online_replay import Item, mat, request_tables, run_method, served_feedback
 from benchmarks.replay import acceptance_tables
+from online.trainer.config import TrainerConfig
 from online.trainer.feedback import FeedbackCollector
-from online.trainer.token_trainer import TrainerConfig
 from specsel.decoding.eagle3 import Eagle3Drafter
 from specsel.decoding.hooks import Hooks
 from specsel.decoding.loop import SpecDecoder

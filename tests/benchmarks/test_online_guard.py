@@ -4,7 +4,7 @@ import pytest
 
 from benchmarks.online_guard import read_stream, variant_config
 from draftpool.config import ConfigError
-from online.trainer.token_trainer import TrainerConfig
+from online.trainer.config import TrainerConfig
 
 
 def test_variant_names_set_the_trainer_settings_they_name():

@@ -224,7 +224,7 @@ def test_every_float_option_of_every_entry_point_refuses_non_finite_values():
     """train_drafter / build_pool (TrainConfig), online_adapt (serve, trainer, process, lookahead, vllm) and data_gen
     (incl. its vLLM backend): no NaN or infinity gets past the loader."""
     from data_gen.plan import DataGenConfig
-    from online.adapt import AdaptConfig
+    from online.config import AdaptConfig
     from training.config import TrainConfig
 
     checked = []

@@ -103,18 +103,18 @@ BAD_LINES = [
 
 
 def test_request_lines_each_get_a_record_or_an_error_naming_the_line():
-    rows = list(read_requests(io.BytesIO(b"\n".join(BAD_LINES) + b"\n"), 30, set()))
-    good = {r["id"]: r["max_new_tokens"] for r in rows if "error" not in r}
+    reqs = list(read_requests(io.BytesIO(b"\n".join(BAD_LINES) + b"\n"), 30, set()))
+    good = {r.id: r.max_new_tokens for r in reqs if r.error is None}
     assert good == {"ok": 30, "alias": 4, "same": 4, "line-13": 30}  # max_tokens is max_new_tokens' alias
-    errors = {r["line"]: r["error"] for r in rows if "error" in r}
-    assert all(r["id"] is None for r in rows if "error" in r)  # no user-space id: "line-N" is a request's
+    errors = {r.line: r.error for r in reqs if r.error is not None}
+    assert all(r.id is None for r in reqs if r.error is not None)  # no user-space id: "line-N" is a request's
     assert sorted(errors) == [2, 4, 6, 7, 8, 9, 10, 11]
     assert "not valid UTF-8 (byte 0xe9" in errors[2] and "disagree" in errors[4] and "'max_token'" in errors[6]
     assert "already used at line 1" in errors[7] and "not valid Unicode" in errors[8] and '"id"' in errors[9]
     assert "max_new_tokens must be an integer" in errors[10] and '"id" must be' in errors[11]
     assert all(e.startswith(f"request line {n}: ") for n, e in errors.items())
     # a rerun skips what the first run recorded (answers by id, bad lines by number): nothing is recorded twice
-    ids, lines = {r["id"] for r in rows if "error" not in r}, {r["line"] for r in rows if "error" in r}
+    ids, lines = {r.id for r in reqs if r.error is None}, {r.line for r in reqs if r.error is not None}
     assert list(read_requests(io.BytesIO(b"\n".join(BAD_LINES)), 30, ids, lines)) == []
 
 
@@ -447,7 +447,8 @@ def test_server_threads_zero_takes_the_cores_the_trainer_leaves():
     niced trainer), else the cores less the trainer's threads; a number given is taken as it is."""
     import os
 
-    from online.adapt import AdaptConfig, server_threads
+    from online.adapt import server_threads
+    from online.config import AdaptConfig
 
     cores = len(os.sched_getaffinity(0))
     cfg = AdaptConfig()

@@ -238,8 +238,9 @@ def test_signals_during_the_stop_are_ignored_and_said_so(tmp_path, capfd, record
     the stop runs to its end, and the caller's handlers are back only after it."""
     from types import SimpleNamespace
 
-    from online.adapt import ServeConfig
+    from online.config import ServeConfig
     from online.serve.loop import serve
+    from online.serve.server import ServingBase
     from online.serve.signals import on_signal
 
     stopped = []
@@ -256,8 +257,7 @@ def test_signals_during_the_stop_are_ignored_and_said_so(tmp_path, capfd, record
             return [{"event": "stopped", "unsaved_rounds": 0}]
 
     handle = Handle(faults=[], restarts=0, dropped=0, rounds_seen=0, exports=[], skipped=0, lost=None)
-    swap = SimpleNamespace(swaps=0, versions=lambda: {}, ages=lambda: {})
-    server = SimpleNamespace(events=[], failed=0, learned=0, swap=swap)
+    server = ServingBase(None, {})  # the skeleton: a bad line is answered without a decoder
     reqs = requests(tmp_path / "r.jsonl", ["{not json"])  # a bad line: its record needs no tokenizer
     summary = serve(ServeConfig(requests=str(reqs)), server, handle, None, None, tmp_path / "online", [])
     assert stopped and summary["stopped_by"] == (first.name if first is not None else "end of requests")
@@ -275,9 +275,9 @@ def test_vllm_signals_during_the_stop_are_ignored_and_said_so(tmp_path, capfd, r
     caller's handlers are back only after it."""
     from types import SimpleNamespace
 
-    import draftpool.pool
     import online.vllm.adapt as vllm_adapt
-    from online.adapt import AdaptConfig
+    from draftpool.pool import Member
+    from online.config import AdaptConfig
 
     stopped = []
 
@@ -299,7 +299,7 @@ def test_vllm_signals_during_the_stop_are_ignored_and_said_so(tmp_path, capfd, r
             stopped.append(True)
 
     class Proxy:
-        url, failed = "http://127.0.0.1:1", 0
+        url, failed, finished = "http://127.0.0.1:1", 0, 0
 
         def __init__(self, *a, **k):
             pass
@@ -313,8 +313,8 @@ def test_vllm_signals_during_the_stop_are_ignored_and_said_so(tmp_path, capfd, r
 
     monkeypatch.setattr(vllm_adapt, "VllmEngine", Engine)
     monkeypatch.setattr(vllm_adapt, "VllmProxy", Proxy)
-    monkeypatch.setattr(draftpool.pool, "load_pool", lambda *a: (["h"], {"h": ("eagle3", None)}))
-    monkeypatch.setattr(draftpool.pool, "read_manifest", lambda d: {"drafters": {"h": {"path": "h"}}})
+    monkeypatch.setattr(vllm_adapt, "load_members", lambda *a: [Member("h", "eagle3", None)])
+    monkeypatch.setattr(vllm_adapt, "read_manifest", lambda d: {"drafters": {"h": {"path": "h"}}})
     cfg = AdaptConfig()
     cfg.serve.adapt, cfg.serve.http = False, "127.0.0.1:1"
     info = SimpleNamespace(path=tmp_path, name="t", weights_sha256="0")

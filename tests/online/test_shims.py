@@ -37,7 +37,7 @@ def test_a_fork_server_without_the_alive_fd_is_refused_with_one_clear_error(monk
 
 
 def test_the_trainer_process_settings_hold_no_fault_switch():
-    from online.trainer.process import ProcessConfig
+    from online.trainer.config import ProcessConfig
 
     assert not {f.name for f in dataclasses.fields(ProcessConfig)} & {"fault", "crash_after", "hang_after"}
 

@@ -303,18 +303,27 @@ def test_parse_address():
 def test_the_served_request_is_cut_when_its_client_is_gone():
     """The glue: a Request's `cancelled` reaches the decoder, and the record says the answer was cut."""
     from draftpool.forward.sampling import SamplingParams
-    from online.serve.server import AdaptiveServer, Request
+    from online.serve.request import Request
+    from online.serve.server import AdaptiveServer
     from specsel.decoding.loop import SpecDecoder
     from tests.stubs import BigramLM, successor_table
 
     dec = SpecDecoder(BigramLM(successor_table(16, lambda t: (t + 1) % 16)), mode="plain")
     server = AdaptiveServer(dec, {}, None, SamplingParams())
     gone = threading.Event()
-    whole = server.serve(Request("a", [3], 30, gone.is_set))
-    assert len(whole["tokens"]) == 30 and "cancelled" not in whole
+
+    class Reply:  # the HTTP side's answer channel, as far as the decoder sees it
+        def cancelled(self):
+            return gone.is_set()
+
+        def watcher(self):
+            return None
+
+    whole = server.serve(Request("a", [3], 30, reply=Reply()))
+    assert len(whole.tokens) == 30 and not whole.cancelled
     gone.set()
-    cut = server.serve(Request("b", [3], 30, gone.is_set))
-    assert cut["cancelled"] and len(cut["tokens"]) < 30 and dec.hooks.watch is None
+    cut = server.serve(Request("b", [3], 30, reply=Reply()))
+    assert cut.cancelled and len(cut.tokens) < 30 and dec.hooks.watch is None
 
 
 def _one_answer_then_closed(port: int, data: bytes, within: float = 4.0) -> tuple[bytes, float]:

@@ -4,7 +4,6 @@ second round and is restarted with no failed request; pairs and rounds show in t
 published version is hot-swapped into the served drafter and exported; bad lookahead settings fail with one message
 and write nothing."""
 
-import functools
 import json
 
 import pytest
@@ -12,7 +11,7 @@ import pytest
 import online.adapt as online_adapt
 import online.lookahead.mode as lookahead_mode
 from data_gen.problems import load_problems
-from online.trainer.process import TrainerHandle
+from online.lookahead.step_trainer import StepTrainers
 from tests.online.faults import CrashInRound
 from tests.stubs import cut_step_pool
 
@@ -41,8 +40,7 @@ def test_lookahead_serving_survives_a_trainer_crash_and_swaps_dpo_versions(tmp_p
     n = 10  # enough requests that the trainer (spawned, loaded, one round) crashes while serving goes on
     reqs = _requests(tmp_path / "r.jsonl", n)
     # the trainer process, a real one, exits in its second round, every time (tests/online/faults.py)
-    monkeypatch.setattr(lookahead_mode, "TrainerHandle", functools.partial(TrainerHandle,
-                                                                           trainer_factory=CrashInRound(2)))
+    monkeypatch.setattr(lookahead_mode, "StepTrainers", lambda env: CrashInRound(2, StepTrainers(env)))
     code = online_adapt.main(_args(tmp_path, step_pool, reqs))
     out = capsys.readouterr()
     summary = json.loads(out.out)

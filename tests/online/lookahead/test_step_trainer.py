@@ -7,8 +7,10 @@ import pytest
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 
+from draftpool.pool import Member
 from online.lookahead.step_trainer import StepEnv, StepFeedback, StepTrainer, step_acceptance
-from online.trainer.token_trainer import OnlineTrainer, TrainerConfig
+from online.trainer.config import TrainerConfig
+from online.trainer.token_trainer import OnlineTrainer
 from specsel.lookahead.accept import PreferencePair
 from specsel.lookahead.judges import ExactJudge
 from specsel.lookahead.steps import StepCutter, StepSpec
@@ -41,7 +43,7 @@ def cfg(**kw):
 def test_a_round_waits_for_round_every_requests_then_trains_on_every_buffered_pair(env):
     model = tiny()
     before = {k: v.clone() for k, v in model.state_dict().items()}
-    tr = StepTrainer({"step": ("llama", model)}, cfg(), env)
+    tr = StepTrainer([Member("step", "llama", model)], cfg(), env)
     assert tr.round([StepFeedback("a", pairs(3))]) is None and tr.pending == 3
     assert all(torch.equal(before[k], v) for k, v in model.state_dict().items())  # nothing trained yet
     losses = tr.round([StepFeedback("b", pairs(2, 3))])
@@ -51,7 +53,7 @@ def test_a_round_waits_for_round_every_requests_then_trains_on_every_buffered_pa
 
 
 def test_every_nth_pair_is_held_out(env):
-    tr = StepTrainer({"step": ("llama", tiny())}, cfg(holdout_every=3, round_every=10), env)
+    tr = StepTrainer([Member("step", "llama", tiny())], cfg(holdout_every=3, round_every=10), env)
     tr.round([StepFeedback("a", pairs(7))])
     assert len(tr.holdout) == 2 and tr.pending == 5
     assert [p.prompt[-1] for p in tr.holdout] == [7 + 2, 7 + 5]
@@ -62,7 +64,7 @@ def test_the_guard_refuses_a_version_that_lowers_step_acceptance(env, target):
     model = tiny()
     with torch.no_grad():
         model.model.norm.weight.zero_()  # logits all 0: the greedy step is [EOS], the held-out target steps
-    tr = StepTrainer({"step": ("llama", model)}, cfg(holdout_every=1), env)
+    tr = StepTrainer([Member("step", "llama", model)], cfg(holdout_every=1), env)
     tr.round([StepFeedback("a", pairs(3))])
     cutter = StepCutter(tok, env.spec)
     assert step_acceptance(model, list(tr.holdout), cutter, {EOS}, ExactJudge()) == 1.0
@@ -79,14 +81,14 @@ def test_the_guard_refuses_a_version_that_lowers_step_acceptance(env, target):
 
 
 def test_state_round_trip_and_token_trainers_refuse_step_updaters(env):
-    a = StepTrainer({"step": ("llama", tiny())}, cfg(round_every=1), env)
+    a = StepTrainer([Member("step", "llama", tiny())], cfg(round_every=1), env)
     a.round([StepFeedback("a", pairs(4))])
     a.guard("step")
-    b = StepTrainer({"step": ("llama", tiny(1))}, cfg(round_every=1), env)
+    b = StepTrainer([Member("step", "llama", tiny(1))], cfg(round_every=1), env)
     b.load_state(a.state())
     assert b.rounds == 1 and b.updater.rounds == 1
     assert all(torch.equal(v, b.model.get_parameter(k)) for k, v in a.published["step"].items())
     with pytest.raises(ValueError, match="lookahead step drafters"):
-        OnlineTrainer({"step": ("llama", tiny())}, cfg())
+        OnlineTrainer([Member("step", "llama", tiny())], cfg())
     with pytest.raises(ValueError, match="one Llama step drafter"):
-        StepTrainer({"a": ("llama", tiny()), "b": ("llama", tiny())}, cfg(), env)
+        StepTrainer([Member("a", "llama", tiny()), Member("b", "llama", tiny())], cfg(), env)

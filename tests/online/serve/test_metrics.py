@@ -27,7 +27,8 @@ from online.config import ServeConfig
 from online.http.api import HttpFrontend
 from online.serve.loop import serve
 from online.serve.metrics import ServerMetrics, selection_weights
-from online.serve.server import AdaptiveServer, Request
+from online.serve.request import Request, Served
+from online.serve.server import AdaptiveServer, ServingBase
 from online.trainer.hotswap import HotSwap
 from online.trainer.token_trainer import trainable
 from online.trainer.weights import WeightBoard
@@ -52,12 +53,12 @@ def decoder() -> SpecDecoder:
                        selector=Selector(make_learner("normal_hedge", 2), 2, 4), mode="chain", k=4)
 
 
-def expected(recs: list[dict], names: list[str] = NAMES) -> dict:
+def expected(recs: list[Served], names: list[str] = NAMES) -> dict:
     """vLLM's counts straight from the records' cycles: a draft is a cycle that drafted >= 1 token; position j of a
     draft is accepted when the cycle accepted more than j tokens."""
     out = {n: {"num_drafts": 0, "num_draft_tokens": 0, "num_accepted_tokens": 0, "per_pos": {}} for n in names}
     for rec in recs:
-        m = rec["metrics"]
+        m = rec.metrics
         for n_acc, i, n_draft in zip(m["accepted"], m["choices"], m["draft_len"], strict=True):
             if n_draft:
                 c = out[names[i]]
@@ -107,7 +108,7 @@ def test_counters_equal_the_cycles_of_the_requests_decoded():
         recs.append(rec)
     want = expected(recs)
     assert all(want[n]["num_drafts"] > 0 for n in NAMES)  # both drafted: the check below covers two drafters
-    assert sum(m["metrics"]["draft_len"].count(0) for m in recs) > 0  # and cycles that drafted nothing
+    assert sum(m.metrics["draft_len"].count(0) for m in recs) > 0  # and cycles that drafted nothing
     assert max(j for n in NAMES for j in want[n]["per_pos"]) >= 1  # and drafts accepted past position 0
     got = metrics.counters()
     for n in NAMES:
@@ -117,23 +118,23 @@ def test_counters_equal_the_cycles_of_the_requests_decoded():
         assert dict(enumerate(c["accepted_per_pos"])) == {j: want[n]["per_pos"].get(j, 0)
                                                          for j in range(len(c["accepted_per_pos"]))}
         assert len(c["accepted_per_pos"]) == max(want[n]["per_pos"]) + 1
-    assert sum(c["num_accepted_tokens"] for c in got["spec"].values()) == sum(sum(r["metrics"]["accepted"])
+    assert sum(c["num_accepted_tokens"] for c in got["spec"].values()) == sum(sum(r.metrics["accepted"])
                                                                              for r in recs)
     vals = samples(metrics.exposition().decode())
     assert spec_of(vals) == {n: {**{k: float(v) for k, v in want[n].items() if k != "per_pos"},
                                  "per_pos": {j: float(v) for j, v in want[n]["per_pos"].items()}} for n in NAMES}
     assert got["requests_served"] == len(PROMPTS) == vals[(f"{P}request_success_total", ())]
-    assert got["generation_tokens"] == sum(len(r["tokens"]) for r in recs) == 40 * len(PROMPTS)
+    assert got["generation_tokens"] == sum(len(r.tokens) for r in recs) == 40 * len(PROMPTS)
     assert got["prompt_tokens"] == sum(map(len, PROMPTS))
     assert vals[(f"{P}request_inference_time_seconds_count", ())] == len(PROMPTS)
-    assert vals[(f"{P}request_inference_time_seconds_sum", ())] == pytest.approx(sum(r["seconds"] for r in recs))
+    assert vals[(f"{P}request_inference_time_seconds_sum", ())] == pytest.approx(sum(r.seconds for r in recs))
     assert vals[(f"{P}request_tokens_per_second_count", ())] == len(PROMPTS)
     weights = {dict(lab)["drafter"]: v for (n, lab), v in vals.items() if n == f"{P}selection_weight"}
     assert weights == dict(zip(NAMES, server.dec.selector.probabilities()))
     assert sum(weights.values()) == pytest.approx(1.0)
 
-    metrics.observe_request({"id": "bad", "error": "RuntimeError: boom"})
-    metrics.observe_request({"id": None, "line": 3, "error": "request line 3: Expecting value"})
+    metrics.observe_request(Served("bad", error="RuntimeError: boom"))
+    metrics.observe_request(Served(None, line=3, error="request line 3: Expecting value", refused=True))
     after = metrics.counters()
     assert after["requests_failed"] == 2 and after["requests_served"] == len(PROMPTS)
     assert after["spec"] == got["spec"] and after["generation_tokens"] == got["generation_tokens"]
@@ -141,9 +142,8 @@ def test_counters_equal_the_cycles_of_the_requests_decoded():
 
 def test_lookahead_records_count_requests_and_tokens_only():
     """Lookahead mode drafts no tokens: no spec drafters, its requests and tokens still count."""
-    metrics = ServerMetrics.of(SimpleNamespace(swap=None))  # a LookaheadServer without a trainer: no `dec`
-    metrics.observe_request({"id": "la", "tokens": [1, 2, 3], "metrics": {"lookahead": {"rounds": 2}},
-                             "versions_at_start": {}, "seconds": 0.5, "pairs": 0}, 7)
+    metrics = ServerMetrics.of(ServingBase(None, {}))  # a lookahead server without a trainer: no spec drafters
+    metrics.observe_request(Served("la", [1, 2, 3], {"lookahead": {"rounds": 2}}, 0.5, pairs=0), 7)
     vals = samples(metrics.exposition().decode())
     assert metrics.counters() == {"requests_served": 1, "requests_failed": 0, "prompt_tokens": 7,
                                   "generation_tokens": 3, "spec": {}}
@@ -159,7 +159,8 @@ def test_scrape_time_gauges_read_the_current_state(tmp_path):
     swap = HotSwap(boards, modules, start=3)
     handle = SimpleNamespace(restarts=0, faults=[], skipped=0, dropped=0)
     front = SimpleNamespace(queue=queue.Queue())
-    server = SimpleNamespace(dec=decoder(), swap=swap)
+    server = AdaptiveServer(decoder(), dict.fromkeys(NAMES), None, SamplingParams())
+    server.swap = swap  # the versions a trainer's swap would serve
     metrics = ServerMetrics.of(server, handle, front)
     first = samples(metrics.exposition().decode())
     assert first[(f"{P}num_requests_waiting", ())] == 0
@@ -250,7 +251,14 @@ def test_http_metrics_behind_the_key_equal_the_answers_and_per_request_spec(tmp_
     server = AdaptiveServer(decoder(), dict.fromkeys(NAMES), None, SamplingParams())
     recs = []
     real = server.serve
-    server.serve = lambda req: recs.append(real(req)) or recs[-1]  # the records as the serve loop gets them
+
+    def serve_one(req):  # the requests decoded, as the serve loop gets them
+        served = real(req)
+        if served.ok:
+            recs.append(served)
+        return served
+
+    server.serve = serve_one
     front = HttpFrontend("127.0.0.1:0", "stub", NAMES, 0.0, 24, timeout=5.0, api_key=KEY)
     base = front.address
     got: dict = {}
@@ -302,13 +310,13 @@ def test_http_metrics_behind_the_key_equal_the_answers_and_per_request_spec(tmp_
     # every counter of the last scrape equals the answers' cycles, summed over the drafters
     end, want = got["end"], expected(recs)
     assert total(end, f"{P}spec_decode_num_accepted_tokens_total") == \
-        sum(sum(r["metrics"]["accepted"]) for r in recs) == sum(w["num_accepted_tokens"] for w in want.values())
+        sum(sum(r.metrics["accepted"]) for r in recs) == sum(w["num_accepted_tokens"] for w in want.values())
     assert total(end, f"{P}spec_decode_num_drafts_total") == \
-        sum(sum(1 for n in r["metrics"]["draft_len"] if n) for r in recs)
+        sum(sum(1 for n in r.metrics["draft_len"] if n) for r in recs)
     assert spec_of(end) == {n: {**{k: float(v) for k, v in want[n].items() if k != "per_pos"},
                                 "per_pos": {j: float(v) for j, v in want[n]["per_pos"].items()}} for n in NAMES}
     assert end[(f"{P}request_success_total", ())] == 4 and end[(f"{P}request_failure_total", ())] == 1  # context
-    assert end[(f"{P}generation_tokens_total", ())] == sum(len(r["tokens"]) for r in recs)
+    assert end[(f"{P}generation_tokens_total", ())] == sum(len(r.tokens) for r in recs)
     assert end[(f"{P}prompt_tokens_total", ())] == sum(len(p) for p in ("abcdefghijklmnopabcdef", "hello world",
                                                                          "abcabcabcabc", "0123456789abcdef01"))
     assert end[(f"{P}num_requests_waiting", ())] == 0
@@ -345,9 +353,9 @@ def test_http_metrics_behind_the_key_equal_the_answers_and_per_request_spec(tmp_
     streamed = stream_draftpool(got["stream_spec"][2])
     for spec, before, after, rid in ((reply["draftpool"]["spec"], got["mid"], got["after_spec"], reply["id"]),
                                      (streamed["spec"], got["after_spec"], got["after_stream"], None)):
-        rec = [r for r in recs if r["id"] == rid][0] if rid else recs[-1]
+        rec = [r for r in recs if r.id == rid][0] if rid else recs[-1]
         mine = expected([rec])
-        m = rec["metrics"]
+        m = rec.metrics
         assert spec["num_drafts"] == sum(1 for n in m["draft_len"] if n) == \
             total(after, f"{P}spec_decode_num_drafts_total") - total(before, f"{P}spec_decode_num_drafts_total")
         assert spec["num_accepted_tokens"] == sum(m["accepted"]) == \

@@ -32,8 +32,8 @@ def test_answers_and_bad_lines_are_told_apart(tmp_path):
 
 def test_a_request_with_id_line_n_is_not_taken_for_bad_line_n():
     stream = io.BytesIO(lines({"id": "a", "prompt": "x"}, b"{not json", {"id": "line-2", "prompt": "y"}))
-    rows = list(read_requests(stream, 8, {"a"}, {2}))  # the earlier run recorded "a" and bad line 2
-    assert [r["id"] for r in rows] == ["line-2"]
+    reqs = list(read_requests(stream, 8, {"a"}, {2}))  # the earlier run recorded "a" and bad line 2
+    assert [r.id for r in reqs] == ["line-2"]
 
 
 @pytest.mark.parametrize("partial", [b'{"id": "b", "text": "cut sh', b'{"id', b"{"])
@@ -65,8 +65,8 @@ def test_an_older_answers_file_stays_readable(tmp_path):
     assert done.ids == {"a", "line-4"} and done.lines == {2, 3}
     stream = io.BytesIO(lines({"id": "a", "prompt": "x"}, b"{not json", {"prompt": "too long"}, {"prompt": "ok"},
                               {"id": "line-2", "prompt": "mine"}))
-    rows = list(read_requests(stream, 8, done.ids, done.lines))
-    assert [(r["id"], r["line"]) for r in rows] == [("line-2", 5)]
+    reqs = list(read_requests(stream, 8, done.ids, done.lines))
+    assert [(r.id, r.line) for r in reqs] == [("line-2", 5)]
 
 
 @pytest.mark.parametrize("content, line", [
@@ -109,24 +109,25 @@ def test_every_record_online_adapt_writes_is_an_answers_record(tmp_path):
     """The schema of an answers file is answer_record's: every kind it writes (a JSONL answer, an HTTP answer with
     its end versions, a cancelled one, a lookahead answer, a failed request with and without its line, a bad line) is
     read back; a key added to answer_record that the schema (online/serve/requests.py) lacks fails here."""
-    from online.adapt import answer_record
+    from online.serve.answers import answer_record
+    from online.serve.request import Served
 
     class Tok:
         def decode(self, ids, skip_special_tokens=True):
             return "x" * len(ids)
 
-    answer = {"id": "a", "tokens": [1, 2], "metrics": {"mat": 1.5}, "seconds": 0.5, "versions_at_start": {"h": 0}}
-    recs = [answer,
-            {**answer, "id": "cmpl-1", "versions_at_end": {"h": 2}},
-            {**answer, "id": "cmpl-2", "versions_at_end": {"h": 2}, "cancelled": True},
-            {**answer, "id": "la", "metrics": {"lookahead": {"rounds": 2, "tok_s": 3.0}}, "pairs": 1},
-            {**answer, "id": "fast", "seconds": 0.0},
-            {"id": "huge", "line": 6, "error": "request line 6: beyond the target's context"},
-            {"id": "chatcmpl-3", "error": "RuntimeError: boom"},
-            {"id": None, "line": 8, "error": "request line 8: Expecting value"}]
+    answer = dict(tokens=[1, 2], metrics={"mat": 1.5}, seconds=0.5, versions_at_start={"h": 0})
+    recs = [Served("a", **answer),
+            Served("cmpl-1", **answer, versions_at_end={"h": 2}),
+            Served("cmpl-2", **answer, versions_at_end={"h": 2}, cancelled=True),
+            Served("la", **{**answer, "metrics": {"lookahead": {"rounds": 2, "tok_s": 3.0}}}, pairs=1),
+            Served("fast", **{**answer, "seconds": 0.0}),
+            Served("huge", line=6, error="request line 6: beyond the target's context", refused=True),
+            Served("chatcmpl-3", error="RuntimeError: boom"),
+            Served(None, line=8, error="request line 8: Expecting value", refused=True)]
     path = tmp_path / "answers.jsonl"
     # an HTTP answer as online/http/jobs.py completes it: the finish reason and the sampling a request asked for
-    http = {**answer_record({**answer, "id": "cmpl-4"}, Tok()), "finish_reason": "stop",
+    http = {**answer_record(Served("cmpl-4", **answer), Tok()), "finish_reason": "stop",
             "sampling": {"temperature": 0.7, "top_p": 1.0, "seed": 3}}
     written = lines(*(answer_record(r, Tok()) for r in recs), http)
     path.write_bytes(written)

@@ -8,11 +8,13 @@ import time
 import pytest
 import torch
 
-from draftpool.pool import load_eagle3, update_pool_manifest, write_eagle3
+from draftpool.pool import Member, load_eagle3, update_pool_manifest, write_eagle3
 from draftpool.target import TargetInfo
-from online.serve.server import AdaptiveServer, Request
-from online.trainer.process import ProcessConfig, TrainerHandle
-from online.trainer.token_trainer import OnlineTrainer, TrainerConfig, trainable
+from online.serve.request import Request
+from online.serve.server import AdaptiveServer
+from online.trainer.config import ProcessConfig, TrainerConfig
+from online.trainer.process import TrainerHandle
+from online.trainer.token_trainer import OnlineTrainer, trainable
 from online.trainer.versions import ExportSpec, latest_version
 from specsel.decoding.eagle3 import Eagle3Drafter
 from specsel.decoding.hooks import Hooks
@@ -49,7 +51,7 @@ def start(tmp_path, target, tcfg=None, factory=None, **pcfg):
     """factory: a faulty trainer factory (tests/online/faults.py), or None for the real trainer."""
     pool, info, heads = tiny_pool(tmp_path, target)
     tcfg = tcfg or TrainerConfig(lr=1e-2, batch=1, holdout_every=0, full_information=True)
-    handle = TrainerHandle({n: ("eagle3", h) for n, h in heads.items()}, tcfg, ProcessConfig(**pcfg),
+    handle = TrainerHandle([Member(n, "eagle3", h) for n, h in heads.items()], tcfg, ProcessConfig(**pcfg),
                            ExportSpec(str(tmp_path / "online"), str(pool), info),
                            **({"trainer_factory": factory} if factory is not None else {}))
     dec = SpecDecoder(target, {n: Eagle3Drafter(h) for n, h in heads.items()},
@@ -66,8 +68,8 @@ def serve_until(server, plain_out, cond, timeout=180.0, at_least=1, gap=0.05):
     while n < at_least or not cond():
         assert time.time() - t0 < timeout, "timed out waiting for the trainer"
         rec = server.serve(Request(f"r{n}", PROMPTS[n % len(PROMPTS)], 16))
-        assert "error" not in rec, rec.get("traceback")
-        assert rec["tokens"] == plain_out[n % len(PROMPTS)]
+        assert rec.ok, rec.traceback
+        assert rec.tokens == plain_out[n % len(PROMPTS)]
         n += 1
         if n > len(PROMPTS) and gap:
             time.sleep(gap)  # the tiny target serves faster than a trainer round: let rounds finish
@@ -92,7 +94,7 @@ def test_trainer_learns_publishes_and_exports(tmp_path, target, plain_out):
     diffs = {k: float((published[1][k] - v).abs().max()) for k, v in trainable(exported).items()}
     assert max(diffs.values()) == 0, diffs
     state = torch.load(folder / "trainer_state.pt", weights_only=False)
-    fresh = OnlineTrainer({n: ("eagle3", h) for n, h in heads.items()}, TrainerConfig(full_information=True))
+    fresh = OnlineTrainer([Member(n, "eagle3", h) for n, h in heads.items()], TrainerConfig(full_information=True))
     fresh.load_state(state)  # a restarted online_adapt.py resumes the optimizer moments
     assert fresh.rounds == state["rounds"] >= 3
 
@@ -153,13 +155,14 @@ def test_crash_limit_and_hang(tmp_path, target, plain_out):
 ORPHAN = """
 import sys, time
 import torch
-from online.trainer.process import ProcessConfig, TrainerHandle
-from online.trainer.token_trainer import TrainerConfig
+from draftpool.pool import Member
+from online.trainer.config import ProcessConfig, TrainerConfig
+from online.trainer.process import TrainerHandle
 from tests.stubs import make_head, tiny_target
 
 if __name__ == "__main__":
     target = tiny_target()
-    handle = TrainerHandle({"h": ("eagle3", make_head(target, 1))}, TrainerConfig(), ProcessConfig())
+    handle = TrainerHandle([Member("h", "eagle3", make_head(target, 1))], TrainerConfig(), ProcessConfig())
     handle.start()
     while not any(e["event"] == "started" for e in handle.poll()):
         time.sleep(0.1)
@@ -179,7 +182,7 @@ def test_trainer_does_not_outlive_a_killed_server(tmp_path):
 
     script = tmp_path / "server.py"
     script.write_text(ORPHAN)
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, cwd=root,
                             env={**os.environ, "PYTHONPATH": str(root)})
     trainer_pid = None
@@ -241,16 +244,16 @@ def test_a_trainer_that_died_since_the_last_poll_is_a_fault_at_stop(tmp_path, ta
 
 
 def test_a_version_of_one_head_of_the_pool_is_a_loadable_pool_of_that_head(tmp_path, target):
-    from draftpool.pool import load_pool
+    from draftpool.pool import load_members
     from online.trainer.versions import export_pool
 
     pool, info, heads = tiny_pool(tmp_path, target)  # two heads; vLLM mode adapts one of them
     params = {"h1": {k: v + 0.5 for k, v in trainable(heads["h1"]).items()}}
-    folder = export_pool(ExportSpec(str(tmp_path / "online"), str(pool), info), 3, {"h1": ("eagle3", heads["h1"])},
-                         params, {"rounds": 1}, {})
-    names, models = load_pool(folder, info, target)
-    assert names == ["h1"] and latest_version(tmp_path / "online") == (3, folder)
-    assert torch.equal(models["h1"][1].fc.weight, params["h1"]["fc.weight"])
+    folder = export_pool(ExportSpec(str(tmp_path / "online"), str(pool), info), 3,
+                         [Member("h1", "eagle3", heads["h1"])], params, {"rounds": 1}, {})
+    [member] = load_members(folder, info, target)
+    assert member.name == "h1" and latest_version(tmp_path / "online") == (3, folder)
+    assert torch.equal(member.module.fc.weight, params["h1"]["fc.weight"])
 
 
 # --- hostile-client probe: a resumed out_dir, poison records, stop signals, the stop's hand-over ---------------------
@@ -300,7 +303,7 @@ def test_a_crafted_trainer_state_is_refused_and_runs_nothing(tmp_path, target):
     torch.save({"published": {}, "rounds": 1, "updaters": _Marker(marker)}, folder / "trainer_state.pt")
     # a restart after a crash takes the served weights instead (and says why)
     _, info, heads = tiny_pool(tmp_path, target)
-    handle = TrainerHandle({n: ("eagle3", h) for n, h in heads.items()}, TrainerConfig(), ProcessConfig(),
+    handle = TrainerHandle([Member(n, "eagle3", h) for n, h in heads.items()], TrainerConfig(), ProcessConfig(),
                            ExportSpec(str(out), str(tmp_path / "pool"), info))
     state, source = handle.restart_state()
     assert not marker.exists() and state is None and "unusable" in source

@@ -5,8 +5,10 @@ import copy
 import pytest
 import torch
 
+from draftpool.pool import Member
+from online.trainer.config import TrainerConfig
 from online.trainer.feedback import FeedbackCollector
-from online.trainer.token_trainer import OnlineTrainer, TrainerConfig, held_out_acceptance, trainable
+from online.trainer.token_trainer import OnlineTrainer, held_out_acceptance, trainable
 from specsel.decoding.eagle3 import Eagle3Drafter
 from specsel.decoding.hooks import Hooks
 from specsel.decoding.llama import LlamaDrafter
@@ -37,7 +39,7 @@ def changed(before, after):
 @pytest.mark.parametrize("full_information", [False, True])
 def test_served_drafter_or_whole_pool_learns(tiny, full_information):
     target, heads = tiny
-    models = {"a": ("eagle3", heads[0]), "b": ("eagle3", heads[1])}
+    models = [Member("a", "eagle3", heads[0]), Member("b", "eagle3", heads[1])]
     tr = OnlineTrainer(models, TrainerConfig(lr=1e-2, full_information=full_information, holdout_every=0))
     batch = serve(target, Eagle3Drafter(heads[0]), [[1, 2, 3], [4, 5, 6, 7]], served_by=0)
     losses = tr.round(batch)
@@ -49,7 +51,7 @@ def test_served_drafter_or_whole_pool_learns(tiny, full_information):
 
 def test_held_out_records_are_not_trained_on(tiny):
     target, heads = tiny
-    tr = OnlineTrainer({"a": ("eagle3", heads[0])}, TrainerConfig(holdout_every=2))
+    tr = OnlineTrainer([Member("a", "eagle3", heads[0])], TrainerConfig(holdout_every=2))
     batch = serve(target, Eagle3Drafter(heads[0]), [[1, 2], [3, 4], [5, 6]], served_by=0)
     tr.round(batch)  # the first record and every second after it are held out: the guard has rows at once
     assert [fb.request_id for fb in tr.holdout] == ["r0", "r2"]
@@ -58,7 +60,7 @@ def test_held_out_records_are_not_trained_on(tiny):
 def twin_trainer(target, **cfg):
     """A Llama drafter equal to the target (acceptance 1 on any held-out record), its trainer and feedback."""
     twin = copy.deepcopy(target)
-    tr = OnlineTrainer({"twin": ("llama", twin)}, TrainerConfig(**cfg))
+    tr = OnlineTrainer([Member("twin", "llama", twin)], TrainerConfig(**cfg))
     return twin, tr, lambda prompts: serve(target, LlamaDrafter(twin), prompts, served_by=0)
 
 
@@ -157,7 +159,7 @@ def test_feedback_shorter_than_the_ttt_steps_trains(tiny, prompt, new):
     collector.start()
     fb = collector.finish("short", dec.decode(prompt, new).state, drafter=0)
     assert len(fb.tokens) == len(prompt) + new <= 3
-    tr = OnlineTrainer({"a": ("eagle3", head)}, TrainerConfig(lr=1e-2, steps=3, holdout_every=2))
+    tr = OnlineTrainer([Member("a", "eagle3", head)], TrainerConfig(lr=1e-2, steps=3, holdout_every=2))
     losses = tr.round([fb, fb])  # the second is held out: the guard measures it
     assert set(losses) == {"a"} and torch.isfinite(torch.tensor(losses["a"]))
     v = tr.guard("a")
@@ -173,13 +175,13 @@ def test_trainer_state_loads_with_weights_only(tiny, tmp_path, updater):
     target, heads = tiny
     head = copy.deepcopy(heads[0])
     fb = serve(target, Eagle3Drafter(head), [[1, 2, 3]], served_by=0)[0]
-    tr = OnlineTrainer({"a": ("eagle3", head)}, TrainerConfig(updater=updater, holdout_every=0, vocab_every=1),
+    tr = OnlineTrainer([Member("a", "eagle3", head)], TrainerConfig(updater=updater, holdout_every=0, vocab_every=1),
                        target.get_output_embeddings().weight.detach())
     tr.round([fb])
     tr.guard("a")
     torch.save(tr.state(), tmp_path / "trainer_state.pt")
     state = load_trainer_state(tmp_path / "trainer_state.pt")
-    fresh = OnlineTrainer({"a": ("eagle3", copy.deepcopy(heads[0]))},
+    fresh = OnlineTrainer([Member("a", "eagle3", copy.deepcopy(heads[0]))],
                           TrainerConfig(updater=updater, holdout_every=0, vocab_every=1),
                           target.get_output_embeddings().weight.detach())
     fresh.load_state(state)

@@ -7,10 +7,11 @@ import json
 import pytest
 import torch
 
-from draftpool.pool import load_pool
+from draftpool.pool import Member, load_members
+from online.trainer.config import TrainerConfig
 from online.trainer.feedback import FeedbackCollector
 from online.trainer.hotswap import HotSwap
-from online.trainer.token_trainer import OnlineTrainer, TrainerConfig, versioned
+from online.trainer.token_trainer import OnlineTrainer, versioned
 from online.trainer.versions import ExportSpec, export_pool
 from online.trainer.weights import WeightBoard
 from online.updaters.vocab import VocabCounter, remap_rows, remap_vocab, swap_plan
@@ -78,7 +79,7 @@ def test_trainer_swaps_vocabulary_rows_and_moments_consistently(target):
     head = make_head(target, 1)
     out_embed = target.get_output_embeddings().weight.detach()
     cfg = TrainerConfig(updater="ogd", lr=1e-3, holdout_every=0, vocab_every=2, vocab_swaps=4, vocab_min_count=1)
-    tr = OnlineTrainer({"h": ("eagle3", head)}, cfg, out_embed=out_embed)
+    tr = OnlineTrainer([Member("h", "eagle3", head)], cfg, out_embed=out_embed)
     batch = feedback(target, head, [[5, 17, 33, 2], [9, 9, 40, 41]])
     tr.round(batch)  # round 1: counts only
     assert tr.last_vocab == {} and tr.vocab_swaps["h"] == 0
@@ -108,15 +109,15 @@ def test_trainer_swaps_vocabulary_rows_and_moments_consistently(target):
     assert set(cand) == set(versioned("eagle3", head, True))
     # the guard measures each version with its own vocabulary; a restart restores vocabulary, counts and rows
     tr.guard("h")
-    twin = OnlineTrainer({"h": ("eagle3", make_head(target, 1))}, cfg, out_embed=out_embed)
+    twin = OnlineTrainer([Member("h", "eagle3", make_head(target, 1))], cfg, out_embed=out_embed)
     twin.load_state(tr.state())
-    assert torch.equal(twin.models["h"][1].d2t, head.d2t) and torch.equal(twin.counters["h"].seen, 2 * seen)
+    assert torch.equal(twin.members["h"].module.d2t, head.d2t) and torch.equal(twin.counters["h"].seen, 2 * seen)
     assert torch.equal(twin.candidate("h")["lm_head.weight"], cand["lm_head.weight"])
 
 
 def test_vocab_adaptation_needs_the_output_embedding(target):
     with pytest.raises(ValueError, match="output embedding"):
-        OnlineTrainer({"h": ("eagle3", make_head(target, 1))}, TrainerConfig(vocab_every=1))
+        OnlineTrainer([Member("h", "eagle3", make_head(target, 1))], TrainerConfig(vocab_every=1))
 
 
 def plain(target, prompt, n):
@@ -127,7 +128,8 @@ def test_lossless_decoding_across_a_vocabulary_swap_and_export_reloads(target, t
     served = make_head(target, 2)
     trainer_head = make_head(target, 2)
     cfg = TrainerConfig(lr=1e-3, holdout_every=0, vocab_every=1, vocab_swaps=16, vocab_min_count=1)
-    tr = OnlineTrainer({"h": ("eagle3", trainer_head)}, cfg, out_embed=target.get_output_embeddings().weight.detach())
+    tr = OnlineTrainer([Member("h", "eagle3", trainer_head)], cfg,
+                       out_embed=target.get_output_embeddings().weight.detach())
     tr.round(feedback(target, served, [[5, 17, 33, 2], [3, 8, 60]]))
     assert tr.last_vocab["h"]["swapped"] > 0
     version = tr.candidate("h")
@@ -155,10 +157,9 @@ def test_lossless_decoding_across_a_vocabulary_swap_and_export_reloads(target, t
     src = tmp_path / "src"
     write_eagle3(make_head(target, 2), src / "h", info, {"kind": "eagle3", "target_weights_sha256": "0" * 64})
     update_pool_manifest(src, info, "h", {"path": "h", "kind": "eagle3"})
-    path = export_pool(ExportSpec(str(tmp_path / "out"), str(src), info), 1, {"h": ("eagle3", served)},
+    path = export_pool(ExportSpec(str(tmp_path / "out"), str(src), info), 1, [Member("h", "eagle3", served)],
                        {"h": version}, tr.state(), {})
-    names, models = load_pool(path, info, target)
-    loaded = models["h"][1]
+    [loaded] = [m.module for m in load_members(path, info, target)]
     assert torch.equal(loaded.d2t, version["d2t"]) and torch.equal(loaded.t2d, version["t2d"])
     assert torch.equal(loaded.lm_head.weight, version["lm_head.weight"])
     assert json.loads((path / "pool.json").read_text())["online"]["version"] == 1

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def ask(url: str, ids: list[int], n: int = 32) -> tuple[int, dict]:
@@ -50,10 +50,10 @@ def ask_stream(url: str, ids: list[int], n: int = 32) -> list[int]:
 @pytest.mark.slow
 def test_vllm_attached_adaptation_swaps_versions_and_keeps_greedy_output(target_info, target, tmp_path):
     from data_gen.domains import domain_prompts
-    from data_gen.generate import render_prompt
-    from draftpool.pool import load_pool
-    from online.trainer.process import ProcessConfig
-    from online.trainer.token_trainer import TrainerConfig
+    from draftpool.chat import render_prompt
+    from draftpool.pool import load_members
+    from online.trainer.config import ProcessConfig, TrainerConfig
+    from online.trainer.process import TrainerHandle
     from online.trainer.versions import ExportSpec
     from online.vllm.adapt import VllmAdapter, VllmProxy, shut_down
     from online.vllm.engine import VllmEngine, VllmServeOptions
@@ -61,8 +61,7 @@ def test_vllm_attached_adaptation_swaps_versions_and_keeps_greedy_output(target_
     model, tok = target
     pool = ROOT / "pools" / target_info.slug
     name = "python-eagle3"
-    _, models = load_pool(pool, target_info, model, ["eagle3"])
-    head = models[name][1]
+    member = {m.name: m for m in load_members(pool, target_info, model, ["eagle3"])}[name]
     head_dir = pool / json.loads((pool / "pool.json").read_text())["drafters"][name]["path"]
     prompts = [render_prompt(tok, r["prompt"]) for r in domain_prompts("sql")["train"][:16]]
     engine = VllmEngine(target_info.path, str(head_dir), VllmServeOptions(k=3, max_num_seqs=4), tmp_path / "vllm.log",
@@ -72,9 +71,9 @@ def test_vllm_attached_adaptation_swaps_versions_and_keeps_greedy_output(target_
     try:
         digest = engine.rpc("draftpool_target_digest")[0]
         tcfg = TrainerConfig(updater="ogd", lr=1e-3, batch=2, holdout_every=0)
-        adapter = VllmAdapter(engine, model, name, head, tcfg, ProcessConfig(threads=1, export_every=0),
-                              ExportSpec(str(tmp_path / "export"), str(pool), target_info), 32,
-                              tmp_path / "work").start()
+        handle = TrainerHandle([member], tcfg, ProcessConfig(threads=1, export_every=0),
+                               ExportSpec(str(tmp_path / "export"), str(pool), target_info))
+        adapter = VllmAdapter(engine, model, member, handle, 32, tmp_path / "work").start()
         proxy = VllmProxy(engine, adapter).start()
         with ThreadPoolExecutor(4) as ex:
             first = list(ex.map(lambda p: ask(proxy.url, p), prompts[:8]))
@@ -88,7 +87,7 @@ def test_vllm_attached_adaptation_swaps_versions_and_keeps_greedy_output(target_
         bad = [(s, a) for s, a in first + rest + again if s != 200]
         assert not bad, f"{len(bad)} requests failed, e.g. {bad[0]}"
         assert streamed == first[0][1]["choices"][0]["token_ids"]
-        assert adapter.served == 25 and proxy.failed == 0
+        assert adapter.served == proxy.finished == 25 and proxy.failed == 0
         assert adapter.versions, "no version reached the engine"
         assert any("exited" in f["why"] for f in adapter.handle.faults) and adapter.handle.restarts >= 1
         assert [a["choices"][0]["token_ids"] for _, a in again] == [a["choices"][0]["token_ids"] for _, a in first]
@@ -113,7 +112,7 @@ def test_online_adapt_with_vllm_exports_at_stop_and_a_restart_serves_that_versio
     import sys
 
     from data_gen.domains import domain_prompts
-    from data_gen.generate import render_prompt
+    from draftpool.chat import render_prompt
 
     _, tok = target
     prompts = [render_prompt(tok, r["prompt"]) for r in domain_prompts("sql")["train"][:8]]
@@ -149,8 +148,8 @@ def test_online_adapt_with_vllm_exports_at_stop_and_a_restart_serves_that_versio
         first = list(ex.map(lambda p: ask(url, p), prompts))
     time.sleep(20)  # the trainer's rounds on the last records
     summary, _ = stop(proc)
-    assert all(s == 200 for s, _ in first) and summary["failed"] == 0 and summary["requests"] == 8
-    assert summary["served_version"] == 0 and summary["exports"], summary
+    assert all(s == 200 for s, _ in first) and summary["failed"] == 0 and summary["served"] == 8
+    assert summary["vllm"]["served_version"] == 0 and summary["exports"], summary
     latest = json.loads((out / "latest.json").read_text())
     assert json.loads((out / latest["path"] / "pool.json").read_text())["drafters"].keys() == {"python-eagle3"}
 
@@ -158,5 +157,5 @@ def test_online_adapt_with_vllm_exports_at_stop_and_a_restart_serves_that_versio
     again = [ask(url, p) for p in prompts[:2]]
     summary, stderr = stop(proc)
     assert f"resuming from exported pool version {latest['version']}" in stderr
-    assert summary["served_version"] == latest["version"] and summary["failed"] == 0
+    assert summary["vllm"]["served_version"] == latest["version"] and summary["failed"] == 0
     assert [a["choices"][0]["token_ids"] for _, a in again] == [a["choices"][0]["token_ids"] for _, a in first[:2]]

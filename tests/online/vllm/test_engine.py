@@ -18,7 +18,7 @@ import pytest
 from draftpool.config import ConfigError
 from online.vllm.engine import COUNTERS, RUNNING, VllmEngine, VllmEngineError, VllmServeOptions, parse_counters
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 METRICS = """# HELP vllm:spec_decode_num_drafts_total Number of spec decoding drafts.
 # TYPE vllm:spec_decode_num_drafts_total counter
@@ -127,7 +127,7 @@ def complete(url: str, model: str, ids: list[int], n: int) -> dict:
 
 def test_serve_engine_vllm_settings_are_validated():
     from draftpool.config import load_config
-    from online.adapt import RECIPE, AdaptConfig
+    from online.config import RECIPE, AdaptConfig
 
     cfg = load_config(AdaptConfig, ROOT / RECIPE, ["serve.engine=vllm", "serve.http=127.0.0.1:0", "vllm.k=3",
                                                    "vllm.drafter=sql-eagle3"])

@@ -21,7 +21,7 @@ import pytest
 from data_gen.domains import domain_prompts
 from data_gen.generate import render_prompt
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.mark.slow

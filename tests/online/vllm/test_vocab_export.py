@@ -21,11 +21,12 @@ import torch
 
 from data_gen.domains import domain_prompts
 from data_gen.generate import render_prompt
-from draftpool.pool import load_pool
-from online.trainer.token_trainer import OnlineTrainer, TrainerConfig
+from draftpool.pool import Member, load_members
+from online.trainer.config import TrainerConfig
+from online.trainer.token_trainer import OnlineTrainer
 from online.trainer.versions import ExportSpec, export_pool
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.mark.slow
@@ -35,11 +36,11 @@ def test_vllm_serves_a_vocabulary_swapped_version(target_info, target, tmp_path)
     assert vllm_py.exists(), f"{vllm_py} missing: run scripts/setup_vllm.sh (or set DRAFTPOOL_VLLM_PYTHON)"
     assert (pool / "pool.json").exists(), f"{pool} missing: run build_pool.py first"
     model, tok = target
-    names, models = load_pool(pool, target_info, model, ("eagle3",))
-    name = "python-eagle3" if "python-eagle3" in models else names[0]
-    head = models[name][1]
+    members = {m.name: m for m in load_members(pool, target_info, model, ("eagle3",))}
+    member = members.get("python-eagle3") or next(iter(members.values()))
+    name, head = member.name, member.module
     prompts = [render_prompt(tok, r["prompt"]) for r in domain_prompts("sql")["held_out"][:6]]
-    tr = OnlineTrainer({name: ("eagle3", head)}, TrainerConfig(vocab_every=1, vocab_swaps=512, vocab_min_count=1),
+    tr = OnlineTrainer([member], TrainerConfig(vocab_every=1, vocab_swaps=512, vocab_min_count=1),
                        out_embed=model.get_output_embeddings().weight.detach())
     old = head.t2d.clone()
     for p in prompts:
@@ -47,7 +48,7 @@ def test_vllm_serves_a_vocabulary_swapped_version(target_info, target, tmp_path)
         tr.counters[name].add(answer)
     info = tr.adapt_vocab(name)
     assert info["swapped"] > 0 and not torch.equal(head.t2d, old)
-    path = export_pool(ExportSpec(str(tmp_path / "out"), str(pool), target_info), 1, {name: ("eagle3", head)},
+    path = export_pool(ExportSpec(str(tmp_path / "out"), str(pool), target_info), 1, [Member(name, "eagle3", head)],
                        {name: tr.candidate(name)}, tr.state(), {"note": "vocabulary swap check"})
     (tmp_path / "prompts.json").write_text(json.dumps(prompts))
     out = subprocess.run([str(vllm_py), str(ROOT / "scripts" / "vllm_check.py"), "--target", target_info.path,
