@@ -50,10 +50,6 @@ class SelectorProtocol(Protocol):
 
     def weights_changed(self, changed: list[int]) -> None: ...
 
-    def probabilities(self) -> list[float] | None:
-        """Its current probability of each drafter (read-only), None for a selector that has no distribution."""
-        ...
-
 
 class NoFeedback:
     """A selector that learns nothing from a cycle (a fixed rule): every feedback method does nothing."""
@@ -61,9 +57,6 @@ class NoFeedback:
     full_information = False
     fixed = False
     bandit = False
-
-    def probabilities(self) -> list[float] | None:
-        return None
 
     def after_cycle(self, state: DecodeState, i: int, n_acc: int, out: TargetPass, params: SamplingParams) -> None:
         pass
@@ -81,16 +74,11 @@ class FixedSelector(NoFeedback):
     fixed = True
 
     def __init__(self, arm: int = 0):
-        self.arm, self.n = arm, 0
+        self.arm = arm
 
     def bind(self, view: PoolView) -> None:
         if not 0 <= self.arm < len(view.drafters):
             raise SpecError(f"fixed drafter {self.arm} is not in a pool of {len(view.drafters)}")
-        self.n = len(view.drafters)
-
-    def probabilities(self) -> list[float] | None:
-        """1 for its drafter, 0 for the others of the pool it is bound to (None before it is bound)."""
-        return [1.0 if i == self.arm else 0.0 for i in range(self.n)] if self.n else None
 
     def select(self) -> int:
         return self.arm

@@ -367,7 +367,7 @@ def test_every_cycle_times_its_selection_and_feedback_apart():
 
 def test_selectors_answer_what_the_loop_asks_through_their_protocol():
     """The loop asks a selector through its protocol, never its class: auto weighs trees only under a `fixed` one and
-    refuses a `bandit` one; a fixed selector's distribution is its one drafter once bound."""
+    refuses a `bandit` one."""
     from specsel.decoding.view import FixedSelector
     from specsel.selection.hybrid import HybridSelector
 
@@ -376,6 +376,3 @@ def test_selectors_answer_what_the_loop_asks_through_their_protocol():
                  Selector(make_learner("exp3", 3), 3, K, reward="none"), HybridSelector(0, 1, threshold=2)]
     assert [s.fixed for s in selectors] == [True, False, False, False, False]
     assert [s.bandit for s in selectors] == [False, False, True, False, False]
-    assert fixed.probabilities() is None and selectors[4].probabilities() is None
-    SpecDecoder(target(), pool(), selector=fixed, k=K)
-    assert fixed.probabilities() == [0.0, 1.0, 0.0]
