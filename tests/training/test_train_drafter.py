@@ -129,14 +129,19 @@ def test_deepspeed_zero2_two_cpu_processes(data_root, tmp_path):
     assert "gradient clipping 0.25" in out.stdout  # the recipe's clip reaches DeepSpeed's engine (it clips inside)
 
 
-def test_llama_two_stages_lora_and_assistant_model(data_root, tmp_path, target):
-    """general pretrain (triggered automatically) -> sql LoRA fine-tune -> exported folder works as assistant_model."""
+def test_llama_two_stages_lora_and_assistant_model(data_root, tmp_path, target, capsys):
+    """general pretrain (declared by the kind, run first by train_drafter) -> sql LoRA fine-tune -> exported folder
+    works as assistant_model."""
     from transformers import LlamaForCausalLM
 
     args = tiny_args(data_root, tmp_path, "train.max_steps=2", "llama.finetune=lora", "llama.loss=jsd",
                      drafter="llama")  # the kind's name; its pool folders keep the name <domain>-llama68m
     assert train_drafter.main(args) == 0
     pool = tmp_path / "pools" / "smollm2-135m-instruct"
+    out = capsys.readouterr().out
+    assert f"no general drafter at {pool / 'general-llama68m'}: pretraining it first " \
+           f"(recipes/general/llama68m.yaml)" in out
+    assert out.index(f"exported {pool / 'general-llama68m'}") < out.index(f"exported {pool / 'sql-llama68m'}")
     manifest = json.loads((pool / "pool.json").read_text())
     assert {"general-llama68m", "sql-llama68m"} <= set(manifest["drafters"])
     assert manifest["drafters"]["sql-llama68m"]["init"].endswith("general-llama68m")
