@@ -154,8 +154,6 @@ def test_the_names_and_classes_read_are_the_kinds():
 
 # where the check still finds kind names: their owners are moving them to the registry (the kind's own declaration)
 REMAINING = {
-    "online": 'online/vllm/adapt.py ("eagle3" twice: the vLLM member filter and its manifest kind), '
-              'online/vllm/engine.py ("eagle3": the vLLM speculative method)',
     "training": 'training/train_drafter.py ("eagle3": the --drafter default)',
 }
 

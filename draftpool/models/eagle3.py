@@ -409,6 +409,7 @@ class Eagle3Kind(DrafterKind):
                                 vllm=True)
     decoder = "specsel.decoding.eagle3:Eagle3Drafter"
     trainer = "training.kinds.eagle3:TRAINING"
+    vllm_method = "eagle3"  # vLLM's EAGLE-3 proposer reads the flat layout `write` makes
 
     def load(self, path: str | Path, target: TargetInfo, target_model) -> Eagle3Head:
         return load_eagle3(path, target, target_model.get_input_embeddings().weight).eval()

@@ -132,6 +132,7 @@ class DrafterKind:
     capabilities: ClassVar[Capabilities]
     decoder: ClassVar[str]  # e.g. "specsel.decoding.eagle3:Eagle3Drafter"
     trainer: ClassVar[str] = ""  # e.g. "training.kinds.eagle3:TRAINING"; "" when train_drafter.py cannot make one
+    vllm_method: ClassVar[str] = ""  # vLLM's speculative_config "method" for its folder ("" unless capabilities.vllm)
 
     @property
     def trained(self) -> bool:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from draftpool.config import ConfigError, field
+from draftpool.models import get_kind, kind_of_folder
 from draftpool.vllm_env import ROOT, SETUP, vllm_python, vllm_version
 
 COUNTERS = ("vllm:spec_decode_num_drafts", "vllm:spec_decode_num_draft_tokens", "vllm:spec_decode_num_accepted_tokens")
@@ -105,8 +106,9 @@ class VllmEngine:
                "--max-model-len", str(o.max_model_len), "--max-num-seqs", str(o.max_num_seqs),
                "--tensor-parallel-size", str(o.tensor_parallel_size),
                "--worker-extension-cls", "online.vllm.reload.DrafterReload", "--disable-uvicorn-access-log"]
-        if self.head_dir:  # no head: plain decoding (the reference outputs)
-            spec = {"method": "eagle3", "model": self.head_dir, "num_speculative_tokens": o.k}
+        if self.head_dir:  # no head: plain decoding (the reference outputs); the method is the folder's kind's
+            spec = {"method": get_kind(kind_of_folder(self.head_dir)).vllm_method, "model": self.head_dir,
+                    "num_speculative_tokens": o.k}
             cmd += ["--speculative-config", json.dumps(spec)]
         if o.enforce_eager:
             cmd.append("--enforce-eager")

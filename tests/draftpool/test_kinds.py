@@ -64,6 +64,7 @@ def test_capabilities_are_what_the_callers_ask():
     assert [n for n, c in caps.items() if c.stackable] == ["eagle3"]  # the head bank stacks EAGLE-3 heads only
     assert [n for n, c in caps.items() if c.step_drafter] == ["llama"]
     assert [n for n, c in caps.items() if c.vllm] == ["eagle3"]
+    assert all(bool(kind.vllm_method) == kind.capabilities.vllm for kind in KINDS.values())  # vLLM's method name
     assert [n for n, c in caps.items() if c.self_limiting] == ["ngram", "suffix"]
     assert [n for n, c in caps.items() if not c.tree] == ["llama"]
     assert all(kind.trained == kind.capabilities.trained for kind in KINDS.values())

@@ -47,13 +47,16 @@ def test_a_gauge_is_read_under_its_own_name():
 
 
 def test_the_server_command_carries_drafter_extension_and_settings(tmp_path):
+    head = tmp_path / "sql-eagle3"  # the method is the folder's kind's (its draftpool.json)
+    head.mkdir()
+    (head / "draftpool.json").write_text('{"kind": "eagle3"}')
     eng = VllmEngine.__new__(VllmEngine)  # the command only; no environment needed
-    eng.target_dir, eng.head_dir, eng.port, eng.served_name = "/t", "/pool/sql-eagle3", 8123, "smol"
+    eng.target_dir, eng.head_dir, eng.port, eng.served_name = "/t", str(head), 8123, "smol"
     eng.python = Path("/venv/bin/python")
     eng.opts = VllmServeOptions(k=3, max_num_seqs=6, tensor_parallel_size=2)
     cmd = eng.command()
     spec = json.loads(cmd[cmd.index("--speculative-config") + 1])
-    assert spec == {"method": "eagle3", "model": "/pool/sql-eagle3", "num_speculative_tokens": 3}
+    assert spec == {"method": "eagle3", "model": str(head), "num_speculative_tokens": 3}
     assert cmd[cmd.index("--worker-extension-cls") + 1] == "online.vllm.reload.DrafterReload"
     assert cmd[cmd.index("--max-num-seqs") + 1] == "6" and cmd[cmd.index("--tensor-parallel-size") + 1] == "2"
     assert cmd[cmd.index("--model") + 1] == "/t" and "--enforce-eager" in cmd
