@@ -153,9 +153,7 @@ def test_the_names_and_classes_read_are_the_kinds():
 
 
 # where the check still finds kind names: their owners are moving them to the registry (the kind's own declaration)
-REMAINING = {
-    "training": 'training/train_drafter.py ("eagle3": the --drafter default)',
-}
+REMAINING: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("package", [pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=REMAINING[p]))

@@ -227,7 +227,7 @@ def accelerated(cfg: TrainConfig, run_dir_hint: str = "runs") -> Iterator:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--domain", help=f"one of {', '.join(ALL_DOMAINS)}")
-    ap.add_argument("--drafter", default="eagle3", choices=drafter_names(),
+    ap.add_argument("--drafter", default=drafter_names()[0], choices=drafter_names(),
                     help="the drafter kind to train (llama68m: the older name of llama)")
     ap.add_argument("--target", default=None, help=f"hub id or local folder (default {DEFAULT_TARGET})")
     ap.add_argument("--recipe", default=None, help="default: recipes/<domain>/<the kind's folder name>.yaml")
