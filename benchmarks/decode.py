@@ -484,15 +484,16 @@ def run(cfg: BenchConfig, command: str | None = None) -> dict[str, Any]:
     out = Path(cfg.out.format(domain=cfg.domain))
 
     # 2. target, drafters, prompts
+    from draftpool.models.eagle3 import EAGLE3
+    from draftpool.models.llama import LLAMA
     from draftpool.models.suffix import SUFFIX
-    from draftpool.pool import drafter_eval, load_eagle3, load_llama
+    from draftpool.pool import drafter_eval
 
     target = harness.load_target(cfg, info)
     model, tok, dev, dtype = target.model, target.tok, target.device, target.dtype
     stop = stop_token_ids(tok, model)
-    head = load_eagle3(dirs["eagle3"], info, model.get_input_embeddings().weight).to(dev, dtype).eval() \
-        if "eagle3" in dirs else None
-    llama = load_llama(dirs["llama"], info).to(dev, dtype).eval() if "llama" in dirs else None
+    head = EAGLE3.load(dirs["eagle3"], info, model).to(dev, dtype).eval() if "eagle3" in dirs else None
+    llama = LLAMA.load(dirs["llama"], info, model).to(dev, dtype).eval() if "llama" in dirs else None
     suffix = SUFFIX.load(dirs["suffix"], info, model) if "suffix" in dirs else None
     prompts = held_out_prompts(cfg, tok)
     runners = make_runners(cfg, model, stop, head, llama, drafter_eval(dirs["eagle3"]) if head is not None else None,

@@ -107,12 +107,12 @@ def _main(argv: list[str] | None) -> int:
     head_dir = Path(args.eagle3 or f"pools/{info.slug}/{args.domain}-eagle3")
     if not head_dir.is_dir():
         raise ConfigError(f"EAGLE-3 head folder {head_dir} does not exist: pass --eagle3 DIR")
-    from draftpool.pool import load_eagle3
+    from draftpool.models.eagle3 import EAGLE3
     from specsel.decoding.eagle3 import Eagle3Drafter
 
     target = harness.load_target(args, info, device="cpu")
     model, tok, dtype = target.model, target.tok, target.dtype
-    head = load_eagle3(head_dir, info, model.get_input_embeddings().weight).to(dtype).eval()
+    head = EAGLE3.load(head_dir, info, model).to(dtype).eval()
     stop = stop_token_ids(tok, model)
     rows = domain_prompts(args.domain)["held_out"][: args.prompts]
     prompts = [render_prompt(tok, r["prompt"]) for r in rows]

@@ -16,18 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import torch
-
 from draftpool.io import atomic_write_json
 from draftpool.models import KINDS, get_kind
-from draftpool.models.eagle3 import EAGLE3_ARCH, load_eagle3, write_eagle3
 from draftpool.models.folder import DrafterLoadError, read_json
-from draftpool.models.llama import load_llama, write_llama
 from draftpool.target import TargetInfo
 
-# the pool format's API: each kind's folder code lives with its model (draftpool/models/)
-__all__ = ["EAGLE3_ARCH", "DrafterLoadError", "Member", "check_manifest", "drafter_eval", "load_eagle3", "load_llama",
-           "load_members", "load_pool", "read_manifest", "update_pool_manifest", "write_eagle3", "write_llama"]
+# the pool format's API; each kind's folder code (load, write) lives with its model: draftpool.models.get_kind(kind)
+__all__ = ["Member", "check_manifest", "drafter_eval", "load_members", "read_manifest", "update_pool_manifest"]
 
 
 @dataclass(frozen=True)
@@ -51,7 +46,6 @@ def drafter_eval(path: str | Path) -> dict[str, Any] | None:
     if ev is not None and not isinstance(ev, dict):
         raise DrafterLoadError(f"{meta_path}: \"eval\" must be a JSON object, not a {type(ev).__name__}")
     return ev
-
 
 
 def read_manifest(pool_dir: str | Path) -> dict[str, Any]:
@@ -121,10 +115,3 @@ def load_members(pool_dir: str | Path, info: TargetInfo, target_model,
                                f">= {at_least}")
     return members
 
-
-def load_pool(pool_dir: str | Path, info: TargetInfo, target_model, kinds: list[str] | tuple[str, ...] = tuple(KINDS),
-              at_least: int = 1) -> tuple[list[str], dict[str, tuple[str, torch.nn.Module]]]:
-    """`load_members` in the older shape its callers still unpack: (names, {name: (kind, model)}). New code calls
-    `load_members` (a list of `Member`)."""
-    members = load_members(pool_dir, info, target_model, kinds, at_least)
-    return [m.name for m in members], {m.name: (m.kind, m.module) for m in members}

@@ -10,7 +10,7 @@ one-head pool, and greedy decoding in every mode and dtype checked token for tok
      --gguf when given) loaded on the device
   2. `training.train_drafter.main` (the `train_drafter.py` CLI) with recipes/sql/eagle3.yaml and a small data
      budget: self-distillation of --train-prompts sql prompts, --steps optimizer steps in bf16 mixed precision, the
-     held-out evaluation, export to <out>/pools; the pool is then loaded back through `draftpool.pool.load_pool`
+     held-out evaluation, export to <out>/pools; the pool is then loaded back through `draftpool.pool.load_members`
   3. for each dtype, for each mode: the first --prompts held-out sql prompts decoded greedily (temperature 0);
      exact match of the token ids against plain greedy decoding of the same dtype (a separate reference pass, so
      the plain row checks that plain decoding repeats itself), MAT (the decoder's mean accepted tokens per target
@@ -228,7 +228,7 @@ def decode_rows(args, info, fp32_target) -> tuple[list[dict[str, Any]], dict[str
 
     from data_gen.domains import domain_prompts
     from draftpool.chat import render_prompt, stop_token_ids
-    from draftpool.pool import load_pool, read_manifest
+    from draftpool.pool import load_members, read_manifest
     from draftpool.target import load_target
 
     out = Path(args.out)
@@ -238,10 +238,10 @@ def decode_rows(args, info, fp32_target) -> tuple[list[dict[str, Any]], dict[str
     for dname in args.dtypes:
         dtype = getattr(torch, DTYPE_NAMES[dname])
         model, tok = fp32_target if dtype is torch.float32 else load_target(info, args.device, dtype)
-        names, models = load_pool(pool_dir, info, model, kinds=("eagle3",))  # the exported pool, loaded back
+        members = load_members(pool_dir, info, model, kinds=("eagle3",))  # the exported pool, loaded back
         entries = read_manifest(pool_dir)["drafters"]
-        extra["pool"] = {"dir": str(pool_dir), "drafters": names}
-        heads = {n: m.to(args.device, dtype).eval() for n, (_, m) in models.items()}
+        extra["pool"] = {"dir": str(pool_dir), "drafters": [m.name for m in members]}
+        heads = {m.name: m.module.to(args.device, dtype).eval() for m in members}
         prompts = [render_prompt(tok, r["prompt"]) for r in held]
         stops = stop_token_ids(tok, model)
 
@@ -270,7 +270,7 @@ def decode_rows(args, info, fp32_target) -> tuple[list[dict[str, Any]], dict[str
             rows.append(row)
             print(f"[3] {dname} {mode}: {same}/{len(prompts)} exact, MAT {row['mat']:.2f}, "
                   f"{row['tok_s']:.1f} tok/s", flush=True)
-        del heads, models
+        del heads, members
         if dtype is not torch.float32:
             del model
         if args.device.startswith("cuda"):

@@ -221,8 +221,8 @@ def random_head(model, target_info, seed: int, draft_vocab: int) -> Eagle3Head:
 def cut_step_pool(root, target, target_info, layers: int = 2):
     """A pool folder holding one Llama step drafter, `math-llama68m`, cut from the real target's first layers
     (untrained: most of its steps get rejected, which is what the lookahead tests need)."""
-    from draftpool.models.llama import from_target_layers
-    from draftpool.pool import update_pool_manifest, write_llama
+    from draftpool.models.llama import from_target_layers, write_llama
+    from draftpool.pool import update_pool_manifest
 
     model, tok = target
     meta = {"kind": "llama", "target_weights_sha256": target_info.weights_sha256}
@@ -235,8 +235,9 @@ def cut_step_pool(root, target, target_info, layers: int = 2):
 def head_and_suffix_pool(root, target, target_info, ngram: bool = False):
     """A pool at `root`: a random SQL head (`sql-eagle3`) and a tiny suffix member (`sql-suffix`), plus a
     prompt-lookup member (`any-ngram`) with `ngram`: model-free members beside a head, for serving tests."""
+    from draftpool.models.eagle3 import write_eagle3
     from draftpool.models.suffix import NGRAM, SUFFIX, NgramModel, build_suffix
-    from draftpool.pool import update_pool_manifest, write_eagle3
+    from draftpool.pool import update_pool_manifest
 
     model, _ = target
     meta = {"kind": "eagle3", "target_weights_sha256": target_info.weights_sha256}

@@ -31,8 +31,8 @@ def random_drafters(target_info, target, tmp_path_factory):
     """(EAGLE-3 head folder, Llama drafter folder), randomly initialised, in the pool layout."""
     from transformers import LlamaForCausalLM
 
-    from draftpool.models.eagle3 import Eagle3Head, default_aux_layers, head_config, select_draft_vocab
-    from draftpool.pool import write_eagle3, write_llama
+    from draftpool.models.eagle3 import Eagle3Head, default_aux_layers, head_config, select_draft_vocab, write_eagle3
+    from draftpool.models.llama import write_llama
 
     model, tok = target
     root = tmp_path_factory.mktemp("pool")

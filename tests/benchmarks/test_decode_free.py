@@ -22,7 +22,7 @@ NEW = 10
 @pytest.fixture(scope="module")
 def members(target_info, target, tmp_path_factory):
     """(a random head's folder, a suffix index seeded with the target's greedy answers to the benchmark's prompts)."""
-    from draftpool.pool import write_eagle3
+    from draftpool.models.eagle3 import write_eagle3
 
     model, tok = target
     root = tmp_path_factory.mktemp("free-pool")

@@ -13,8 +13,17 @@ from transformers import LlamaConfig, LlamaForCausalLM
 
 import draftpool.models.eagle3 as eagle3_files
 import draftpool.pool as export
-from draftpool.models.eagle3 import Eagle3Head, default_aux_layers, head_config, select_draft_vocab
-from draftpool.pool import DrafterLoadError, load_eagle3, load_llama, update_pool_manifest, write_eagle3
+from draftpool.models.eagle3 import (
+    Eagle3Head,
+    default_aux_layers,
+    head_config,
+    load_eagle3,
+    select_draft_vocab,
+    write_eagle3,
+)
+from draftpool.models.folder import DrafterLoadError
+from draftpool.models.llama import load_llama
+from draftpool.pool import update_pool_manifest
 from draftpool.target import TargetInfo
 
 V, H, LAYERS, VD = 97, 32, 6, 40
@@ -321,7 +330,7 @@ def test_a_drafter_path_leading_out_of_the_pool_is_refused(tmp_path, head, info,
     _edit_json(pool / "pool.json", lambda m: m["drafters"].update(bad={"path": path, "kind": "eagle3"}))
     target = LlamaForCausalLM(target_config())
     with pytest.raises(DrafterLoadError, match=r"drafter 'bad' has path .* leads out of the pool folder"):
-        export.load_pool(pool, info, target)
+        export.load_members(pool, info, target)
     with pytest.raises(DrafterLoadError, match="leads out of the pool folder"):
         export.read_manifest(pool)
 
@@ -331,7 +340,7 @@ def test_a_symlink_inside_the_pool_is_followed(tmp_path, head, info):
     write_eagle3(head, pool / "real", info, meta(info))
     (pool / "alias").symlink_to(pool / "real")
     update_pool_manifest(pool, info, "alias", {"path": "alias", "kind": "eagle3"})
-    assert export.load_pool(pool, info, LlamaForCausalLM(target_config()))[0] == ["alias"]
+    assert [m.name for m in export.load_members(pool, info, LlamaForCausalLM(target_config()))] == ["alias"]
 
 
 def test_a_llama_drafter_from_elsewhere_needs_only_the_targets_tokenizer(tmp_path, target_info):
@@ -349,9 +358,8 @@ def test_a_llama_drafter_from_elsewhere_needs_only_the_targets_tokenizer(tmp_pat
         load_llama(tmp_path / "d", target_info)
 
 
-def test_members_name_their_kind_and_module_and_the_older_shape_stays(tmp_path, head, info):
-    """load_members -> [Member(name, kind, module)] in name order, filtered by kind and by name; load_pool keeps the
-    (names, {name: (kind, module)}) shape its remaining callers unpack."""
+def test_members_name_their_kind_and_module(tmp_path, head, info):
+    """load_members -> [Member(name, kind, module)] in name order, filtered by kind and by name."""
     pool = tmp_path / "pool"
     for name in ("b-eagle3", "a-eagle3"):
         write_eagle3(head, pool / name, info, meta(info))
@@ -366,6 +374,10 @@ def test_members_name_their_kind_and_module_and_the_older_shape_stays(tmp_path, 
     assert export.load_members(pool, info, target, ["llama"], at_least=0) == []
     with pytest.raises(DrafterLoadError, match=r"has 0 drafter\(s\) of kind \['llama'\]: this needs >= 1"):
         export.load_members(pool, info, target, ["llama"])
-    names, models = export.load_pool(pool, info, target)
-    assert names == ["a-eagle3", "b-eagle3"] and {n: k for n, (k, _) in models.items()} == dict.fromkeys(names,
-                                                                                                          "eagle3")
+
+
+def test_the_pool_module_offers_only_its_own_api():
+    """pool.py's API is what it defines: a kind's folder code is asked of the kind (draftpool.models), never
+    re-exported here, and the older (names, {name: (kind, module)}) loader is gone."""
+    assert all(getattr(export, name).__module__ == "draftpool.pool" for name in export.__all__)
+    assert not hasattr(export, "load_pool")

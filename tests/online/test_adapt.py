@@ -19,7 +19,8 @@ import online.adapt as online_adapt
 from data_gen.domains import domain_prompts
 from data_gen.generate import render_prompt, stop_token_ids
 from draftpool.io import run_lock
-from draftpool.pool import update_pool_manifest, write_eagle3
+from draftpool.models.eagle3 import write_eagle3
+from draftpool.pool import update_pool_manifest
 from online.serve.requests import read_requests
 from specsel.decoding.loop import SpecDecoder
 from tests.stubs import random_head

@@ -17,7 +17,7 @@ import pytest
 import torch
 
 from data_gen.generate import load_distilled
-from draftpool.pool import load_eagle3
+from draftpool.models.eagle3 import load_eagle3
 from training.evaluate import evaluate
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,7 +8,8 @@ import time
 import pytest
 import torch
 
-from draftpool.pool import Member, load_eagle3, update_pool_manifest, write_eagle3
+from draftpool.models.eagle3 import load_eagle3, write_eagle3
+from draftpool.pool import Member, update_pool_manifest
 from draftpool.target import TargetInfo
 from online.serve.request import Request
 from online.serve.server import AdaptiveServer

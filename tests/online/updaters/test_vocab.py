@@ -150,7 +150,8 @@ def test_lossless_decoding_across_a_vocabulary_swap_and_export_reloads(target, t
     assert torch.equal(served.d2t, version["d2t"]) and torch.equal(served.t2d, version["t2d"])
     assert torch.equal(dec.drafters[0].draft_ids, torch.arange(served.d2t.numel()) + version["d2t"])
     # the exported version carries its vocabulary and loads back as a pool
-    from draftpool.pool import update_pool_manifest, write_eagle3
+    from draftpool.models.eagle3 import write_eagle3
+    from draftpool.pool import update_pool_manifest
     from draftpool.target import TargetInfo
 
     info = TargetInfo("tiny", "tiny", str(tmp_path), "0" * 64, 4, 64, VOCAB, 256)

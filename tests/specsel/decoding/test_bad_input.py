@@ -6,8 +6,8 @@ from transformers import LlamaConfig, LlamaForCausalLM
 
 from draftpool.forward.sampling import SamplingParams
 from draftpool.models.eagle3 import Eagle3Head, default_aux_layers, head_config
-from draftpool.models.llama import build_drafter
-from draftpool.pool import DrafterLoadError, load_llama, write_llama
+from draftpool.models.folder import DrafterLoadError
+from draftpool.models.llama import build_drafter, load_llama, write_llama
 from specsel.decoding.eagle3 import Eagle3Drafter
 from specsel.decoding.llama import LlamaDrafter
 from specsel.decoding.loop import SpecDecoder, SpecError
