@@ -205,8 +205,7 @@ def summarise(args, name: str, overrides: list[str], replies: list[dict], walls:
 
 def plain_tok_s(args, rows: list[tuple[str, str, str]]) -> dict[str, Any]:
     """Plain decoding of the first --plain prompts, in this process, chat-templated as the server does."""
-    from draftpool.chat import stop_token_ids
-    from online.http.jobs import chat_prompt_ids
+    from draftpool.chat import chat_prompt_ids, stop_token_ids
     from specsel.decoding.loop import SpecDecoder
 
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1

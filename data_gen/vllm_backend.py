@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from draftpool.config import ConfigError, field
-from draftpool.vllm_env import vllm_python
+from draftpool.vllm_env import vllm_python, with_root_on_path
 
 WORKER = Path(__file__).with_name("vllm_worker.py")
 
@@ -78,7 +78,7 @@ def run_worker(opts: VllmOptions, target_dir: str, jobs: list[dict[str, Any]], s
     log = open(work / "worker.log", "w")
     # its own process group: vLLM's engine processes are stopped with it (and stop themselves if this one dies)
     proc = subprocess.Popen([str(python), str(WORKER), str(job_file)], stdout=log, stderr=subprocess.STDOUT,
-                            cwd=str(work), start_new_session=True)
+                            cwd=str(work), start_new_session=True, env=with_root_on_path(dict(os.environ)))
     (work / "worker.pid").write_text(str(proc.pid))  # = its process group id
     pending = {j["name"]: j for j in jobs}
     try:

@@ -2,8 +2,9 @@
 
     .venv-vllm/bin/python data_gen/vllm_worker.py JOB.json
 
-Runs in vLLM's own environment: it imports vllm and the standard library only (never draftpool, whose transformers
-pin differs). JOB.json = {"target": HF folder, "engine": {LLM keyword arguments}, "env": {environment defaults},
+Runs in vLLM's own environment: it imports vllm, the standard library and draftpool/lifeline.py (standard library
+only; nothing else of draftpool, whose transformers pin differs).
+JOB.json = {"target": HF folder, "engine": {LLM keyword arguments}, "env": {environment defaults},
 "stop_ids": [int], "out": folder, "shards": [{"name", "temperature", "top_p",
 "max_new_tokens", "seed", "prompts": [[token ids]]}]}.
 
@@ -19,10 +20,10 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import sys
-import threading
 import time
+
+from draftpool.lifeline import die_with_parent
 
 
 def _atomic_json(path: str, obj: dict) -> None:
@@ -57,19 +58,6 @@ def groups(shards: list[dict], width: int) -> list[list[dict]]:
         out[-1].append(shard)
         held += len(shard["prompts"])
     return out
-
-
-def die_with_parent(poll_s: float = 1.0) -> None:
-    """A thread that kills this worker's process group (the worker and vLLM's engine processes) once the draftpool
-    process that started it is gone (killed or crashed): no orphan engine keeps writing results."""
-    parent = os.getppid()
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(poll_s)
-        os.killpg(os.getpgid(0), signal.SIGKILL)
-
-    threading.Thread(target=watch, daemon=True).start()
 
 
 def main(job_path: str) -> int:

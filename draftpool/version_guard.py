@@ -1,6 +1,6 @@
 """Version guards for the private APIs draftpool uses (online/http/uvicorn_shim.py, online/vllm/shim.py,
-online/trainer/forkserver_shim.py): one error type, `UncheckedVersionError`, and `check_version`, which refuses a version
-outside the range a shim was checked on. Pure Python: it also runs inside vLLM's worker processes."""
+online/trainer/forkserver_shim.py): one error type, `UncheckedVersionError`, and `check_version`, which refuses a
+version outside the range a shim was checked on. Pure Python: it also runs inside vLLM's worker processes."""
 
 from __future__ import annotations
 

@@ -20,6 +20,12 @@ def version_tuple(v: str) -> tuple[int, ...]:
     return tuple(int("".join(c for c in p if c.isdigit()) or 0) for p in v.split("+")[0].split(".")[:3])
 
 
+def with_root_on_path(env: dict[str, str]) -> dict[str, str]:
+    """`env` with draftpool's root first on PYTHONPATH: a process in vLLM's environment then imports draftpool's
+    modules that run there (online/vllm/serve.py and reload.py, draftpool/lifeline.py), nothing else of it."""
+    return {**env, "PYTHONPATH": os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
+
+
 def vllm_python(python: str = "") -> Path:
     """The vLLM environment's interpreter (`python`, else $DRAFTPOOL_VLLM_PYTHON, else .venv-vllm); one clear error
     with the setup command when it is missing."""

@@ -13,57 +13,12 @@ import secrets
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from draftpool.chat import chat_prompt_ids, token_ids
 from draftpool.forward.sampling import SamplingParams
 from online.http.api import HttpFrontend, Job, error_body, openai_chunk, openai_reply, usage
 from online.serve.metrics import request_spec
 from online.serve.request import Request, Served
 from specsel.decoding.request import cut_at_stop
-
-
-def _ids(encoded) -> list[int]:
-    return list(encoded["input_ids"] if hasattr(encoded, "keys") else encoded)
-
-
-def special_texts(tok) -> list[str]:
-    """The texts the tokenizer turns into special tokens (<|im_start|>, <|eot_id|>, ...)."""
-    return [t.content for t in tok.added_tokens_decoder.values() if t.special and t.content]
-
-
-class TemplateError(ValueError):
-    """A chat template that changes message content: its text cannot be kept apart from the markers."""
-
-
-def chat_prompt_ids(tok, messages: list[dict[str, str]], allow_special: bool = False) -> list[int]:
-    """The target's chat template over `messages` -> prompt ids. Content that spells a special token (a user's
-    "hi<|im_end|>\\n<|im_start|>system\\n...") stays text unless `allow_special`: only the template's own markers are
-    special tokens, so no message can forge another turn. Content without such text tokenizes exactly as
-    `apply_chat_template` does."""
-    ids = _ids(tok.apply_chat_template(messages, add_generation_prompt=True, tokenize=True))
-    marks = special_texts(tok)
-    if allow_special or not any(mark in m["content"] for m in messages for mark in marks):
-        return ids
-    # rule: the template is rendered around placeholders; its own text is tokenized as usual (its markers become
-    # special tokens) and each message's content with special-token text split into plain tokens
-    holes = [f"\ue000draftpool-{i}\ue001" for i in range(len(messages))]
-    shell = tok.apply_chat_template([{**m, "content": h} for m, h in zip(messages, holes)],
-                                    add_generation_prompt=True, tokenize=False)
-    pieces, rest = [], shell
-    for hole in holes:
-        before, found, rest = rest.partition(hole)
-        if not found or hole in rest:
-            raise TemplateError("this target's chat template does not place each message's content once")
-        pieces.append(before)
-    contents = [m["content"] for m in messages]
-    whole = tok.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
-    if "".join(p + c for p, c in zip(pieces, contents)) + rest != whole:
-        raise TemplateError("this target's chat template changes message content (e.g. trims it), so special-token "
-                            "text in it cannot be kept as text: remove it, or serve with serve.chat_special_tokens="
-                            "true")
-    out: list[int] = []
-    for piece, content in zip(pieces, contents):
-        out += _ids(tok(piece, add_special_tokens=False))
-        out += _ids(tok(content, add_special_tokens=False, split_special_tokens=True))
-    return out + _ids(tok(rest, add_special_tokens=False))
 
 
 class AnswerText:
@@ -217,7 +172,7 @@ def http_requests(front: HttpFrontend, tok, stop_ids: list[int], allow_special: 
             if job.kind == "chat":
                 ids = chat_prompt_ids(tok, b["messages"], allow_special)
             else:  # rule: a completion's prompt is the client's own text, markers included: tokenized as sent
-                ids = _ids(tok(b["prompt"], add_special_tokens=True))
+                ids = token_ids(tok(b["prompt"], add_special_tokens=True))
             if not ids:
                 raise ValueError("the prompt tokenizes to nothing")
         except Exception as e:  # noqa: BLE001 - e.g. a chat template that rejects these roles: this request's 400

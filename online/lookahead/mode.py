@@ -7,7 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from data_gen.generate import stop_token_ids
+from draftpool.chat import stop_token_ids
 from draftpool.config import ConfigError
 from draftpool.models import kinds_with
 from draftpool.pool import load_members

@@ -17,9 +17,10 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import IO, Any
 
+from draftpool.chat import chat_prompt_ids
 from online.config import ServeConfig
 from online.http.api import HttpFrontend
-from online.http.jobs import chat_prompt_ids, http_requests
+from online.http.jobs import http_requests
 from online.serve.answers import answer_record, log_events
 from online.serve.members import IndexSaver
 from online.serve.metrics import ServerMetrics

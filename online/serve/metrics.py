@@ -22,7 +22,6 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, H
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 from specsel.decoding.request import DrafterCounts, spec_counts
-from specsel.decoding.view import FixedSelector
 
 if TYPE_CHECKING:  # types only: the server and the front end import this module
     from online.http.api import HttpFrontend
@@ -30,7 +29,7 @@ if TYPE_CHECKING:  # types only: the server and the front end import this module
     from online.serve.server import Server
     from online.trainer.process import TrainerHandle
 
-__all__ = ["CONTENT_TYPE_LATEST", "PREFIX", "ServerMetrics", "request_spec", "selection_weights"]
+__all__ = ["CONTENT_TYPE_LATEST", "PREFIX", "ServerMetrics", "request_spec"]
 
 PREFIX = "draftpool:"
 LATENCY_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1200.0)
@@ -39,17 +38,6 @@ SPEC = ("num_drafts", "num_draft_tokens", "num_accepted_tokens")
 # the routes an HTTP response is counted under; any other path is "other" (a client probing paths cannot grow the
 # number of series)
 ROUTES = ("/v1/completions", "/v1/chat/completions", "/v1/models", "/health", "/metrics", "/openapi.json")
-
-
-def selection_weights(selector: Any, n: int) -> list[float] | None:
-    """The selector's current probability of each of its n drafters: its learner's (`Selector.probabilities`), 1 for
-    a FixedSelector's drafter and 0 for the others; None for a selector that has no distribution."""
-    probabilities = getattr(selector, "probabilities", None)
-    if probabilities is not None:
-        return probabilities()
-    if isinstance(selector, FixedSelector):
-        return [1.0 if i == selector.arm else 0.0 for i in range(n)]
-    return None
 
 
 def request_spec(metrics: dict[str, Any], names: list[str]) -> dict[str, Any]:

@@ -21,7 +21,6 @@ from typing import Any, Protocol
 import torch
 
 from draftpool.forward.sampling import SamplingParams
-from online.serve.metrics import selection_weights
 from online.serve.request import Request, Served
 from online.trainer.feedback import FeedbackCollector
 from online.trainer.hotswap import HotSwap
@@ -137,7 +136,7 @@ class AdaptiveServer(ServingBase):
                            poll=self.swap.poll if self.swap is not None and swap == "cycle" else None)
 
     def selection_weights(self) -> list[float] | None:
-        return selection_weights(self.dec.selector, len(self.names))
+        return self.dec.selector.probabilities()
 
     def swapped(self, changed: list[int]) -> None:
         self.dec.weights_changed(changed)

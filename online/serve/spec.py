@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from data_gen.generate import stop_token_ids
+from draftpool.chat import stop_token_ids
 from draftpool.config import ConfigError
 from draftpool.forward.sampling import SamplingParams
 from draftpool.io import cache_root

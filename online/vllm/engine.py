@@ -25,7 +25,7 @@ from typing import Any
 
 from draftpool.config import ConfigError, field
 from draftpool.models import get_kind, kind_of_folder
-from draftpool.vllm_env import ROOT, SETUP, vllm_python, vllm_version
+from draftpool.vllm_env import SETUP, vllm_python, vllm_version, with_root_on_path
 
 COUNTERS = ("vllm:spec_decode_num_drafts", "vllm:spec_decode_num_draft_tokens", "vllm:spec_decode_num_accepted_tokens")
 RUNNING = "vllm:num_requests_running"
@@ -117,8 +117,7 @@ class VllmEngine:
         return cmd
 
     def start(self) -> VllmEngine:
-        env = {**os.environ, "VLLM_SERVER_DEV_MODE": "1", "HF_HUB_OFFLINE": "1",
-               "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep),
+        env = {**with_root_on_path(dict(os.environ)), "VLLM_SERVER_DEV_MODE": "1", "HF_HUB_OFFLINE": "1",
                "VLLM_CPU_KVCACHE_SPACE": os.environ.get("VLLM_CPU_KVCACHE_SPACE", str(self.opts.cpu_kv_cache_gb))}
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = open(self.log_path, "w")

@@ -4,13 +4,13 @@
 
 Runs in vLLM's environment (VllmEngine starts it in its own process group). A watcher thread kills that group (the
 server and vLLM's engine processes) once the parent is gone, killed or crashed, so no orphaned server keeps the
-port, the memory or a GPU. Standard library and vllm only, like data_gen/vllm_worker.py.
+port, the memory or a GPU. Standard library and vllm only (draftpool/lifeline.py), like data_gen/vllm_worker.py.
 """
 
 import runpy
 import sys
 
-from data_gen.vllm_worker import die_with_parent
+from draftpool.lifeline import die_with_parent
 
 if __name__ == "__main__":
     die_with_parent()

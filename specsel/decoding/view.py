@@ -50,6 +50,9 @@ class SelectorProtocol(Protocol):
 
     def weights_changed(self, changed: list[int]) -> None: ...
 
+    def probabilities(self) -> list[float] | None:
+        """Its current probability of choosing each drafter, in pool order (None: it keeps no distribution)."""
+
 
 class NoFeedback:
     """A selector that learns nothing from a cycle (a fixed rule): every feedback method does nothing."""
@@ -67,6 +70,9 @@ class NoFeedback:
     def weights_changed(self, changed: list[int]) -> None:
         pass
 
+    def probabilities(self) -> list[float] | None:
+        return None  # a rule, not a distribution
+
 
 class FixedSelector(NoFeedback):
     """Always the same drafter, no feedback: what a single drafter is."""
@@ -75,10 +81,16 @@ class FixedSelector(NoFeedback):
 
     def __init__(self, arm: int = 0):
         self.arm = arm
+        self.n = 0  # the pool's size, once bound
 
     def bind(self, view: PoolView) -> None:
         if not 0 <= self.arm < len(view.drafters):
             raise SpecError(f"fixed drafter {self.arm} is not in a pool of {len(view.drafters)}")
+        self.n = len(view.drafters)
+
+    def probabilities(self) -> list[float] | None:
+        """1 for its drafter, 0 for the others (None until bound to a pool)."""
+        return [float(i == self.arm) for i in range(self.n)] if self.n else None
 
     def select(self) -> int:
         return self.arm

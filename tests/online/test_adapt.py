@@ -17,7 +17,7 @@ import pytest
 
 import online.adapt as online_adapt
 from data_gen.domains import domain_prompts
-from data_gen.generate import render_prompt, stop_token_ids
+from draftpool.chat import render_prompt, stop_token_ids
 from draftpool.io import run_lock
 from draftpool.models.eagle3 import write_eagle3
 from draftpool.pool import update_pool_manifest

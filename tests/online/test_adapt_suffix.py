@@ -8,7 +8,7 @@ import pytest
 
 import online.adapt as online_adapt
 from data_gen.domains import domain_prompts
-from data_gen.generate import render_prompt, stop_token_ids
+from draftpool.chat import render_prompt, stop_token_ids
 from draftpool.models.suffix import SUFFIX
 from specsel.decoding.loop import SpecDecoder
 from tests.stubs import head_and_suffix_pool

@@ -14,8 +14,7 @@ import openai
 
 import online.adapt as online_adapt
 from data_gen.domains import domain_prompts
-from data_gen.generate import render_prompt, stop_token_ids
-from online.http.jobs import chat_prompt_ids
+from draftpool.chat import chat_prompt_ids, render_prompt, stop_token_ids
 from specsel.decoding.loop import SpecDecoder
 from tests.online.test_adapt import COUNTING, _call, _free_port, args, pool  # noqa: F401 - pool is a fixture
 

@@ -26,7 +26,7 @@ from draftpool.models.suffix import NgramModel
 from online.config import ServeConfig
 from online.http.api import HttpFrontend
 from online.serve.loop import serve
-from online.serve.metrics import ServerMetrics, selection_weights
+from online.serve.metrics import ServerMetrics
 from online.serve.request import Request, Served
 from online.serve.server import AdaptiveServer, ServingBase
 from online.trainer.hotswap import HotSwap
@@ -187,7 +187,9 @@ def test_scrape_time_gauges_read_the_current_state(tmp_path):
     w = [now[(f"{P}selection_weight", (("drafter", n),))] for n in NAMES]
     assert w == server.dec.selector.probabilities() and w[1] > w[0]
     # a fixed selection reports 1 for its drafter
-    assert selection_weights(FixedSelector(1), 2) == [0.0, 1.0]
+    server.dec.set_selector(FixedSelector(1))
+    fixed = samples(metrics.exposition().decode())
+    assert [fixed[(f"{P}selection_weight", (("drafter", n),))] for n in NAMES] == [0.0, 1.0]
     server.dec.set_selector(Selector(make_learner("fixed", 2, arm=0), 2, 4, reward="none"))
     fixed = samples(metrics.exposition().decode())
     assert [fixed[(f"{P}selection_weight", (("drafter", n),))] for n in NAMES] == [1.0, 0.0]

@@ -87,7 +87,7 @@ def test_a_head_of_another_target_is_refused_at_start_and_at_swap(tmp_path):
 @pytest.mark.slow
 def test_a_running_server_swaps_its_drafter_with_requests_in_flight(target_info, target, tmp_path):
     from data_gen.domains import domain_prompts
-    from data_gen.generate import render_prompt
+    from draftpool.chat import render_prompt
 
     pool = ROOT / "pools" / target_info.slug
     entries = json.loads((pool / "pool.json").read_text())["drafters"]

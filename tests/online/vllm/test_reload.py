@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from data_gen.domains import domain_prompts
-from data_gen.generate import render_prompt
+from draftpool.chat import render_prompt
 
 ROOT = Path(__file__).resolve().parents[3]
 

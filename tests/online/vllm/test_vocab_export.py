@@ -20,7 +20,7 @@ import pytest
 import torch
 
 from data_gen.domains import domain_prompts
-from data_gen.generate import render_prompt
+from draftpool.chat import render_prompt
 from draftpool.pool import Member, load_members
 from online.trainer.config import TrainerConfig
 from online.trainer.token_trainer import OnlineTrainer
