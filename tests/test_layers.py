@@ -16,9 +16,9 @@ ALLOWED = {
     "training": {"draftpool", "data_gen", "training"},
     "specsel.decoding": {"draftpool", "specsel.decoding"},
     "specsel.selection": {"draftpool", "data_gen", "specsel.decoding", "specsel.selection"},
-    "specsel.lookahead": {"draftpool", "data_gen", "specsel.decoding", "specsel.selection", "specsel.lookahead"},
-    "online": {"draftpool", "data_gen", "training", "specsel.decoding", "specsel.selection", "specsel.lookahead",
-               "online"},
+    "specsel.lookahead": {"draftpool", "specsel.decoding", "specsel.selection", "specsel.lookahead"},
+    # serving renders prompts and stops answers with draftpool.chat, never through data generation or training
+    "online": {"draftpool", "specsel.decoding", "specsel.selection", "specsel.lookahead", "online"},
 }
 PROJECT = ("draftpool", "data_gen", "training", "specsel", "online", "benchmarks", "scripts", "tests",
            "train_drafter", "build_pool", "online_adapt")
