@@ -179,3 +179,7 @@ class DrafterKind:
     def vocab_size(self, model: torch.nn.Module) -> int:
         """The target vocabulary it drafts in."""
         return model.config.vocab_size
+
+    def describe(self, model: torch.nn.Module) -> str:
+        """A few words on what this drafter holds, for a log line ('' when nothing beyond its kind is worth it)."""
+        return ""

@@ -206,6 +206,10 @@ class SuffixKind(NgramKind):
         index.recent_segment = Segment(index.recent, index.depth) if index.recent else None
         return SuffixModel(raw["vocab_size"], raw["n_min"], raw["n_max"], index)
 
+    def describe(self, model: SuffixModel) -> str:
+        ix = model.index
+        return f"{sum(seg.n_seqs for seg in ix.segments) + len(ix.recent)} sequences, {ix.n_tokens} tokens indexed"
+
     def vllm(self, model: SuffixModel, k: int = 8) -> dict[str, Any]:
         ix = model.index
         return {"speculative_config": {"method": "suffix", "num_speculative_tokens": k,

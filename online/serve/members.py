@@ -24,21 +24,13 @@ def serving_members(s, info, target, pool_dir: Path, serve_dir: Path, out_dir: P
         saved = out_dir / "indexes" / m.name
         if saved.is_dir():
             m = replace(m, module=get_kind(m.kind).load(saved, info, target))
-            print(f"[online] resuming {m.kind} member {m.name} from {saved}{_indexed(m.module)}", file=sys.stderr,
-                  flush=True)
+            held = get_kind(m.kind).describe(m.module)
+            print(f"[online] resuming {m.kind} member {m.name} from {saved}{f' ({held})' if held else ''}",
+                  file=sys.stderr, flush=True)
         members.append(m)
     if not members:
         raise DrafterLoadError(f"{serve_dir} has no drafter of kind {s.kinds}")
     return [replace(m, module=m.module.to(s.device)) for m in sorted(members, key=lambda m: m.name)]
-
-
-def _indexed(member) -> str:
-    """' (S sequences, T tokens indexed)' for a member with a suffix index (its sizes are at hand), else ''."""
-    index = getattr(member, "index", None)
-    if index is None:
-        return ""
-    seqs = sum(seg.n_seqs for seg in index.segments) + len(index.recent)
-    return f" ({seqs} sequences, {index.n_tokens} tokens indexed)"
 
 
 class IndexSaver:
