@@ -30,6 +30,45 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda it: not it.nodeid.startswith(FIRST))  # stable: the order within each group is kept
 
 
+FAST_TIER = "not tier2 and not vllm"  # pyproject.toml's default selection
+FAST_LIMIT_S = 10.0  # the most one fast-tier test may take (setup + call + teardown), on a 2-core AVX2 machine
+_durations: dict[str, float] = {}
+
+
+def pytest_addoption(parser):
+    parser.addoption("--fast-limit", type=float, default=FAST_LIMIT_S,
+                     help="fail the fast tier when a test takes longer than this many seconds (0: no check)")
+
+
+def pytest_runtest_logreport(report):
+    """Every test's time, summed over its phases (on the controller with workers: their reports come here)."""
+    _durations[report.nodeid] = _durations.get(report.nodeid, 0.0) + report.duration
+
+
+def _too_slow(config) -> dict[str, float]:
+    """The fast tier's tests over the limit (nothing in another selection, or with the check off)."""
+    limit = config.getoption("--fast-limit")
+    if hasattr(config, "workerinput") or not limit or config.option.markexpr != FAST_TIER:
+        return {}
+    return {k: v for k, v in _durations.items() if v > limit}
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    slow = _too_slow(config)
+    if slow:
+        terminalreporter.section("fast tier: tests over the limit")
+        for nodeid, seconds in sorted(slow.items(), key=lambda kv: -kv[1]):
+            terminalreporter.line(f"{seconds:6.1f} s  {nodeid}")
+        terminalreporter.line(f"each fast-tier test must take <= {config.getoption('--fast-limit'):g} s: speed it "
+                              f"up, or mark it @pytest.mark.tier2 (the second tier)")
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """A fast-tier test over the limit fails the run (pytest's durations; no timing assertion inside a test)."""
+    if _too_slow(session.config) and exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 def pytest_configure(config):
     """With workers (-n N), the controller converts the embedded target into the cache first: workers racing on
     the conversion would replace the folder under each other's feet."""

@@ -167,7 +167,7 @@ def test_tiny_run_every_method_lossless(random_drafters, tmp_path, capsys):
     assert not [p for p in os.listdir(out) if p.startswith(".")]  # no temp files left behind
 
 
-@pytest.mark.slow
+@pytest.mark.vllm
 def test_vllm_rows_lossless(target_info, tmp_path):
     """Opt-in (vLLM's own environment and a trained SQL head): vLLM plain and EAGLE-3 rows beside the engine's."""
     from pathlib import Path

@@ -102,7 +102,7 @@ def _vllm_or_fail() -> Path:
     return vllm_python()  # a clear failure with the setup command when missing
 
 
-@pytest.mark.slow
+@pytest.mark.vllm
 def test_vllm_backend_writes_the_hf_backends_shards(tmp_path, target_info, target, monkeypatch):
     _vllm_or_fail()
     model, tok = target
@@ -134,7 +134,7 @@ def test_vllm_backend_writes_the_hf_backends_shards(tmp_path, target_info, targe
     assert log[-1]["backend"] == "vllm" and log[-1]["samples"] == 15 and log[-1]["new_tokens"] > 0
 
 
-@pytest.mark.slow
+@pytest.mark.vllm
 def test_vllm_backend_resumes_after_a_kill(tmp_path, target_info):
     _vllm_or_fail()
     data_dir = tmp_path / "d"

@@ -25,7 +25,7 @@ K = 3
 N_PROMPTS = 12
 
 
-@pytest.mark.slow
+@pytest.mark.vllm
 def test_vllm_serves_exported_head_losslessly_with_predicted_acceptance(target_info, target, tmp_path):
     vllm_py = Path(os.environ.get("DRAFTPOOL_VLLM_PYTHON", ROOT / ".venv-vllm" / "bin" / "python"))
     head_dir = Path(os.environ.get("DRAFTPOOL_HEAD", ROOT / "pools" / target_info.slug / "sql-eagle3"))

@@ -47,7 +47,7 @@ def ask_stream(url: str, ids: list[int], n: int = 32) -> list[int]:
     return [t for c in chunks for ch in c["choices"] for t in (ch.get("token_ids") or [])]
 
 
-@pytest.mark.slow
+@pytest.mark.vllm
 def test_vllm_attached_adaptation_swaps_versions_and_keeps_greedy_output(target_info, target, tmp_path):
     from data_gen.domains import domain_prompts
     from draftpool.chat import render_prompt
@@ -103,7 +103,7 @@ def test_vllm_attached_adaptation_swaps_versions_and_keeps_greedy_output(target_
         shut_down(proxy, adapter, engine)
 
 
-@pytest.mark.slow
+@pytest.mark.vllm
 def test_online_adapt_with_vllm_exports_at_stop_and_a_restart_serves_that_version(target_info, target, tmp_path):
     """`online_adapt.py serve.engine=vllm` end to end: requests through its front end, SIGTERM (the version is
     exported), a restart on the same out_dir serves the exported head and numbers its versions after it."""

@@ -84,7 +84,7 @@ def test_a_head_of_another_target_is_refused_at_start_and_at_swap(tmp_path):
     eng.check_head(head)  # its own target's head passes
 
 
-@pytest.mark.slow
+@pytest.mark.vllm
 def test_a_running_server_swaps_its_drafter_with_requests_in_flight(target_info, target, tmp_path):
     from data_gen.domains import domain_prompts
     from draftpool.chat import render_prompt
@@ -144,7 +144,7 @@ def test_serve_engine_vllm_settings_are_validated():
             load_config(AdaptConfig, ROOT / RECIPE, bad)
 
 
-@pytest.mark.slow
+@pytest.mark.vllm
 def test_the_server_dies_with_the_draftpool_process_that_started_it(target_info, tmp_path):
     """SIGKILL the process that owns a VllmEngine: its vLLM server (own process group) must not outlive it."""
     import os

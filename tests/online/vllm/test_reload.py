@@ -24,7 +24,7 @@ from draftpool.chat import render_prompt
 ROOT = Path(__file__).resolve().parents[3]
 
 
-@pytest.mark.slow
+@pytest.mark.vllm
 def test_head_versions_swap_in_place_and_output_stays_greedy(target_info, target, tmp_path):
     vllm_py = Path(os.environ.get("DRAFTPOOL_VLLM_PYTHON", ROOT / ".venv-vllm" / "bin" / "python"))
     pool = Path(os.environ.get("DRAFTPOOL_POOL", ROOT / "pools" / target_info.slug))

@@ -29,7 +29,7 @@ from online.trainer.versions import ExportSpec, export_pool
 ROOT = Path(__file__).resolve().parents[3]
 
 
-@pytest.mark.slow
+@pytest.mark.vllm
 def test_vllm_serves_a_vocabulary_swapped_version(target_info, target, tmp_path):
     vllm_py = Path(os.environ.get("DRAFTPOOL_VLLM_PYTHON", ROOT / ".venv-vllm" / "bin" / "python"))
     pool = Path(os.environ.get("DRAFTPOOL_POOL", ROOT / "pools" / target_info.slug))
