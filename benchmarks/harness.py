@@ -2,11 +2,11 @@
 
 A benchmark script builds its parser with `parser()` + `add_common()` (--target, --pool, --device, --dtype, --out,
 --seed: each only where the script uses it, with the script's own default), loads the target with `load_target()`
-and a pool with `load_pool()`, times with `median_ms()` (draftpool.forward.timing.median_time), logs progress with
-`log` / `progress()` (lines on stderr as they happen, flushed: a run whose output goes to a file shows them while it
-runs), and writes `<out>/results.json` + `<out>/table.md` (`markdown_table()`) with `write_results()` and its
-figures inside <out> with `save_figure()`. `cli()` runs a main: a bad argument or a missing input is one line on
-stderr (`error: ...`) and exit code 2, with nothing half-written. Figures for docs/ are copied from a run folder by
+and a pool's members with `load_members()`, times with `median_ms()` (draftpool.forward.timing.median_time), logs
+progress with `log` / `progress()` (lines on stderr as they happen, flushed: a run whose output goes to a file shows
+them while it runs), and writes `<out>/results.json` + `<out>/table.md` (`markdown_table()`) with `write_results()`
+and its figures inside <out> with `save_figure()`. `cli()` runs a main: a bad argument or a missing input is one line
+on stderr (`error: ...`) and exit code 2, with nothing half-written. Figures for docs/ are copied from a run folder by
 `python -m benchmarks.publish <out>`, never written there by a benchmark. Importing the harness loads no torch (a
 benchmark may set the process up first, e.g. benchmarks.prefill_memory's bounded heap).
 """
@@ -31,6 +31,7 @@ from draftpool.progress import LineProgress
 if TYPE_CHECKING:
     import torch
 
+    from draftpool.pool import Member
     from draftpool.target import TargetInfo
 
 log = logging.getLogger("benchmarks")
@@ -143,15 +144,15 @@ def pool_dir(args: argparse.Namespace, info: TargetInfo) -> Path:
     return Path(pool.format(target_slug=info.slug)) if pool else Path("pools") / info.slug
 
 
-def load_pool(folder: Path, info: TargetInfo, model: Any, kinds: Sequence[str], at_least: int = 1
-              ) -> tuple[list[str], dict[str, tuple[str, torch.nn.Module]]]:
-    """Every member of the given kinds in a pool folder, loaded and checked, in draftpool.pool.load_pool's shape
-    (names, {name: (kind, module)}), with one log line."""
-    from draftpool.pool import load_pool as load
+def load_members(folder: Path, info: TargetInfo, model: Any, kinds: Sequence[str], at_least: int = 1
+                 ) -> list[Member]:
+    """Every member of the given kinds in a pool folder, loaded and checked, in name order
+    (draftpool.pool.load_members), with one log line."""
+    from draftpool.pool import load_members as load
 
-    names, models = load(folder, info, model, list(kinds), at_least=at_least)
-    log.info("pool %s: %s", folder, ", ".join(names))
-    return names, models
+    members = load(folder, info, model, list(kinds), at_least=at_least)
+    log.info("pool %s: %s", folder, ", ".join(m.name for m in members))
+    return members
 
 
 def machine(device: torch.device, dtype: torch.dtype) -> dict[str, Any]:

@@ -38,7 +38,7 @@ from data_gen.problems import extract_answer, is_correct, load_problems
 from draftpool.chat import render_prompt, stop_token_ids
 from draftpool.pool import Member
 from online.lookahead.server import LookaheadServer
-from online.lookahead.step_trainer import StepEnv
+from online.lookahead.step_trainer import StepEnv, StepTrainers
 from online.serve.request import Request
 from online.trainer.config import ProcessConfig, TrainerConfig
 from online.trainer.process import TrainerHandle
@@ -114,26 +114,26 @@ def run_method(spec: str, reqs: list[dict], target, tok, drafter, la: LookaheadC
         pcfg = ProcessConfig(threads=1, export_every=0)
         env = StepEnv(str(info.path), tuple(sorted(eos)), tok.pad_token_id, la.spec(), la.judge, la.threshold,
                       la.judge_model)
-        handle = TrainerHandle([Member("step", "llama", module)], tcfg, pcfg, None, steps=env, log=log)
+        handle = TrainerHandle([Member("step", "llama", module)], tcfg, pcfg, None, log=log,
+                               trainer_factory=StepTrainers(env))
         handle.start()
     server = LookaheadServer(reasoner, "step", module, handle, "step")
     try:
         for i, r in enumerate(reqs):
             rec = server.serve(Request(r["id"], r["ids"], args.max_new_tokens))
-            if "error" in rec:
-                raise RuntimeError(f"{method} request {r['id']}: {rec['error']}\n{rec.get('traceback', '')}")
-            m = rec["metrics"]["lookahead"]
-            rows.append({"method": spec, "i": i, "id": r["id"], "tokens": rec["tokens"], "seconds": rec["seconds"],
+            if not rec.ok:
+                raise RuntimeError(f"{method} request {r['id']}: {rec.error}\n{rec.traceback or ''}")
+            m = rec.metrics["lookahead"]
+            rows.append({"method": spec, "i": i, "id": r["id"], "tokens": rec.tokens, "seconds": rec.seconds,
                          **{k: m[k] for k in ("rounds", "accepted_steps", "drafted_steps", "accepted_tokens",
                                               "judge_calls", "draft_s", "target_s", "judge_s")},
-                         "pairs": rec["pairs"], "version": rec["versions_at_start"].get("step", 0)})
-            for ev in server.events:
+                         "pairs": rec.pairs or 0, "version": rec.versions_at_start.get("step", 0)})
+            for ev in server.take_events():
                 if ev.get("event") == "round":
                     harness.log.info(f"[lookahead] {spec} trainer round {ev['round']}: {ev.get('pairs')} pairs, "
                                      f"loss {ev['losses']}, guard {ev.get('guard')}, published {ev['published']}")
-            server.events.clear()
             harness.log.info(f"[lookahead] {spec} {i + 1}/{len(reqs)}: {m['accepted_steps']}/{m['drafted_steps']} "
-                             f"steps accepted in {m['rounds']} rounds, {len(rec['tokens'])} tokens, "
+                             f"steps accepted in {m['rounds']} rounds, {len(rec.tokens)} tokens, "
                              f"{m['tok_s']:.2f} tok/s, v{rows[-1]['version']}")
     finally:
         if handle is not None:
@@ -234,12 +234,14 @@ def _main(argv: list[str] | None) -> int:
     loaded = harness.load_target(args)
     info, target, tok = loaded.info, loaded.model, loaded.tok
     folder = Path(args.drafter.format(target_slug=info.slug))
-    names, models = harness.load_pool(folder.parent, info, target, ["llama"])
-    if folder.name not in models:
-        raise harness.BenchError(f"no Llama drafter {folder.name} in {folder.parent} (has {', '.join(names) or 'none'}"
-                                 f"); train one: accelerate launch train_drafter.py --domain math --drafter llama68m "
+    members = harness.load_members(folder.parent, info, target, ["llama"], at_least=0)
+    found = next((m for m in members if m.name == folder.name), None)
+    if found is None:
+        raise harness.BenchError(f"no Llama drafter {folder.name} in {folder.parent} (has "
+                                 f"{', '.join(m.name for m in members) or 'none'}); train one: accelerate launch "
+                                 f"train_drafter.py --domain math --drafter llama68m "
                                  f"--recipe recipes/math/llama68m-step.yaml")
-    drafter = models[folder.name][1].eval()
+    drafter = found.module.eval()
     eos = set(stop_token_ids(tok, target))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -173,12 +173,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                           "and the general one (its mix holds a share of every domain), e.g. --drafters python-eagle3")
     target = harness.load_target(args, info)
     model, tok = target.model, target.tok
-    names, models = harness.load_pool(pool_dir, info, model, ["eagle3"], at_least=2)
-    models = {n: models[n] for n in names if n in chosen}
-    names = list(models)
+    members = [m for m in harness.load_members(pool_dir, info, model, ["eagle3"], at_least=2) if m.name in chosen]
+    names = [m.name for m in members]
     if len(names) < 2:
         raise ConfigError(f"a domain-shift run selects among >= 2 EAGLE-3 heads, got {names}")
-    aux_layers = list(models[names[0]][1].config.eagle_aux_hidden_state_layer_ids)
+    aux_layers = list(members[0].module.config.eagle_aux_hidden_state_layer_ids)
     report.update(target=info.name, pool=str(pool_dir), drafters=names)
     s = args.shift_requests
     rows = stream_prompts(args.shift, s, args.then, args.then_requests)
@@ -225,13 +224,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 spec = UPDATER_RUNS[up]
                 keep = s - 1 if (up, sel) == (args.live_weights, "nh") else -1
                 emb = out_embed if spec and spec[2] else None
-                jobs[f"{up}-{sel}"] = (up, sel, ex.submit(replay_job, f"{up}-{sel}", models, paths,
+                jobs[f"{up}-{sel}"] = (up, sel, ex.submit(replay_job, f"{up}-{sel}", members, paths,
                                                           tcfg(*spec) if spec else None, arm, args.k, keep, emb))
 
             # the static pool and each drafter alone first (the best one on the shift segment is the fixed drafter),
             # the selection runs meanwhile, the fixed-drafter runs once the fixed drafter is known
             single = not prev_rep and "fixed" in selections
-            per_arm_f = [ex.submit(replay_job, f"static-{n}", models, paths[:s], None, i, args.k, -1)
+            per_arm_f = [ex.submit(replay_job, f"static-{n}", members, paths[:s], None, i, args.k, -1)
                          for i, n in enumerate(names)] if single else []
             for up in wanted:
                 submit(up, "nh", None)
@@ -272,7 +271,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         if len(prompts) < args.live:
             raise ConfigError(f"{args.shift} has {len(more)} prompts: {args.live} live requests after {s} replayed "
                               "ones do not fit")
-        report["live"] = live_part(model, tok, info, pool_dir, models, names, prompts, args.max_new_tokens, feedback,
+        report["live"] = live_part(model, tok, info, pool_dir, members, prompts, args.max_new_tokens, feedback,
                                    adapted, args.k, tcfg("ogd", True), out)
     if "soak" in parts and args.soak:
         report["soak"] = soak(args.soak)

@@ -80,12 +80,12 @@ def windows(tokens: list[int], forwards: list[int], w: int) -> list[float]:
 
 def replay_part(args, model, tok, info, out: Path) -> dict[str, Any]:
     pool_dir = Path(args.pool.format(target_slug=info.slug))
-    names, models = harness.load_pool(pool_dir, info, model, [args.kind])
-    if args.drafter not in models:
+    members = harness.load_members(pool_dir, info, model, [args.kind])
+    drafter = next((m for m in members if m.name == args.drafter), None)
+    if drafter is None:
         raise ConfigError(f"--drafter {args.drafter!r} is not a {args.kind} drafter of {pool_dir} "
-                          f"({', '.join(names)})")
-    models = {args.drafter: models[args.drafter]}
-    aux = get_kind(args.kind).aux_layers(models[args.drafter][1]) or []
+                          f"({', '.join(m.name for m in members)})")
+    aux = get_kind(drafter.kind).aux_layers(drafter.module) or []
     from data_gen.domains import domain_prompts
 
     streams = {"in-domain": read_stream(Path(args.stream))}
@@ -101,7 +101,7 @@ def replay_part(args, model, tok, info, out: Path) -> dict[str, Any]:
         rows_out = {}
         for v in args.variants.split(","):
             t0 = time.time()
-            r = run_method(v, models, feedback, variant_config(v), 0, args.k)
+            r = run_method(v, [drafter], feedback, variant_config(v), 0, args.k)
             rows_out[v] = {"mat": round(mat(r, 0, len(items)), 4), "mat_windows": windows(r["tokens"], r["forwards"],
                                                                                          args.window),
                            "rounds": r["rounds"], "rejected": r["rejected"], "seconds": round(time.time() - t0, 1)}

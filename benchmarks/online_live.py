@@ -27,10 +27,13 @@ from specsel.selection.learners import make_learner
 
 
 # ---------------------------------------------------------------------------------------------------- 2. live
-def live_part(model, tok, info, pool_dir: Path, pool_models, names: list[str], prompts: list[list[int]],
+def live_part(model, tok, info, pool_dir: Path, members: list[Member], prompts: list[list[int]],
               max_new: int, feedback: list[Feedback], adapted: dict[str, dict[str, torch.Tensor]] | None, k: int,
               tcfg: TrainerConfig, out_dir: Path, feed_per_request: int = 32) -> dict[str, Any]:
-    from online.serve.request import Request
+    """The live part: the prompts served by the real AdaptiveServer over (copies of) `members` without a trainer,
+    with a saturated trainer whose versions are never swapped in, adapting with the trainer SIGKILLed half-way, and
+    with the replay's `adapted` weights (when given)."""
+    from online.serve.request import Request, Served
     from online.serve.server import AdaptiveServer
     from online.trainer.config import ProcessConfig
     from online.trainer.process import TrainerHandle
@@ -42,45 +45,45 @@ def live_part(model, tok, info, pool_dir: Path, pool_models, names: list[str], p
 
     torch.set_num_threads(1)  # the server's core; the trainer process takes the other
     stops = stop_token_ids(tok, model)
-    n = len(prompts)
+    n, n_arms = len(prompts), len(members)
 
     def server(weights=None, handle_cfg=None, swap=True):
-        mods = copy.deepcopy(pool_models)
+        mods = copy.deepcopy(members)
         if weights is not None:
+            by_name = {m.name: m for m in mods}
             for dn, w in weights.items():
-                assign(mods[dn][1], w)  # weights and, for a vocabulary-adapted version, d2t / t2d
-        drafters = {dn: make_drafter(kd, m) for dn, (kd, m) in mods.items()}
-        dec = SpecDecoder(model, drafters, selector=Selector(make_learner("normal_hedge", len(names)), len(names), k,
-                                                    GameConfig()), k=k, stop_ids=stops)
+                assign(by_name[dn].module, w)  # weights and, for a vocabulary-adapted version, d2t / t2d
+        drafters = {m.name: make_drafter(m.kind, m.module) for m in mods}
+        dec = SpecDecoder(model, drafters, selector=Selector(make_learner("normal_hedge", n_arms), n_arms, k,
+                                                             GameConfig()), k=k, stop_ids=stops)
         handle = None
         if handle_cfg is not None:
             handle = TrainerHandle(mods, tcfg, handle_cfg, ExportSpec(str(out_dir / "live-export"), str(pool_dir),
                                                                       info))
-        srv = AdaptiveServer(dec, {dn: m for dn, (_, m) in mods.items()}, handle, GREEDY, swap="cycle")
+        srv = AdaptiveServer(dec, {m.name: m.module for m in mods}, handle, GREEDY, swap="cycle")
         if handle is not None and not swap:  # trainer on, versions never swapped: decoding identical to no trainer
             srv.swap.boards = {}
             srv.hooks = replace(srv.hooks, poll=None)
         return srv, dec, handle
 
-    def serve_all(srv, dec, handle=None, feed=False, kill_at=-1):
+    def serve_all(srv, dec, handle=None, feed=False, kill_at=-1) -> list[Served]:
         rows = []
         for j, ids in enumerate(harness.progress(prompts, "live", unit="request")):
-            dec.set_selector(Selector(make_learner("normal_hedge", len(names), seed=j), len(names), k, GameConfig()))
+            dec.set_selector(Selector(make_learner("normal_hedge", n_arms, seed=j), n_arms, k, GameConfig()))
             if feed:  # saturate: more cached feedback per request than the trainer gets through meanwhile
                 for u in range(feed_per_request):
                     handle.submit(feedback[(j * feed_per_request + u) % len(feedback)])
             if j == kill_at:
                 os.kill(handle.proc.pid, signal.SIGKILL)
-            rec = srv.serve(Request(f"live-{j}", ids, max_new))
-            rows.append(rec)
+            rows.append(srv.serve(Request(f"live-{j}", ids, max_new)))
         return rows
 
-    def summary(rows):
-        ok = [r for r in rows if "error" not in r]
-        toks = sum(len(r["tokens"]) for r in ok)
+    def summary(rows: list[Served]) -> dict[str, Any]:
+        ok = [r for r in rows if r.ok]
+        toks = sum(len(r.tokens) for r in ok)
         return {"requests": len(rows), "failed": len(rows) - len(ok), "tokens": toks,
-                "seconds": sum(r["seconds"] for r in ok), "tok_s": toks / max(1e-9, sum(r["seconds"] for r in ok)),
-                "mat": toks / max(1, sum(r["metrics"]["target_forwards"] for r in ok))}
+                "seconds": sum(r.seconds for r in ok), "tok_s": toks / max(1e-9, sum(r.seconds for r in ok)),
+                "mat": toks / max(1, sum(r.metrics["target_forwards"] for r in ok))}
 
     report: dict[str, Any] = {"requests": n, "max_new_tokens": max_new, "feed_per_request": feed_per_request}
     srv, dec, _ = server()
@@ -94,7 +97,7 @@ def live_part(model, tok, info, pool_dir: Path, pool_models, names: list[str], p
     busy = serve_all(srv, dec, handle, feed=True)
     handle.stop()
     report["trainer_saturated_no_swap"] = {**summary(busy), "rounds": handle.rounds_seen,
-                                           "same_output": sum(a["tokens"] == b["tokens"] for a, b in zip(base, busy))}
+                                           "same_output": sum(a.tokens == b.tokens for a, b in zip(base, busy))}
     report["slowdown"] = 1 - report["trainer_saturated_no_swap"]["tok_s"] / report["no_trainer"]["tok_s"]
     srv, dec, handle = server(handle_cfg=pcfg)
     handle.start()
@@ -106,11 +109,11 @@ def live_part(model, tok, info, pool_dir: Path, pool_models, names: list[str], p
     report["adapting_killed_mid_run"] = {
         **summary(killed), "rounds": handle.rounds_seen, "faults": [f["why"] for f in handle.faults],
         "restarts": handle.restarts, "swaps": srv.swap.swaps,
-        "same_output": sum(a["tokens"] == b.get("tokens") for a, b in zip(base, killed))}
+        "same_output": sum(b.ok and a.tokens == b.tokens for a, b in zip(base, killed))}
     if adapted is not None:
         srv, dec, _ = server(weights=adapted)
         rows = serve_all(srv, dec)
-        report["adapted_weights"] = {**summary(rows), "same_output": sum(a["tokens"] == b["tokens"]
+        report["adapted_weights"] = {**summary(rows), "same_output": sum(a.tokens == b.tokens
                                                                          for a, b in zip(base, rows))}
     return report
 
@@ -132,8 +135,8 @@ def soak(n_requests: int, every: int = 500) -> dict[str, Any]:
     import psutil
     from transformers import LlamaConfig, LlamaForCausalLM
 
-    from draftpool.models.eagle3 import Eagle3Head, head_config, select_draft_vocab
-    from draftpool.pool import update_pool_manifest, write_eagle3
+    from draftpool.models.eagle3 import Eagle3Head, head_config, select_draft_vocab, write_eagle3
+    from draftpool.pool import update_pool_manifest
     from draftpool.target import TargetInfo
     from online.serve.request import Request
     from online.serve.server import AdaptiveServer
@@ -177,8 +180,8 @@ def soak(n_requests: int, every: int = 500) -> dict[str, Any]:
     for i in harness.progress(range(n_requests), "soak", unit="request", interval=30):
         prompt = torch.randint(0, 128, (int(torch.randint(4, 24, (1,), generator=gen)),), generator=gen).tolist()
         rec = srv.serve(Request(f"s{i}", prompt, 16))
-        if "error" in rec:
-            rows.append({"request": i + 1, "error": rec["error"]})
+        if not rec.ok:
+            rows.append({"request": i + 1, "error": rec.error})
         if (i + 1) % every == 0:
             child = psutil.Process(handle.proc.pid) if handle.proc is not None else None
             rows.append({"request": i + 1, "server_rss_mb": me.memory_info().rss / 2**20,

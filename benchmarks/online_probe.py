@@ -45,14 +45,15 @@ def _main(argv: list[str] | None) -> int:
     if missing:
         raise harness.BenchError(f"{len(missing)} of {len(ids)} requests have no cached feedback in {fb_dir}")
     model = harness.load_target(args, info).model
-    names, models = harness.load_pool(harness.pool_dir(args, info), info, model, ["eagle3", "llama"])
-    if args.drafter not in models:
-        raise harness.BenchError(f"no drafter {args.drafter!r} in the pool ({', '.join(names)})")
+    members = harness.load_members(harness.pool_dir(args, info), info, model, ["eagle3", "llama"])
+    drafter = next((m for m in members if m.name == args.drafter), None)
+    if drafter is None:
+        raise harness.BenchError(f"no drafter {args.drafter!r} in the pool ({', '.join(m.name for m in members)})")
     feedback = [torch.load(fb_dir / f"{i}.pt", weights_only=False) for i in ids]
     cfg = (TrainerConfig(updater=args.updater, lr=args.lr, batch=args.batch, epochs=args.epochs)
            if args.lr > 0 else None)
     t0 = time.time()
-    r = run_method(args.updater, {args.drafter: models[args.drafter]}, feedback, cfg, 0, args.k)
+    r = run_method(args.updater, [drafter], feedback, cfg, 0, args.k)
     n = len(feedback)
     print(json.dumps({**vars(args), "mat_per_20": [round(mat(r, i, i + 20), 3) for i in range(0, n, 20)],
                       "mat_last100": round(mat(r, max(0, n - 100), n), 4), "seconds": round(time.time() - t0)}))

@@ -37,8 +37,10 @@ from data_gen.domains import domain_prompts
 from draftpool.chat import render_prompt
 from draftpool.config import ConfigError
 from draftpool.io import atomic_write_json
-from draftpool.pool import read_manifest
+from draftpool.models import kinds_with
+from draftpool.pool import Member, read_manifest
 from online.trainer.config import ProcessConfig, TrainerConfig
+from online.trainer.process import TrainerHandle
 from online.trainer.versions import ExportSpec
 from online.vllm.adapt import VllmAdapter, VllmProxy, shut_down
 from online.vllm.engine import VllmEngine, VllmServeOptions
@@ -79,9 +81,10 @@ class InFlight:
         self.thread.join()
 
 
-def one_run(args, info, model, name: str, head, head_dir: Path | None, prompts: list[list[int]], adapt: bool,
+def one_run(args, info, model, member: Member, head_dir: Path | None, prompts: list[list[int]], adapt: bool,
             out: Path) -> dict[str, Any]:
-    """One fresh vLLM server over the stream: plain (head_dir None), static head, or adapted head."""
+    """One fresh vLLM server over the stream: plain (head_dir None), static head, or adapted head (`member`:
+    draftpool's copy of the head vLLM drafts with, which the trainer adapts)."""
     opts = VllmServeOptions(k=args.k, max_num_seqs=args.in_flight)
     label = "adapted" if adapt else "static" if head_dir else "plain"
     engine = VllmEngine(info.path, str(head_dir or ""), opts, out / f"vllm-{label}.log",
@@ -93,8 +96,9 @@ def one_run(args, info, model, name: str, head, head_dir: Path | None, prompts: 
             for stale in ("export", "heads"):  # another run's versions must not seed this one's trainer
                 shutil.rmtree(out / stale, ignore_errors=True)
             tcfg = TrainerConfig(updater=args.updater, lr=args.lr, batch=args.batch, epochs=args.epochs)
-            adapter = VllmAdapter(engine, model, name, head, tcfg, ProcessConfig(threads=1, export_every=0),
-                                  ExportSpec(str(out / "export"), args.pool_dir, info), 64, out / "heads").start()
+            handle = TrainerHandle([member], tcfg, ProcessConfig(threads=1, export_every=0),
+                                   ExportSpec(str(out / "export"), args.pool_dir, info))
+            adapter = VllmAdapter(engine, model, member, handle, 64, out / "heads").start()
         proxy = VllmProxy(engine, adapter).start()
         kill_at = args.kill_at if args.kill_at >= 0 else len(prompts) // 2
         sampler = InFlight(engine)
@@ -207,12 +211,15 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     entries = read_manifest(pool_dir).get("drafters", {})
     if args.drafter not in entries:
         raise ConfigError(f"--drafter {args.drafter} is not in {pool_dir}")
+    if entries[args.drafter].get("kind") not in kinds_with("vllm"):
+        raise ConfigError(f"--drafter {args.drafter} is a {entries[args.drafter].get('kind')} drafter; vLLM drafts "
+                          f"with {', '.join(kinds_with('vllm'))}")
     if not args.stream and entries[args.drafter].get("domain") in (args.shift, "general"):
         raise ConfigError(f"{args.drafter} was trained on {args.shift} data: pick a head of another domain")
     target = harness.load_target(args, info)
     model, tok = target.model, target.tok
-    _, models = harness.load_pool(pool_dir, info, model, ["eagle3"])
-    head = models[args.drafter][1]
+    member = next(m for m in harness.load_members(pool_dir, info, model, kinds_with("vllm"))
+                  if m.name == args.drafter)
     if args.stream:
         texts = [json.loads(line)["prompt"] for line in Path(args.stream).read_text().splitlines() if line.strip()]
     else:
@@ -225,10 +232,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     head_dir = pool_dir / entries[args.drafter]["path"]
-    runs = {} if args.no_plain else {"plain": one_run(args, info, model, args.drafter, head, None, prompts, False,
-                                                      out)}
-    runs["static"] = one_run(args, info, model, args.drafter, head, head_dir, prompts, False, out)
-    runs["adapted"] = one_run(args, info, model, args.drafter, head, head_dir, prompts, True, out)
+    runs = {} if args.no_plain else {"plain": one_run(args, info, model, member, None, prompts, False, out)}
+    runs["static"] = one_run(args, info, model, member, head_dir, prompts, False, out)
+    runs["adapted"] = one_run(args, info, model, member, head_dir, prompts, True, out)
     fig, lines = summarize(runs, len(prompts), args.goal_last)
     report = {"target": info.name, "drafter": args.drafter, "shift": args.stream or args.shift,
               "requests": len(prompts),

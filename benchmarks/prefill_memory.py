@@ -50,13 +50,13 @@ def child(variant: str, lengths: range, again_every: int, new_tokens: int, threa
     loaded = harness.load_target(argparse.Namespace(target=target))
     info, model = loaded.info, loaded.model
     if drafter:
-        from draftpool.pool import load_pool
+        from draftpool.pool import load_members
         from specsel.decoding.drafter import make_drafter
 
-        _, models = load_pool(pool.format(target_slug=info.slug), info, model)
-        if drafter not in models:
-            raise ConfigError(f"--drafter {drafter!r} is not in {pool} ({', '.join(models)})")
-        dec = SpecDecoder(model, make_drafter(*models[drafter]), mode="chain", k=4)
+        members = {m.name: m for m in load_members(pool.format(target_slug=info.slug), info, model)}
+        if drafter not in members:
+            raise ConfigError(f"--drafter {drafter!r} is not in {pool} ({', '.join(members)})")
+        dec = SpecDecoder(model, make_drafter(members[drafter].kind, members[drafter].module), mode="chain", k=4)
     else:
         dec = SpecDecoder(model, mode="plain")
     proc = psutil.Process()

@@ -22,6 +22,7 @@ from benchmarks import harness
 from data_gen.domains import check_domain, domain_prompts
 from draftpool.chat import render_prompt
 from draftpool.config import ConfigError
+from draftpool.pool import Member
 
 
 def median_ms(fn, repeats: int) -> float:
@@ -31,15 +32,14 @@ def median_ms(fn, repeats: int) -> float:
 
 
 @torch.inference_mode()
-def profile(model, tok, models: dict[str, tuple[str, Any]], prompt: str, positions: list[int], repeats: int
-            ) -> dict[str, Any]:
+def profile(model, tok, members: list[Member], prompt: str, positions: list[int], repeats: int) -> dict[str, Any]:
     from specsel.decoding.drafter import make_drafter
     from specsel.decoding.loop import SpecDecoder
     from specsel.selection.head_bank import HeadBank
     from specsel.selection.learners import make_learner
     from specsel.selection.selector import Selector
 
-    drafters = {n: make_drafter(kind, m) for n, (kind, m) in models.items()}
+    drafters = {m.name: make_drafter(m.kind, m.module) for m in members}
     drafters = {n: d for n, d in drafters.items() if HeadBank.accepts(d)}  # what a bank stacks
     names = list(drafters)
     sel = Selector(make_learner("normal_hedge", len(names)), len(names), 4)
@@ -97,9 +97,9 @@ def _main(argv: list[str] | None) -> int:
     pool = harness.pool_dir(args, info)
     target = harness.load_target(args, info)
     model, tok = target.model, target.tok
-    names, models = harness.load_pool(pool, info, model, ("eagle3",), at_least=2)
+    members = harness.load_members(pool, info, model, ("eagle3",), at_least=2)
     prompt = domain_prompts(args.domain)["held_out"][0]["prompt"]
-    res = profile(model, tok, models, prompt, positions, args.repeats)
+    res = profile(model, tok, members, prompt, positions, args.repeats)
     res.update(pool=str(pool), torch_threads=torch.get_num_threads())
     table = (f"{res['heads']} heads, draft vocabulary {res['draft_vocab']}, stacked weights {res['stacked_mb']:.0f} "
              f"MB; plain step {res['plain_step_ms']:.1f} ms, target over 5 tokens {res['target_5_tokens_ms']:.1f} "

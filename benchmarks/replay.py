@@ -25,6 +25,7 @@ from transformers import DynamicCache
 
 from draftpool.models import get_kind
 from draftpool.models.kind import DrafterKind, Steps, shift_left
+from draftpool.pool import Member
 from draftpool.target import cache_kw
 from online.trainer.feedback import greedy_prefix_len
 from specsel.selection.delayed_feedback import DelayedFeedback, GameConfig
@@ -79,10 +80,10 @@ def branch_logits(model, cache, past: int, starts: torch.Tensor, tokens: torch.T
 
 
 @torch.inference_mode()
-def acceptance_tables(target, drafters: list[tuple[str, torch.nn.Module]], prompt_ids: list[int],
-                      answer_ids: list[int], k: int, chunk: int = 128) -> Tables:
+def acceptance_tables(target, drafters: list[Member], prompt_ids: list[int], answer_ids: list[int], k: int,
+                      chunk: int = 128) -> Tables:
     """-> Tables (acc, gamma, bd [N,T], T, depth [N,K,T]), filled at the positions a chain can start from (after the
-    prefill's token). `drafters` = [(kind name, model)].
+    prefill's token), a row per member of `drafters`, in their order.
 
     depth[i, j, u]: whether drafter i's depth-j draft for position u is the target's token there, drafted from the true
     prefix (teacher forcing): under greedy decoding, exactly the draft a chain makes at depth j when its earlier
@@ -96,8 +97,8 @@ def acceptance_tables(target, drafters: list[tuple[str, torch.nn.Module]], promp
     replayed bandit sees exactly the rewards the live decoder computes."""
     device = next(target.parameters()).device
     ids = torch.tensor([prompt_ids + answer_ids], device=device)
-    kinds = [get_kind(kind) for kind, _ in drafters]
-    heads = any(kd.aux_layers(m) is not None for kd, (_, m) in zip(kinds, drafters))
+    kinds = [get_kind(d.kind) for d in drafters]
+    heads = any(kd.aux_layers(d.module) is not None for kd, d in zip(kinds, drafters))
     cache = DynamicCache(config=target.config)
     out = target(input_ids=ids, output_hidden_states=heads, **cache_kw(target, cache), use_cache=True)
     past = ids.shape[1]
@@ -112,7 +113,8 @@ def acceptance_tables(target, drafters: list[tuple[str, torch.nn.Module]], promp
     depth = torch.zeros(n, k, t_len)
     free = torch.zeros(n, dtype=torch.bool)
     starts = torch.arange(p0 + 1, t_len, device=device)  # [S] where a chain can start
-    for i, (kind, (_, model)) in enumerate(zip(kinds, drafters)):
+    for i, (kind, member) in enumerate(zip(kinds, drafters)):
+        model = member.module
         feats = kind.features(model, out.hidden_states) if heads else None
         feats = None if feats is None else feats[:, :t_len]
         steps = kind.steps(model, feats, x[None], torch.ones_like(x[None]), k)  # teacher-forced

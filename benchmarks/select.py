@@ -56,6 +56,7 @@ from data_gen.hf_backend import generate_batch
 from data_gen.plan import data_dir_for
 from draftpool.chat import render_prompt, stop_token_ids
 from draftpool.config import ConfigError
+from draftpool.pool import Member
 from draftpool.target import TargetInfo
 from specsel.decoding.auto import auto_spec
 from specsel.selection.delayed_feedback import GameConfig
@@ -136,24 +137,24 @@ def perturbed_requests(model, tok, domain: str, n: int, max_new_tokens: int, sto
     return [Request(f"{r['id']}-p", domain, r["prompt"], p, a) for r, p, a in zip(rows, ids, answers)]
 
 
-def build_tables(target, drafters: dict[str, tuple[str, Any]], keys: dict[str, str], requests: list[Request], k: int,
+def build_tables(target, drafters: list[Member], keys: dict[str, str], requests: list[Request], k: int,
                  cache: Path, desc: str) -> list[ReplayRequest]:
-    """Acceptance tables per request, in the order of `drafters` ({name: (kind, model)}), cached on disk per drafter
-    and request (resumable; `keys[name]` names a drafter's version: adding members to a pool reuses the others')."""
+    """Acceptance tables per request, in the order of `drafters`, cached on disk per drafter and request (resumable;
+    `keys[name]` names a drafter's version: adding members to a pool reuses the others')."""
     out = []
     for r in harness.progress(requests, desc, unit="request"):
-        paths = {n: cache / keys[n] / f"{r.id}.pt" for n in drafters}
-        missing = [n for n, path in paths.items() if not path.exists()]
+        paths = {d.name: cache / keys[d.name] / f"{r.id}.pt" for d in drafters}
+        missing = [d for d in drafters if not paths[d.name].exists()]
         if missing:
-            t = acceptance_tables(target, [drafters[n] for n in missing], r.prompt_ids, r.answer_ids, k)
-            for i, n in enumerate(missing):
+            t = acceptance_tables(target, missing, r.prompt_ids, r.answer_ids, k)
+            for i, n in enumerate(d.name for d in missing):
                 row = {"acc": t.acc[i], "gamma": t.gamma[i], "bd": t.bd[i], "depth": t.depth[i],
                        "free": bool(t.free[i]), "length": t.length}
                 paths[n].parent.mkdir(parents=True, exist_ok=True)
                 tmp = paths[n].with_suffix(f".tmp{uuid.uuid4().hex[:6]}")
                 torch.save(row, tmp)
                 os.replace(tmp, paths[n])
-        rows = [torch.load(paths[n]) for n in drafters]
+        rows = [torch.load(paths[d.name]) for d in drafters]
         length = rows[0]["length"]
         if any(row["length"] != length for row in rows):  # the greedy prefix is the target's: one for every drafter
             raise ValueError(f"cached tables of {r.id} disagree on its length (stale cache in {cache}?)")
@@ -298,7 +299,7 @@ def oracle_gap(stream: list[ReplayRequest], names: list[str], kinds: dict[str, s
     return out
 
 
-def live_runs(model, drafter_models: dict[str, tuple[str, Any]], requests: list[Request], methods: list[Method],
+def live_runs(model, members: list[Member], requests: list[Request], methods: list[Method],
               best_single: str, k: int, stops: list[int], replay_res: dict[str, Any], mode: str = "chain",
               priors: dict[str, list[float]] | None = None, hybrid: dict[str, tuple[int, int]] | None = None,
               live_k: int = 0) -> dict[str, Any]:
@@ -314,8 +315,8 @@ def live_runs(model, drafter_models: dict[str, tuple[str, Any]], requests: list[
     from specsel.selection.hybrid import HybridSelector
     from specsel.selection.selector import Selector
 
-    names = list(drafter_models)
-    drafters = {n: make_drafter(kind, m) for n, (kind, m) in drafter_models.items()}
+    names = [m.name for m in members]
+    drafters = {m.name: make_drafter(m.kind, m.module) for m in members}
     plain = SpecDecoder(model, mode="plain", stop_ids=stops)
     runs: dict[str, dict[str, Any]] = {"plain": {"tokens": 0, "seconds": 0.0, "forwards": 0, "exact": 0}}
     for m in methods:
@@ -496,16 +497,15 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         raise ConfigError(f"no pool at {pool_dir} (pool.json missing): run build_pool.py first")
     target = harness.load_target(args, info)
     model, tok = target.model, target.tok
-    names, models = harness.load_pool(pool_dir, info, model, args.kinds.split(","), at_least=2)
+    members = harness.load_members(pool_dir, info, model, args.kinds.split(","), at_least=2)
     entries = json.loads((pool_dir / "pool.json").read_text())["drafters"]
     if args.ngram:  # the request's own n-grams (prompt lookup): a member with no folder, its default settings
         from draftpool.models.suffix import NgramModel
 
-        names.append("ngram")
-        models["ngram"] = ("ngram", NgramModel(info.vocab_size))
+        members.append(Member("ngram", "ngram", NgramModel(info.vocab_size)))
         entries["ngram"] = {"kind": "ngram", "domain": "request", "config": NgramModel(info.vocab_size).config()}
-    names = pick_drafters(names, args.drafters)
-    models = {n: models[n] for n in names}
+    names = pick_drafters([m.name for m in members], args.drafters)
+    members = [next(m for m in members if m.name == n) for n in names]
     domains = sorted({entries[n]["domain"] for n in names if entries[n]["kind"] != "ngram"})
     stops = stop_token_ids(tok, model)
     out = Path(args.out)
@@ -520,8 +520,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     rng.shuffle(pert_req)
 
     # 2. acceptance tables
-    mixed = build_tables(model, models, keys, mixed_req, args.k, cache, "tables (held-out)")
-    perturbed = build_tables(model, models, keys, pert_req, args.k, cache, "tables (perturbed)")
+    mixed = build_tables(model, members, keys, mixed_req, args.k, cache, "tables (held-out)")
+    perturbed = build_tables(model, members, keys, pert_req, args.k, cache, "tables (perturbed)")
     by_id = {r.id: r for r in mixed}
 
     # 3. router decisions (offline baseline)
@@ -606,7 +606,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         reqs = [next(q for q in mixed_req if q.id == r.id) for r in mixed[:args.live]]
         priors = auto_spec({n: entries[n].get("eval") for n in names}, with_trees=False).priors
         hybrid = hybrid_pairs(router_arm, names, entries) if any(m.name == "hybrid" for m in methods) else None
-        report["live"] = live_runs(model, models, reqs, methods, best_name, args.k, stops,
+        report["live"] = live_runs(model, members, reqs, methods, best_name, args.k, stops,
                                    {"stream": mixed, "results": reps}, args.live_mode, priors, hybrid, args.live_k)
         report["live"]["live_k"] = args.live_k or args.k
     report["seconds"] = time.time() - t_start

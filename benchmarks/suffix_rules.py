@@ -70,14 +70,14 @@ def _main(argv: list[str] | None) -> int:
     if args.answers < 1 or args.k < 1:
         raise ConfigError("--answers and --k must be >= 1")
     info = harness.resolve(args)
-    names, models = harness.load_pool(harness.pool_dir(args, info), info, None, ["suffix"])
-    doms = harness.csv(args.domains) or [n.removesuffix("-suffix") for n in names]
+    members = {m.name: m for m in harness.load_members(harness.pool_dir(args, info), info, None, ["suffix"])}
+    doms = harness.csv(args.domains) or [n.removesuffix("-suffix") for n in members]
     for dom in doms:
-        if f"{dom}-suffix" not in models:
-            raise ConfigError(f"no {dom}-suffix member in the pool (it has {names})")
+        if f"{dom}-suffix" not in members:
+            raise ConfigError(f"no {dom}-suffix member in the pool (it has {list(members)})")
         rows = [r for r in load_distilled(data_dir_for("runs/data/{target_slug}/{domain}", info.slug, dom),
                                           "held_out") if r["temperature"] == 0.0][:args.answers]
-        print(dom, json.dumps(domain_rules(models[f"{dom}-suffix"][1], rows, args.k)), flush=True)
+        print(dom, json.dumps(domain_rules(members[f"{dom}-suffix"].module, rows, args.k)), flush=True)
     return 0
 
 

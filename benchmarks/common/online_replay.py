@@ -22,6 +22,7 @@ from data_gen.hf_backend import generate_batch
 from draftpool.chat import render_prompt, stop_token_ids
 from draftpool.config import ConfigError
 from draftpool.models import get_kind
+from draftpool.pool import Member
 from online.trainer.config import TrainerConfig
 from online.trainer.feedback import Feedback, feedback_from_ids
 from online.trainer.token_trainer import OnlineTrainer, versioned
@@ -99,43 +100,43 @@ def cached_feedback(model, stream: list[Item], aux_layers: list[int], top_k: int
 
 # ---------------------------------------------------------------------------------------------------- replay
 @torch.inference_mode()
-def request_tables(models: list[tuple[str, torch.nn.Module]], fb: Feedback, k: int, arms: list[int] | None = None
-                   ) -> ReplayRequest:
-    """Acceptance tables of one request for the drafters' current weights (only `arms` filled when given)."""
+def request_tables(members: list[Member], fb: Feedback, k: int, arms: list[int] | None = None) -> ReplayRequest:
+    """Acceptance tables of one request for the members' current weights, in their order (only `arms` filled when
+    given)."""
     x, p0 = fb.tokens, fb.prompt_len
     t_len = len(x)
-    n = len(models)
+    n = len(members)
     acc, gamma = torch.zeros(n, t_len, dtype=torch.long), torch.zeros(n, t_len)
     starts = torch.arange(p0 + 1, t_len)
     for i in arms if arms is not None else range(n):
-        kind, model = get_kind(models[i][0]), models[i][1]
+        kind, model = get_kind(members[i].kind), members[i].module
         feats = fb.aux() if kind.aux_layers(model) is not None else None  # [1,T,3H]
         for s, drafts, _, _ in greedy_chains(kind, model, x, feats, k, starts):
             acc[i, s], gamma[i, s] = chain_acceptance(drafts, x, s)
     return ReplayRequest(fb.request_id, "", p0, t_len, acc, gamma, torch.zeros(n, t_len))
 
 
-def run_method(name: str, models: dict[str, tuple[str, torch.nn.Module]], feedback: list[Feedback],
+def run_method(name: str, members: list[Member], feedback: list[Feedback],
                tcfg: TrainerConfig | None, fixed_arm: int | None, k: int, keep_at: int = -1,
                out_embed: torch.Tensor | None = None) -> dict[str, Any]:
     """Serve the stream in replay with one method; -> per-request tokens / forwards / arms, timings, ensemble meta
     weights and vocabulary coverage over the stream, and (when keep_at >= 0) the served version after request
-    keep_at. out_embed: the target's output embedding (vocabulary adaptation)."""
+    keep_at. The members are copied (the method trains its own); an arm is a member's index. out_embed: the
+    target's output embedding (vocabulary adaptation)."""
     torch.set_num_threads(1)
-    models = copy.deepcopy(models)
-    names = list(models)
-    pairs = [models[n] for n in names]
-    trainer = OnlineTrainer(models, tcfg, out_embed) if tcfg is not None else None
+    members = copy.deepcopy(members)
+    by_name = {m.name: m for m in members}
+    trainer = OnlineTrainer(members, tcfg, out_embed) if tcfg is not None else None
     method = (Method(name, arm_of=lambda r: fixed_arm) if fixed_arm is not None
               else Method(name, lambda n, seed: make_learner("normal_hedge", n, seed=seed), GameConfig()))
     out: dict[str, Any] = {"tokens": [], "forwards": [], "arm": [], "rounds": 0, "rejected": 0, "table_s": 0.0,
                            "train_s": 0.0, "losses": [], "ensemble_p": [], "coverage": []}
-    seen = VocabCounter(next(iter(models.values()))[1].config.vocab_size)  # what the stream's answers use
+    seen = VocabCounter(members[0].module.config.vocab_size)  # what the stream's answers use
     pending: list[Feedback] = []
     for idx, fb in enumerate(harness.progress(feedback, name, unit="request", interval=30)):
         t0 = time.perf_counter()
-        req = request_tables(pairs, fb, k, [fixed_arm] if fixed_arm is not None else None)
-        res = replay([req], method, len(names), k, seed=idx)
+        req = request_tables(members, fb, k, [fixed_arm] if fixed_arm is not None else None)
+        res = replay([req], method, len(members), k, seed=idx)
         out["table_s"] += time.perf_counter() - t0
         arm = Counter(res.choices[0]).most_common(1)[0][0] if res.choices[0] else (fixed_arm or 0)
         out["tokens"].append(res.tokens[0])
@@ -154,27 +155,27 @@ def run_method(name: str, models: dict[str, tuple[str, torch.nn.Module]], feedba
                 for dn in losses:  # the guard, then the hot swap of what it lets out (weights and vocabulary):
                     verdict = trainer.guard(dn)  # the candidate, or the best version again (a rollback)
                     if verdict.weights is not None:
-                        assign(models[dn][1], verdict.weights)
+                        assign(by_name[dn].module, verdict.weights)
                 out["train_s"] += time.perf_counter() - t0
                 pending = []
         if (idx + 1) % 25 == 0:  # share of the stream's answer tokens each served head's vocabulary holds so far
-            out["coverage"].append({n: seen.coverage(m.t2d) for n, (kd, m) in models.items()
-                                    if get_kind(kd).vocab_buffers(m)})  # drafters with a draft vocabulary
+            out["coverage"].append({m.name: seen.coverage(m.module.t2d) for m in members
+                                    if get_kind(m.kind).vocab_buffers(m.module)})  # drafters with a draft vocabulary
         if idx == keep_at:
             vocab = tcfg is not None and tcfg.vocab_every > 0
-            out["weights"] = {n: {key: v.clone() for key, v in versioned(kd, m, vocab).items()}
-                              for n, (kd, m) in models.items()}
+            out["weights"] = {m.name: {key: v.clone() for key, v in versioned(m.kind, m.module, vocab).items()}
+                              for m in members}
     if trainer is not None:
         out["rounds"], out["rejected"] = trainer.rounds, trainer.rejected
         out["vocab_swaps"] = dict(trainer.vocab_swaps)
     return out
 
 
-def replay_job(name: str, models, paths: list[str], tcfg: TrainerConfig | None, fixed_arm: int | None, k: int,
-         keep_at: int, out_embed: torch.Tensor | None = None) -> dict[str, Any]:
+def replay_job(name: str, members: list[Member], paths: list[str], tcfg: TrainerConfig | None,
+               fixed_arm: int | None, k: int, keep_at: int, out_embed: torch.Tensor | None = None) -> dict[str, Any]:
     """A replay in a worker process: it reads the cached feedback itself (no 100s of MB through a pipe)."""
     feedback = [torch.load(p, weights_only=False) for p in paths]
-    return run_method(name, models, feedback, tcfg, fixed_arm, k, keep_at, out_embed)
+    return run_method(name, members, feedback, tcfg, fixed_arm, k, keep_at, out_embed)
 
 
 def mat(res: dict[str, Any], lo: int, hi: int) -> float:

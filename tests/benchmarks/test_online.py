@@ -7,6 +7,7 @@ import torch
 
 from benchmarks.common.online_replay import Item, mat, request_tables, run_method, served_feedback
 from benchmarks.replay import acceptance_tables
+from draftpool.pool import Member
 from online.trainer.config import TrainerConfig
 from online.trainer.feedback import FeedbackCollector
 from specsel.decoding.eagle3 import Eagle3Drafter
@@ -29,14 +30,14 @@ def setup():
 
 def test_tables_from_feedback_equal_replay_tables(setup):
     target, heads, items = setup
-    pairs = [("eagle3", h) for h in heads]
+    members = [Member(f"h{i}", "eagle3", h) for i, h in enumerate(heads)]
     for it in items:
         fb = served_feedback(target, it, [1, 2, 3], top_k=16)
-        acc, gamma, _, t_len, *_ = acceptance_tables(target, pairs, it.prompt_ids, it.answer_ids, K)
-        req = request_tables(pairs, fb, K)
+        acc, gamma, _, t_len, *_ = acceptance_tables(target, members, it.prompt_ids, it.answer_ids, K)
+        req = request_tables(members, fb, K)
         assert req.length == t_len == len(it.prompt_ids) + len(it.answer_ids)  # plain greedy: nothing cut
         assert torch.equal(req.acc, acc) and torch.equal(req.gamma, gamma)
-        only = request_tables(pairs, fb, K, arms=[1])
+        only = request_tables(members, fb, K, arms=[1])
         assert torch.equal(only.acc[1], acc[1]) and not only.acc[0].any()
 
 
@@ -56,13 +57,13 @@ def test_feedback_is_what_the_server_collects(setup):
 
 def test_replayed_ogd_learns_a_repeated_request(setup):
     target, heads, items = setup
-    models = {f"h{i}": ("eagle3", h) for i, h in enumerate(heads)}
+    members = [Member(f"h{i}", "eagle3", h) for i, h in enumerate(heads)]
     fb = served_feedback(target, items[0], [1, 2, 3], top_k=16)
     stream = [fb] * 24
     cfg = TrainerConfig(lr=3e-3, batch=2, holdout_every=0, full_information=True)
     before = {n: p.clone() for n, p in heads[0].named_parameters()}
-    static = run_method("static", models, stream, None, 0, K)
-    ogd = run_method("ogd", models, stream, cfg, 0, K, keep_at=23)
+    static = run_method("static", members, stream, None, 0, K)
+    ogd = run_method("ogd", members, stream, cfg, 0, K, keep_at=23)
     assert ogd["rounds"] == 12 and static["rounds"] == 0
     assert mat(static, 0, 24) == mat(static, 20, 24)  # nothing changes without a trainer
     assert mat(ogd, 20, 24) > mat(ogd, 0, 4)  # the served drafter got better at this request
@@ -73,20 +74,21 @@ def test_replayed_ogd_learns_a_repeated_request(setup):
 
 def test_replay_records_vocabulary_swaps_coverage_and_ensemble_weights(setup):
     target, heads, items = setup
-    models = {f"h{i}": ("eagle3", h) for i, h in enumerate(heads)}
+    members = [Member(f"h{i}", "eagle3", h) for i, h in enumerate(heads)]
     fb = served_feedback(target, items[1], [1, 2, 3], top_k=16)
     stream = [fb] * 26
     emb = target.get_output_embeddings().weight.detach()
     cfg = TrainerConfig(lr=3e-3, batch=2, holdout_every=0, full_information=True, vocab_every=2, vocab_min_count=1)
-    out = run_method("ogd-vocab", models, stream, cfg, 0, K, keep_at=25, out_embed=emb)
+    out = run_method("ogd-vocab", members, stream, cfg, 0, K, keep_at=25, out_embed=emb)
     answer = fb.tokens[fb.prompt_len:]
     before = {f"h{i}": float(h.t2d[answer].float().mean()) for i, h in enumerate(heads)}  # token-weighted
     assert min(before.values()) < 1  # the random heads miss some of this answer's tokens
-    static = run_method("static", models, stream[:25], None, 0, K)
+    static = run_method("static", members, stream[:25], None, 0, K)
     assert static["coverage"] == [pytest.approx(before)]  # after 25 requests, vocabularies unchanged
-    assert all(out["vocab_swaps"][n] > 0 for n in models)
+    assert all(out["vocab_swaps"][m.name] > 0 for m in members)
     assert out["coverage"][0]["h0"] > before["h0"] and out["coverage"][0]["h1"] > before["h1"]
     w = out["weights"]["h0"]  # the kept version carries its own vocabulary, covering the answer now
     assert bool(w["t2d"][answer].all()) and not torch.equal(w["d2t"], heads[0].d2t)
-    ens = run_method("ensemble", models, stream[:8], TrainerConfig(updater="ensemble", batch=2, holdout_every=0), 0, K)
+    ens = run_method("ensemble", members, stream[:8], TrainerConfig(updater="ensemble", batch=2, holdout_every=0),
+                     0, K)
     assert len(ens["ensemble_p"]) == 4 and all(sum(p["h0"]) == pytest.approx(1) for p in ens["ensemble_p"])

@@ -8,6 +8,7 @@ from transformers import LlamaConfig, LlamaForCausalLM
 from benchmarks.replay import ReplayRequest, acceptance_tables, chain_estimates
 from draftpool.models.eagle3 import EAGLE3
 from draftpool.models.llama import build_drafter
+from draftpool.pool import Member
 from specsel.selection.delayed_feedback import DelayedFeedback
 from specsel.selection.estimators import length_loss
 from tests.stubs import make_head
@@ -58,7 +59,7 @@ def test_per_depth_gammas_give_the_true_chain_length_depth0_ones_not_for_heads()
     torch.manual_seed(0)
     llama = build_drafter("llama-tiny", target.config).eval()
     seqs = greedy_sequences(target)
-    drafters = [("eagle3", trained_head(target, seqs, 1)), ("llama", llama)]
+    drafters = [Member("head", "eagle3", trained_head(target, seqs, 1)), Member("llama", "llama", llama)]
     reqs = [tables_for(target, drafters, seq) for seq in seqs[:4]]
     step0, depth, truth = (torch.cat([chain_estimates(q, K)[i] for q in reqs], 1) for i in range(3))
     assert torch.equal(depth, truth)  # exact for every drafter and every start (greedy)

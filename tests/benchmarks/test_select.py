@@ -8,6 +8,7 @@ import torch
 from benchmarks import select as select_bench
 from benchmarks.replay import Method, ReplayRequest, cumulative_regret, replay, token_losses
 from draftpool.config import ConfigError
+from draftpool.pool import Member
 
 K = 4
 
@@ -123,14 +124,14 @@ def test_live_runs_are_exact_and_check_the_replay_only_for_fixed_chains(mode):
     from tests.stubs import make_head, tiny_target
 
     target = tiny_target()
-    models = {"a": ("eagle3", make_head(target, 1)), "b": ("eagle3", make_head(target, 2))}
+    members = [Member("a", "eagle3", make_head(target, 1)), Member("b", "eagle3", make_head(target, 2))]
     prompts = [[5, 17, 33, 2], [9, 9, 40, 41]]
     reqs = [select_bench.Request(f"r{i}", "x", "p", p, [0] * 12) for i, p in enumerate(prompts)]
     stream = [ReplayRequest(f"r{i}", "x", len(p), len(p) + 12, torch.zeros(2, len(p) + 12, dtype=torch.long),
                             torch.zeros(2, len(p) + 12), torch.zeros(2, len(p) + 12)) for i, p in enumerate(prompts)]
     fixed = Method("fixed-a", arm_of=lambda r: 0)
     rep = replay(stream, fixed, 2, K)
-    live = select_bench.live_runs(target, models, reqs, [fixed], "a", K, [], {"stream": stream,
+    live = select_bench.live_runs(target, members, reqs, [fixed], "a", K, [], {"stream": stream,
                                   "results": {"fixed-a": rep}}, mode, {"a": [0.5] * 4, "b": [0.5] * 4})
     row = live["runs"]["fixed-a"]
     assert live["mode"] == mode and row["exact"] == 2 and row["tokens"] == 24
@@ -146,24 +147,26 @@ def test_tables_are_cached_per_drafter_and_reused_when_members_are_added(tmp_pat
     with torch.no_grad():
         ans = target.generate(torch.tensor([[5, 17, 33, 2]]), max_new_tokens=10, do_sample=False)[0, 4:].tolist()
     reqs = [select_bench.Request("r0", "x", "p", [5, 17, 33, 2], ans)]
-    models = {"a": ("eagle3", make_head(target, 1)), "b": ("eagle3", make_head(target, 2)),
-              "s": ("suffix", build_suffix([[5, 17, 33, 2] + ans[:6]], target.config.vocab_size, min_prob=0.0))}
-    entries = {n: {"kind": k, "path": n} for n, (k, _) in models.items()}
+    members = [Member("a", "eagle3", make_head(target, 1)), Member("b", "eagle3", make_head(target, 2)),
+               Member("s", "suffix", build_suffix([[5, 17, 33, 2] + ans[:6]], target.config.vocab_size,
+                                                  min_prob=0.0))]
+    entries = {m.name: {"kind": m.kind, "path": m.name} for m in members}
+    names = [m.name for m in members]
     calls = []
     real = select_bench.acceptance_tables
     monkeypatch.setattr(select_bench, "acceptance_tables",
                         lambda tgt, ds, *a: calls.append(len(ds)) or real(tgt, ds, *a))
-    heads = {n: models[n] for n in "ab"}
-    first = select_bench.build_tables(target, heads, select_bench.table_keys(entries, list(heads), K), reqs, K,
+    heads = members[:2]
+    first = select_bench.build_tables(target, heads, select_bench.table_keys(entries, names[:2], K), reqs, K,
                                       tmp_path, "t")
-    both = select_bench.build_tables(target, models, select_bench.table_keys(entries, list(models), K), reqs, K,
+    both = select_bench.build_tables(target, members, select_bench.table_keys(entries, names, K), reqs, K,
                                      tmp_path, "t")
     assert calls == [2, 1]  # the second call computed the suffix member's tables only
     assert torch.equal(both[0].acc[:2], first[0].acc) and both[0].free.tolist() == [False, False, True]
     assert int(both[0].acc[2, 5]) >= 1  # the seeded suffix chain follows the answer it was seeded with
-    assert select_bench.pick_drafters(list(models), "a,s*") == ["a", "s"]
+    assert select_bench.pick_drafters(names, "a,s*") == ["a", "s"]
     with pytest.raises(ConfigError, match="needs >= 2"):
-        select_bench.pick_drafters(list(models), "s")
+        select_bench.pick_drafters(names, "s")
 
 
 def test_hybrid_pairs_take_the_routed_head_and_its_domain_s_suffix_member():
@@ -184,14 +187,15 @@ def test_live_hybrid_and_model_free_members_are_exact():
     with torch.no_grad():
         answers = [target.generate(torch.tensor([p]), max_new_tokens=12, do_sample=False)[0, 4:].tolist()
                    for p in prompts]
-    models = {"a": ("eagle3", make_head(target, 1)),
-              "s": ("suffix", build_suffix([p + a for p, a in zip(prompts, answers)], target.config.vocab_size))}
+    members = [Member("a", "eagle3", make_head(target, 1)),
+               Member("s", "suffix", build_suffix([p + a for p, a in zip(prompts, answers)],
+                                                  target.config.vocab_size))]
     reqs = [select_bench.Request(f"r{i}", "x", "p", p, a) for i, (p, a) in enumerate(zip(prompts, answers))]
     stream = [ReplayRequest(q.id, "x", 4, 16, torch.zeros(2, 16, dtype=torch.long), torch.zeros(2, 16),
                             torch.zeros(2, 16)) for q in reqs]
     nh = Method("hedgespec-nh", lambda n, s: select_bench.make_learner("normal_hedge", n, seed=s),
                 select_bench.GameConfig())
-    live = select_bench.live_runs(target, models, reqs, [Method("hybrid"), nh], "a", K, [],
+    live = select_bench.live_runs(target, members, reqs, [Method("hybrid"), nh], "a", K, [],
                                   {"stream": stream, "results": {}}, "auto", {"a": [0.5] * 4},
                                   {q.id: (1, 0) for q in reqs}, live_k=8)
     for name in ("hybrid", "hedgespec-nh"):

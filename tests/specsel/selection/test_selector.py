@@ -7,6 +7,7 @@ import torch
 from benchmarks.replay import Method, ReplayRequest, acceptance_tables, replay
 from draftpool.config import ConfigError
 from draftpool.forward.sampling import SamplingParams
+from draftpool.pool import Member
 from specsel.decoding.llama import LlamaDrafter
 from specsel.decoding.loop import SpecDecoder, SpecError
 from specsel.selection.delayed_feedback import DelayedFeedback, GameConfig
@@ -182,7 +183,8 @@ def test_replay_reproduces_the_live_decoder(learner, game, reward):
     stream = []
     for i, p in enumerate(prompts):
         ans = plain(p, 30)
-        acc, gam, bd, length, *_ = acceptance_tables(tgt, [("llama", d.model) for d in drafters.values()], p, ans, K)
+        members = [Member(n, "llama", d.model) for n, d in drafters.items()]
+        acc, gam, bd, length, *_ = acceptance_tables(tgt, members, p, ans, K)
         stream.append(ReplayRequest(str(i), "x", len(p), length, acc, gam, bd))
     method = Method(learner, lambda n, s: make_learner(learner, n, seed=s), game, reward)
     res = replay(stream, method, 3, K)
@@ -212,7 +214,7 @@ def live_and_replayed_bd(kind: str, drafter, prompt: list[int], n: int):
     """Decode with one drafter under a BD-reward spy -> (output, metrics, live rewards, replay tables, starts)."""
     spy = RewardSpy()
     out, m = SpecDecoder(target(), {"d": drafter}, selector=Selector(spy, 1, K, reward="bd"), k=K).generate(prompt, n)
-    tables = acceptance_tables(target(), [(kind, drafter.model)], prompt, out, K)
+    tables = acceptance_tables(target(), [Member("d", kind, drafter.model)], prompt, out, K)
     starts = [len(prompt) + 1]
     for a in m.accepted[:-1]:
         starts.append(starts[-1] + a + 1)
@@ -282,8 +284,8 @@ def mixed_tables(prompts, n):
     kinds = {"even": "llama", "suffix": "suffix", "ngram": "ngram"}
     stream = []
     for i, p in enumerate(prompts):
-        models = [(kinds[name], d.model) for name, d in mixed_pool().items()]
-        t = acceptance_tables(target(), models, p, plain(p, n), K)
+        members = [Member(name, kinds[name], d.model) for name, d in mixed_pool().items()]
+        t = acceptance_tables(target(), members, p, plain(p, n), K)
         stream.append(ReplayRequest(str(i), "x", len(p), t.length, t.acc, t.gamma, t.bd, depth=t.depth, free=t.free))
     return stream
 
