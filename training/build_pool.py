@@ -35,7 +35,8 @@ from data_gen.generate import load_distilled
 from data_gen.plan import DataGenConfig, data_dir_for
 from draftpool.config import ConfigError, build, deep_merge, load_config, read_yaml
 from draftpool.io import atomic_write_json
-from draftpool.pool import DrafterLoadError, load_members, read_manifest
+from draftpool.models.folder import DrafterLoadError
+from draftpool.pool import load_members, read_manifest
 from draftpool.target import DEFAULT_TARGET, load_target, resolve_target
 from training.config import TrainConfig
 from training.evaluate import EXPORTED, evaluate_many, write_eval

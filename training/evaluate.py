@@ -182,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     from data_gen.plan import DataGenConfig
     from draftpool.config import ConfigError, load_config
     from draftpool.io import atomic_write_json
-    from draftpool.pool import DrafterLoadError
+    from draftpool.models.folder import DrafterLoadError
     from draftpool.target import DEFAULT_TARGET, TargetError, load_target, resolve_target
 
     ap = argparse.ArgumentParser(description=main.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

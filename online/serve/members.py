@@ -9,7 +9,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from draftpool.models import get_kind
-from draftpool.pool import DrafterLoadError, Member, load_members
+from draftpool.models.folder import DrafterLoadError
+from draftpool.pool import Member, load_members
 from online.serve.request import Served
 
 
