@@ -7,6 +7,8 @@ import sys
 
 import pytest
 
+pytest_plugins = ["pytester"]  # tests/test_fast_tier.py runs the fast tier's check in an inner pytest run
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 # rule: OpenMP threads sleep while they wait, never spin: the suite runs 3 workers, their subprocesses and trainers on
@@ -32,7 +34,6 @@ def pytest_collection_modifyitems(config, items):
 
 FAST_TIER = "not tier2 and not vllm"  # pyproject.toml's default selection
 FAST_LIMIT_S = 10.0  # the most one fast-tier test may take (setup + call + teardown), on a 2-core AVX2 machine
-_durations: dict[str, float] = {}
 
 
 def pytest_addoption(parser):
@@ -40,38 +41,44 @@ def pytest_addoption(parser):
                      help="fail the fast tier when a test takes longer than this many seconds (0: no check)")
 
 
-def pytest_runtest_logreport(report):
-    """Every test's time, summed over its phases (on the controller with workers: their reports come here)."""
-    _durations[report.nodeid] = _durations.get(report.nodeid, 0.0) + report.duration
+class FastTierCheck:
+    """A fast-tier test over --fast-limit fails the run (pytest's own durations: no timing assertion inside a test).
+    One per pytest run (tests/test_fast_tier.py runs pytest inside pytest); with workers, the controller's check sees
+    every worker's reports."""
 
+    def __init__(self, config):
+        self.config = config
+        self.durations: dict[str, float] = {}
 
-def _too_slow(config) -> dict[str, float]:
-    """The fast tier's tests over the limit (nothing in another selection, or with the check off)."""
-    limit = config.getoption("--fast-limit")
-    if hasattr(config, "workerinput") or not limit or config.option.markexpr != FAST_TIER:
-        return {}
-    return {k: v for k, v in _durations.items() if v > limit}
+    def pytest_runtest_logreport(self, report):
+        """Every test's time, summed over its phases."""
+        self.durations[report.nodeid] = self.durations.get(report.nodeid, 0.0) + report.duration
 
+    def too_slow(self) -> dict[str, float]:
+        """The fast tier's tests over the limit (nothing in another selection, or with the check off)."""
+        limit = self.config.getoption("--fast-limit")
+        if hasattr(self.config, "workerinput") or not limit or self.config.option.markexpr != FAST_TIER:
+            return {}
+        return {k: v for k, v in self.durations.items() if v > limit}
 
-def pytest_terminal_summary(terminalreporter, exitstatus, config):
-    slow = _too_slow(config)
-    if slow:
-        terminalreporter.section("fast tier: tests over the limit")
-        for nodeid, seconds in sorted(slow.items(), key=lambda kv: -kv[1]):
-            terminalreporter.line(f"{seconds:6.1f} s  {nodeid}")
-        terminalreporter.line(f"each fast-tier test must take <= {config.getoption('--fast-limit'):g} s: speed it "
-                              f"up, or mark it @pytest.mark.tier2 (the second tier)")
+    def pytest_terminal_summary(self, terminalreporter):
+        slow = self.too_slow()
+        if slow:
+            terminalreporter.section("fast tier: tests over the limit")
+            for nodeid, seconds in sorted(slow.items(), key=lambda kv: -kv[1]):
+                terminalreporter.line(f"{seconds:6.1f} s  {nodeid}")
+            terminalreporter.line(f"each fast-tier test must take <= {self.config.getoption('--fast-limit'):g} s: "
+                                  f"speed it up, or mark it @pytest.mark.tier2 (the second tier)")
 
-
-def pytest_sessionfinish(session, exitstatus):
-    """A fast-tier test over the limit fails the run (pytest's durations; no timing assertion inside a test)."""
-    if _too_slow(session.config) and exitstatus == pytest.ExitCode.OK:
-        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    def pytest_sessionfinish(self, session, exitstatus):
+        if self.too_slow() and exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_configure(config):
-    """With workers (-n N), the controller converts the embedded target into the cache first: workers racing on
-    the conversion would replace the folder under each other's feet."""
+    """The fast tier's time check; with workers (-n N), the controller converts the embedded target into the cache
+    first: workers racing on the conversion would replace the folder under each other's feet."""
+    config.pluginmanager.register(FastTierCheck(config), "fast-tier-check")
     if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
         from draftpool.target import resolve_target
 
@@ -91,6 +98,21 @@ def target(target_info):
     from draftpool.target import load_target
 
     return load_target(target_info, "cpu")
+
+
+@pytest.fixture(scope="session")
+def tiny_real_target(target_info):
+    """(model, tokenizer) as `target` gives them, of a 4-layer random Llama over the embedded target's vocabulary
+    (tests/stubs.py): for tests of plumbing that need real prompts, the chat template and stop tokens."""
+    from transformers import AutoTokenizer
+
+    from tests.stubs import tiny_real_vocab_target
+
+    model, _ = tiny_real_vocab_target(target_info)
+    tok = AutoTokenizer.from_pretrained(target_info.path)
+    if tok.pad_token is None:
+        tok.pad_token = tok.eos_token
+    return model, tok
 
 
 VOLATILE_ENV = {"PYTEST_CURRENT_TEST"}  # pytest's own, rewritten at every phase of a test

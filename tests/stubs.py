@@ -1,5 +1,6 @@
 """Test models: fixed-logit bigram LMs with a transformers-style interface, oracle drafters that know the greedy
-continuation, a tiny random Llama target with seeded random EAGLE-3 heads, and random heads for the real target."""
+continuation, a tiny random Llama target with seeded random EAGLE-3 heads, a tiny random Llama over the real
+vocabulary (plumbing tests with real prompts and tokenizer), and random heads for the real target."""
 
 from __future__ import annotations
 
@@ -205,6 +206,24 @@ def tiny_target() -> LlamaForCausalLM:
     cfg = LlamaConfig(vocab_size=VOCAB, hidden_size=64, intermediate_size=128, num_hidden_layers=4,
                       num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256)
     return LlamaForCausalLM(cfg).eval()
+
+
+def tiny_real_vocab_target(target_info) -> tuple[LlamaForCausalLM, object]:
+    """A 4-layer random Llama (seeded) over the embedded target's vocabulary and special token ids, and its
+    TargetInfo (the real tokenizer's folder, the tiny model's shape): the target of plumbing tests that need real
+    prompts, the chat template and the stop tokens, not the real target's numerics (seconds instead of minutes)."""
+    import dataclasses
+
+    from transformers import AutoConfig
+
+    real = AutoConfig.from_pretrained(target_info.path)
+    torch.manual_seed(0)
+    cfg = LlamaConfig(vocab_size=target_info.vocab_size, hidden_size=64, intermediate_size=128, num_hidden_layers=4,
+                      num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512,
+                      bos_token_id=real.bos_token_id, eos_token_id=real.eos_token_id, pad_token_id=real.pad_token_id)
+    info = dataclasses.replace(target_info, name="tiny", slug="tiny", weights_sha256="ab" * 32, num_layers=4,
+                               hidden_size=64, max_position_embeddings=512)
+    return LlamaForCausalLM(cfg).eval().requires_grad_(False), info
 
 
 def random_head(model, target_info, seed: int, draft_vocab: int) -> Eagle3Head:

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from benchmarks.data_curve import main
 from tests.shared import tiny_sql_data
 
 
+@pytest.mark.tier2
 def test_suffix_members_from_growing_samples(tmp_path, target_info, target):
     data = tiny_sql_data(tmp_path / "data", target_info, target,
                          "max_prompts_per_split=6", "max_held_out_prompts=3",

@@ -4,6 +4,8 @@ setting's, and the physical frame is computed from the model's shapes and a meas
 
 import json
 
+import pytest
+
 from benchmarks.datagen_backends import main, prefix_share
 
 
@@ -13,6 +15,7 @@ def test_prefix_share():
     assert prefix_share([1, 2], [1, 2, 3, 4]) == 0.5
 
 
+@pytest.mark.tier2
 def test_settings_side_by_side(tmp_path, target_info):
     out = tmp_path / "bench"
     report = main(["--prompts", "3", "--max-new-tokens", "6", "--hf-batch", "1,3", "--engine-slots", "2",

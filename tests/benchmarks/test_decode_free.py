@@ -16,6 +16,8 @@ from draftpool.models.suffix import SUFFIX, build_suffix
 from specsel.decoding.loop import SpecDecoder
 from tests.stubs import random_head
 
+pytestmark = pytest.mark.tier2  # a decode benchmark run on the real target
+
 NEW = 10
 
 

@@ -3,8 +3,12 @@ features and teacher agree with the transformers forward's."""
 
 from __future__ import annotations
 
+import pytest
+
 from benchmarks.feature_cache import main
 from tests.shared import tiny_sql_data
+
+pytestmark = pytest.mark.tier2  # real-target data generation and feature caches
 
 
 def test_slot_and_transformers_caches_agree(tmp_path, target_info, target):

@@ -8,10 +8,13 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from benchmarks.learning_curve import main
 from tests.training.test_train_drafter import data_root, tiny_data  # noqa: F401  (the shared tiny-data fixture)
 
 
+@pytest.mark.tier2
 def test_two_variants_then_read_back(data_root, tmp_path, capsys):  # noqa: F811
     out = tmp_path / "curves"
     png = out / "learning_curves.png"
@@ -39,6 +42,7 @@ def test_two_variants_then_read_back(data_root, tmp_path, capsys):  # noqa: F811
     assert "[learning_curve] ttt3" not in capsys.readouterr().err  # the progress log names a variant it trains
 
 
+@pytest.mark.tier2
 def test_an_edited_recipe_retrains(data_root, tmp_path, capsys):  # noqa: F811
     recipe = tmp_path / "eagle3.yaml"
     shutil.copy(Path(__file__).parents[2] / "recipes/sql/eagle3.yaml", recipe)

@@ -15,6 +15,7 @@ def step_pool(tmp_path_factory, target, target_info):
     return cut_step_pool(tmp_path_factory.mktemp("bench-lookahead") / "pool", target, target_info)
 
 
+@pytest.mark.tier2
 def test_bench_rows_summary_and_plot(tmp_path, step_pool):
     out = tmp_path / "out"
     png = out / "lookahead.png"

@@ -9,6 +9,7 @@ from benchmarks.prefill_memory import main, parse_lengths
 from draftpool.config import ConfigError
 
 
+@pytest.mark.tier2
 def test_two_variants_report_both_passes(tmp_path, capsys):
     out = tmp_path / "pm"
     assert main(["--lengths", "33:36", "--again-every", "2", "--new-tokens", "1",
@@ -34,6 +35,7 @@ def test_lengths_parse():
         parse_lengths("0:3")
 
 
+@pytest.mark.tier2
 def test_a_drafter_not_in_the_pool_is_refused(tmp_path, capsys):
     assert main(["--lengths", "33:34", "--variants", "padded", "--drafter", "nope", "--pool", str(tmp_path / "none"),
                  "--out", str(tmp_path / "o")]) == 2

@@ -1,5 +1,8 @@
 """benchmarks.prompt_diversity on the shipped sets: one table row per set, every set large (>= 1850 prompts) with
-few near-duplicates and about a fifth held out; --out writes the figures; --before reads a git revision's sets."""
+few near-duplicates and about a fifth held out; --out writes the figures; --before reads a git revision's sets.
+
+The figures of the shipped sets take a while (near-duplicate pairs over ~2,000 prompts a set): they are computed once
+per session for every worker (the second tier's tests); the table and files are checked on a slice of every set."""
 
 from __future__ import annotations
 
@@ -8,19 +11,39 @@ import subprocess
 
 import pytest
 
+import benchmarks.prompt_diversity as prompt_diversity
 from benchmarks.prompt_diversity import ROOT, current_sets, main, reports
 from data_gen.domains import PROMPT_SETS
+from tests.shared import shared_dir
 
 MIN_PROMPTS = 1850
 MAX_NEAR_DUPLICATE_RATE = 0.15  # measured 0.035 (medical) to 0.105 (math) on 2026-11-28; 0.46 for math before
 
 
 @pytest.fixture(scope="module")
-def figures():
-    return reports(current_sets(), 350)
+def figures(tmp_path_factory):
+    """reports() of the shipped sets at the default sample (350), computed once for the session's workers."""
+    def make(root):
+        (root / "figures.json").write_text(json.dumps(reports(current_sets(), 350)))
+
+    return json.loads((shared_dir(tmp_path_factory, "prompt-diversity", make) / "figures.json").read_text())
 
 
-def test_table_and_json(tmp_path, capsys):
+@pytest.fixture
+def shipped_figures_once(figures, monkeypatch):
+    """reports() as the benchmark calls it, but the shipped sets' figures (a pure function of the rows and the
+    sample) read from the shared computation instead of recomputed."""
+    shipped = current_sets()
+
+    def once(sets, sample):
+        return figures if sets == shipped and sample == 350 else reports(sets, sample)
+
+    monkeypatch.setattr(prompt_diversity, "reports", once)
+
+
+def test_table_and_json(tmp_path, capsys, monkeypatch):
+    sliced = {name: rows[:80] for name, rows in current_sets().items()}  # every set, a slice of each: seconds
+    monkeypatch.setattr(prompt_diversity, "current_sets", lambda: sliced)
     out = tmp_path / "diversity"
     assert main(["--out", str(out)]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
@@ -32,6 +55,7 @@ def test_table_and_json(tmp_path, capsys):
     assert set(saved["sets"]) == set(PROMPT_SETS) and saved["before"] is None
 
 
+@pytest.mark.tier2
 @pytest.mark.parametrize("name", PROMPT_SETS)
 def test_shipped_set_figures(figures, name):
     rep = figures[name]
@@ -42,7 +66,8 @@ def test_shipped_set_figures(figures, name):
     assert 0 < rep["distinct_3gram"] <= 1 and 0 < rep["distinct_2gram"] <= rep["distinct_2gram_at"] <= 1
 
 
-def test_before_a_revision(capsys):
+@pytest.mark.tier2
+def test_before_a_revision(capsys, shipped_figures_once):
     if subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True).returncode != 0:
         pytest.skip("not a git checkout")
     assert main(["--before", "HEAD"]) == 0

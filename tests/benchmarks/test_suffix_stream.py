@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from benchmarks.suffix_stream import main, stream
 
 
@@ -13,6 +15,7 @@ def test_stream_is_seeded_and_repetitive():
     assert a == b and len(set(a)) < 40  # the same questions come back
 
 
+@pytest.mark.tier2
 def test_tiny_stream(tmp_path, capsys):
     out = tmp_path / "s"
     assert main(["--requests", "3", "--window", "2", "--max-new-tokens", "6", "--k", "4", "--out", str(out)]) == 0

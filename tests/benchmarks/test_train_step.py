@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from benchmarks.train_step import main
 from tests.training.test_train_drafter import data_root, tiny_data  # noqa: F401  (the shared tiny-data fixture)
 
 
+@pytest.mark.tier2
 def test_levers_keep_the_losses(data_root, tmp_path, capsys):  # noqa: F811
     out = tmp_path / "step"
     args = ["--steps", "2", "--variants", "before,new,ttt3", "--out", str(out),

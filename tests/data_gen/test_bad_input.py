@@ -197,6 +197,7 @@ def test_unknown_target_name(name, monkeypatch, empty_cache):
     assert name in msg and DEFAULT_TARGET in msg
 
 
+@pytest.mark.tier2
 def test_empty_repeated_and_over_long_prompts_are_skipped_one_line_each(tmp_path):
     prompts = tmp_path / "p.jsonl"
     rows = [{"prompt": "Count the rows of t."}, {"prompt": "  "}, {"prompt": "Count the rows of t."},

@@ -1,6 +1,7 @@
-"""The engine backend of self-distillation on the real target: the slot forward against the transformers forward,
-continuous batching's slot reuse, answers independent of which jobs share a pass, and greedy answers identical to the
-transformers backend's."""
+"""The engine backend of self-distillation: the slot forward against the transformers forward on the real target,
+continuous batching's slot reuse and answers independent of which jobs share a pass (plumbing: on a tiny random
+Llama over the real vocabulary, with real prompts and stop tokens), and greedy answers identical to the transformers
+backend's on the real target (the second tier)."""
 
 from __future__ import annotations
 
@@ -22,8 +23,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def prompts(target):
-    _, tok = target
+def prompts(tiny_real_target):
+    _, tok = tiny_real_target
     return [render_prompt(tok, r["prompt"]) for r in domain_prompts("sql")["held_out"][:6]]
 
 
@@ -86,9 +87,9 @@ def _answers(model, prompts, stop, slots: int, share_prefix: bool = True, record
     return out
 
 
-def test_a_freed_slot_takes_the_next_job_in_the_next_pass(target, prompts):
+def test_a_freed_slot_takes_the_next_job_in_the_next_pass(tiny_real_target, prompts):
     """No job slot idles while a job waits: every pass holds one segment per job slot until the queue is empty."""
-    model, tok = target
+    model, tok = tiny_real_target
     stop = stop_token_ids(tok, model)
     passes: list[list[tuple[int, int]]] = []
     out = _answers(model, prompts, stop, slots=3, record=passes)  # 2 job slots + the shared prefix's
@@ -104,10 +105,10 @@ def test_a_freed_slot_takes_the_next_job_in_the_next_pass(target, prompts):
     assert len(passes) - 1 < len(prompts) * 12 / 2 + 2  # the jobs overlap: about half the one-by-one pass count
 
 
-def test_answers_do_not_depend_on_the_passes_they_share(target, prompts):
+def test_answers_do_not_depend_on_the_passes_they_share(tiny_real_target, prompts):
     """Greedy and sampled answers (each job's own seed) are the same with 1, 2 or 5 job slots and without the shared
     prefix: what a resumed run relies on."""
-    model, tok = target
+    model, tok = tiny_real_target
     stop = stop_token_ids(tok, model)
     base = _answers(model, prompts, stop, slots=2)
     assert any(base[i] != base[i - 1] for i in range(1, len(prompts)))
@@ -115,8 +116,8 @@ def test_answers_do_not_depend_on_the_passes_they_share(target, prompts):
         assert _answers(model, prompts, stop, slots=slots, share_prefix=share) == base, (slots, share)
 
 
-def test_sampled_answers_follow_their_seed(target, prompts):
-    model, tok = target
+def test_sampled_answers_follow_their_seed(tiny_real_target, prompts):
+    model, tok = tiny_real_target
     stop = stop_token_ids(tok, model)
     fwd = SlotForward(model, 3, max(map(len, prompts)) + 24)
     got = {}
@@ -134,6 +135,7 @@ def _cfg(data_dir: Path, *extra: str) -> DataGenConfig:
     return load_config(DataGenConfig, ROOT / "recipes" / "sql" / "data_gen.yaml", over)
 
 
+@pytest.mark.tier2
 def test_engine_greedy_answers_equal_the_transformers_backends(tmp_path, target_info, target):
     model, tok = target
     rows = {}

@@ -79,6 +79,7 @@ def test_domain_lists():
 
 
 @pytest.mark.parametrize("hashseed", ["0", "1"])
+@pytest.mark.tier2
 def test_frozen_files_match_generators(hashseed):
     """The committed jsonl files are what scripts/freeze_prompts.py makes, under any interpreter hash seed."""
     out = subprocess.run([sys.executable, "scripts/freeze_prompts.py", "--check"], cwd=ROOT, capture_output=True,
@@ -118,6 +119,7 @@ def test_held_out_share(files, name):
     assert 0.15 <= share <= 0.25, f"{name}: held-out share {share:.1%}"
 
 
+@pytest.mark.tier2
 def test_no_held_out_prompt_is_a_near_duplicate_of_a_train_prompt(files):
     """The split does not leak: no held-out prompt of any set has token Jaccard >= 0.7 with a train prompt of any
     set (the general mix trains on every set)."""

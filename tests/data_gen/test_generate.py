@@ -239,6 +239,7 @@ def test_temp_file_ignored(reference, target_info, target):
         tmp.unlink()
 
 
+@pytest.mark.tier2
 def test_resume_after_sigkill(reference, tmp_path, target_info, target):
     model, tok = target
     ref_cfg, _, ref_rows = reference

@@ -81,6 +81,7 @@ def test_bad_config_is_refused():
         load_config(MagpieConfig, None, ["domain=poetry"])
 
 
+@pytest.mark.tier2
 def test_a_resumed_run_draws_what_one_run_draws(target, target_info, tmp_path):
     """8 samples, then 8 more in a second call, against 16 in one call: the same samples in the same order; the
     prompt file holds what `select` keeps from them; other settings on the same file are refused."""

@@ -51,6 +51,7 @@ def args(tmp_path, pool, reqs, *extra):
             "process.export_every=0", f"serve.auto_costs={tmp_path}/auto_costs.json", *extra]
 
 
+@pytest.mark.tier2
 def test_serve_adapt_export_resume(tmp_path, pool, target, capsys):
     model, tok = target
     prompts = [p["prompt"] for p in domain_prompts("sql")["held_out"][:3]]
@@ -123,6 +124,7 @@ def _records(path):
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
+@pytest.mark.tier2
 def test_stdin_bad_lines_and_a_stop_mid_decode_then_a_rerun(tmp_path, pool, target, capsys, monkeypatch):
     """Through the real server (serve.requests=-, adapt off): every bad line gets its one record; max_tokens is
     honoured; SIGTERM mid-decode stops the run at once and the interrupted request gets no record; the rerun serves it
@@ -173,6 +175,7 @@ def test_stdin_bad_lines_and_a_stop_mid_decode_then_a_rerun(tmp_path, pool, targ
     assert _records(answers)[-2]["text"] == want
 
 
+@pytest.mark.tier2
 def test_a_request_whose_id_looks_like_a_bad_lines_record_is_served_after_a_restart(tmp_path, pool, capsys):
     """Bad line 2 is recorded by its line number, not as id "line-2": a request "line-2" added before a restart (an
     appended input) is served, not taken for that bad line; nothing is recorded twice."""
@@ -304,6 +307,7 @@ def _stalled_body(port: int) -> bytes:
         return reply
 
 
+@pytest.mark.tier2
 def test_http_endpoint(tmp_path, pool, target, capsys):
     """OpenAI-compatible completions and chat completions through the real server (trainer on): greedy answers equal
     plain decoding, refusals are 400s with one message, a stalled body gets a 408 and serving goes on, SIGTERM during
@@ -394,6 +398,7 @@ def test_http_endpoint(tmp_path, pool, target, capsys):
     assert answers[2]["sampling"]["temperature"] == 0.7 and "sampling" not in answers[0]
 
 
+@pytest.mark.tier2
 def test_http_sigterm_without_adaptation_answers_the_request_in_flight(tmp_path, pool):
     """The CLI with serve.adapt=false (no trainer to wait for at stop): SIGTERM mid-decode answers the request in
     flight with a 503 before the process ends (its connection was once dropped: the process exited before the HTTP

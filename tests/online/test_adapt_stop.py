@@ -47,6 +47,7 @@ def test_a_crafted_trainer_state_stops_the_resume(tmp_path, pool, capsys):  # no
     assert not marker.exists()
 
 
+@pytest.mark.tier2
 def test_tiny_requests_do_not_turn_adaptation_off(tmp_path, pool, capsys, monkeypatch):  # noqa: F811
     """Four requests of one new token after a 31-token chat prompt, shorter than the heads' 40 training-time-test
     steps, fed one at a time (stdin) while the trainer runs: each used to crash it, four used up its restarts."""
@@ -91,6 +92,7 @@ def test_tiny_requests_do_not_turn_adaptation_off(tmp_path, pool, capsys, monkey
     assert summary["rounds"] == 4 and len(summary["exports"]) == 1 and summary["adaptation_lost"] is None
 
 
+@pytest.mark.tier2
 def test_a_failed_export_is_a_loss_the_summary_names(tmp_path, pool, capsys):  # noqa: F811
     (tmp_path / "online").mkdir()
     (tmp_path / "online" / "versions").write_text("a file where the versions folder goes")  # as root: chmod would not
@@ -121,6 +123,7 @@ def test_an_out_dir_that_cannot_be_written_fails_before_the_target_loads(tmp_pat
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.tier2
 def test_a_stop_signal_to_the_process_group_still_exports(tmp_path, pool, sig):  # noqa: F811
     """Ctrl-C in a terminal (SIGINT to the whole group) or a service manager's SIGTERM: the trainer is in the group
     too; it must not die with the server's stop but finish, export, and the run exit 0."""
@@ -161,6 +164,7 @@ def _stderr_lines(proc, lines: list[str]) -> threading.Thread:
     ((signal.SIGINT, signal.SIGINT), 0.05),  # a double Ctrl-C
     ((signal.SIGINT, signal.SIGTERM), 0.5),  # Ctrl-C, then a service manager's SIGTERM half a second later
 ], ids=["3xSIGTERM-0.15s", "2xSIGINT-0.05s", "SIGINT+SIGTERM-0.5s"])
+@pytest.mark.tier2
 def test_more_stop_signals_during_the_stop_still_export(tmp_path, pool, sigs, gap):  # noqa: F811
     """After a few trainer rounds, 2 or 3 stop signals to the process group: 3 SIGTERMs 0.15 s apart, 2 SIGINTs
     0.05 s apart, a SIGINT then a SIGTERM 0.5 s apart. The first stops the run; the later ones, during the stop

@@ -13,6 +13,8 @@ from draftpool.models.suffix import SUFFIX
 from specsel.decoding.loop import SpecDecoder
 from tests.stubs import head_and_suffix_pool
 
+pytestmark = pytest.mark.tier2  # online_adapt.py end to end on the real target
+
 NEW = 12
 
 

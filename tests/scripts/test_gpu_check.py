@@ -55,6 +55,7 @@ def test_out_under_a_file_is_refused(tmp_path):
     assert "--out" in line and "a file is in the way" in line
 
 
+@pytest.mark.tier2
 def test_cuda_without_a_gpu_says_no_cuda_device():
     """CI has no GPU (CUDA_VISIBLE_DEVICES is emptied for the child in case a runner has one)."""
     for args in ([], ["--device", "cuda"], ["--device", "cuda:0"]):  # the default device is cuda

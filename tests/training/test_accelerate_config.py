@@ -8,6 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.tier2  # an `accelerate launch` of train_drafter.py in a subprocess
+
 ROOT = Path(__file__).resolve().parents[2]
 SINGLE = ROOT / "recipes" / "accelerate_configs" / "single.yaml"
 

@@ -15,6 +15,7 @@ def tiny(tmp_path, domains="sql,python"):
             f"export.pools_dir={tmp_path}/pools", f"run_dir={tmp_path}/runs/{{domain}}-{{drafter}}"]
 
 
+@pytest.mark.tier2
 def test_tiny_pool_end_to_end_and_resume(tmp_path, capsys):
     assert build_pool.main(tiny(tmp_path, "sql,general")) == 0
     out = capsys.readouterr().out

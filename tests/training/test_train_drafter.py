@@ -69,6 +69,7 @@ def head_tensors(pools: Path, name: str = "sql-eagle3") -> dict[str, torch.Tenso
     return load_file(str(pools / "smollm2-135m-instruct" / name / "model.safetensors"))
 
 
+@pytest.mark.tier2
 def test_resume_after_kill_matches_unkilled_run(data_root, tmp_path):
     steps = ["train.max_steps=6", "train.save_every=2"]  # 4 batches an epoch: the resumed run crosses into epoch 2
     full = run_cli(tiny_args(data_root, tmp_path / "a", *steps))
@@ -110,6 +111,7 @@ def _check_distributed(out: subprocess.CompletedProcess, tmp: Path) -> None:
         assert row[0] == pytest.approx(top1) and row == sorted(row) and row[-1] <= 1
 
 
+@pytest.mark.tier2
 def test_ddp_two_cpu_processes(data_root, tmp_path, monkeypatch):
     # accelerate 1.15's launcher starts a single process for MULTI_CPU configs; torchrun starts both ranks and
     # accelerate then runs them as MULTI_CPU DDP over gloo
@@ -121,6 +123,7 @@ def test_ddp_two_cpu_processes(data_root, tmp_path, monkeypatch):
     assert "gradient clipping 0.25" in out.stdout  # the recipe's clip reaches DeepSpeed's engine (it clips inside)
 
 
+@pytest.mark.tier2
 def test_deepspeed_zero2_two_cpu_processes(data_root, tmp_path):
     launcher = [sys.executable, "-m", "accelerate.commands.launch", "--config_file", str(ACC / "cpu_zero2.yaml")]
     out = run_cli(tiny_args(data_root, tmp_path, "train.max_steps=3", "train.grad_accum=2",
@@ -129,6 +132,7 @@ def test_deepspeed_zero2_two_cpu_processes(data_root, tmp_path):
     assert "gradient clipping 0.25" in out.stdout  # the recipe's clip reaches DeepSpeed's engine (it clips inside)
 
 
+@pytest.mark.tier2
 def test_llama_two_stages_lora_and_assistant_model(data_root, tmp_path, target, capsys):
     """general pretrain (declared by the kind, run first by train_drafter) -> sql LoRA fine-tune -> exported folder
     works as assistant_model."""
@@ -156,6 +160,7 @@ def test_llama_two_stages_lora_and_assistant_model(data_root, tmp_path, target, 
     assert torch.equal(plain, assisted)
 
 
+@pytest.mark.tier2
 def test_nan_loss_stops_with_clear_error_and_exports_nothing(data_root, tmp_path, capsys):
     rc = train_drafter.main(tiny_args(data_root, tmp_path, "train.max_steps=4", "train.lr=1e30",
                                       "train.max_grad_norm=0"))
@@ -166,15 +171,18 @@ def test_nan_loss_stops_with_clear_error_and_exports_nothing(data_root, tmp_path
 
 @pytest.mark.parametrize("args, message", [
     (["--domain", "cooking"], "known domains: sql, python"),
-    (["--domain", "sql", "eagle3.aux_layers=[2, 15, 31]"], "aux layer ids"),
+    pytest.param(["--domain", "sql", "eagle3.aux_layers=[2, 15, 31]"], "aux layer ids",
+                 marks=pytest.mark.tier2),  # checked where the head is made: after the data and the target load
     (["--domain", "sql", "train.lr=fast"], "train.lr: expected a number"),
     (["--domain", "sql", "train.nosuch=1"], "unknown key train.nosuch"),
     (["--domain", "sql", "eval.batch_size=0"], "eval.batch_size must be >= 1"),
     (["--domain", "sql", "eagle3.step_weight=-2"], "eagle3.step_weight must be > 0"),
 ])
-def test_bad_input_one_clear_error(args, message, tmp_path, data_root, capsys):
+def test_bad_input_one_clear_error(args, message, tmp_path, request, capsys):
+    """The configuration's errors come before any data is read (the tiny data only where the check needs it)."""
+    data = request.getfixturevalue("data_root") if "aux layer ids" in message else tmp_path / "no-data"
     rc = train_drafter.main(args + [f"run_dir={tmp_path}/run", f"export.pools_dir={tmp_path}/pools",
-                                    f"data.gen.data_dir={data_root}/{{domain}}",
+                                    f"data.gen.data_dir={data}/{{domain}}",
                                     *[f"data.gen.{k}={json.dumps(v)}" for k, v in TINY_GEN.items()]])
     assert rc == 2
     err = capsys.readouterr().err
@@ -182,9 +190,10 @@ def test_bad_input_one_clear_error(args, message, tmp_path, data_root, capsys):
     assert not (tmp_path / "pools").exists()
 
 
-def test_what_would_fail_at_export_fails_before_training(data_root, tmp_path, capsys):
-    """An output path under a regular file, or a corrupt pool manifest: one error before any training step, and the
-    pool is not touched."""
+def test_what_would_fail_at_export_fails_before_training(tmp_path, capsys):
+    """An output path under a regular file, or a corrupt pool manifest: one error before any training step (before
+    the data is even read: there is none), and the pool is not touched."""
+    data_root = tmp_path / "no-data"
     (tmp_path / "file").write_text("x")
     for extra, message in ((f"run_dir={tmp_path}/file/run", "is a file, not a folder"),
                            (f"export.pools_dir={tmp_path}/file/pools", "is a file, not a folder")):
@@ -211,6 +220,7 @@ def test_evaluate_cli_bad_numbers_one_error(flag, value, capsys):
     assert f"{flag} must be >=" in capsys.readouterr().err
 
 
+@pytest.mark.tier2
 def test_two_runs_into_one_run_dir(data_root, tmp_path, capsys):
     from draftpool.io import run_lock
 
@@ -220,6 +230,7 @@ def test_two_runs_into_one_run_dir(data_root, tmp_path, capsys):
     assert train_drafter.main(tiny_args(data_root, tmp_path, "train.max_steps=1")) == 0  # released: it runs
 
 
+@pytest.mark.tier2
 def test_llama_init_from_a_head_folder_is_refused(data_root, tmp_path, capsys):
     assert train_drafter.main(tiny_args(data_root, tmp_path, "train.max_steps=1")) == 0
     head_dir = tmp_path / "pools" / "smollm2-135m-instruct" / "sql-eagle3"
@@ -238,6 +249,7 @@ def test_empty_user_data_is_refused(tmp_path, capsys):
     assert "holds no non-empty prompt" in capsys.readouterr().err
 
 
+@pytest.mark.tier2
 def test_offline_target_cache_gives_the_same_head_as_the_online_target(data_root, tmp_path):
     """The cached features (aux + final hidden -> lm_head) reproduce the in-loop target: same trained weights."""
     steps = ["train.max_steps=3"]
@@ -265,6 +277,7 @@ def test_cpu_run_uses_every_core_despite_accelerate_single_thread_default(monkey
         torch.set_num_threads(before)
 
 
+@pytest.mark.tier2
 def test_head_initialised_from_the_target_and_frozen_lm_head(data_root, tmp_path, target, target_info):
     """init_from_target: lm_head rows = the target's output-embedding rows of the draft vocabulary, final norm =
     the target's; freeze_lm_head keeps those rows through training (the rest of the head still trains)."""
@@ -283,6 +296,7 @@ def test_head_initialised_from_the_target_and_frozen_lm_head(data_root, tmp_path
     assert torch.equal(head.norm.weight, model.get_decoder().norm.weight.float())
 
 
+@pytest.mark.tier2
 def test_learning_curve_rows_and_a_time_budget(data_root, tmp_path):
     """train.curve_minutes ~ 0: one held-out evaluation per optimizer step in curve.jsonl (the last one equals the
     final eval.json: the hook evaluates the model being trained); train.budget_minutes plans the step count from
@@ -314,6 +328,7 @@ def test_answer_samples_are_fixed_and_nested():
     assert train_drafter.answer_sample(rows, 0) == rows and train_drafter.answer_sample(rows, 99) == rows
 
 
+@pytest.mark.tier2
 def test_runs_in_one_process_each_take_their_own_precision(data_root, tmp_path, monkeypatch):
     """An fp32 Accelerator built first in the process (a notebook's, another test's), then train_drafter with
     mixed_precision=auto on a CPU with bf16 units (forced: DRAFTPOOL_CPU_BF16=1) trains in bf16, and a run after it

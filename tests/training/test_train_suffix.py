@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 import training.train_drafter as train_drafter
 from data_gen.generate import load_distilled
 from draftpool.pool import load_members
 from tests.training.test_train_drafter import data_root, tiny_args  # noqa: F401 - the shared tiny data fixture
+
+pytestmark = pytest.mark.tier2  # a train_drafter run on the real target's self-distilled data
 
 
 def test_suffix_member_is_built_evaluated_and_exported(data_root, tmp_path, target, target_info):  # noqa: F811

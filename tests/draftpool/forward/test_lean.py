@@ -134,6 +134,7 @@ def test_models_it_cannot_run_fall_back_or_are_refused():
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.tier2
 def test_verification_rows_are_bitwise_one_token_steps_on_the_real_target(setup, dtype):  # noqa: F811
     """Per-row attention + passes of >= 2 rows make a k-row pass compute each row exactly as a one-token step does
     (on this CPU's oneDNN kernels, which `batch_invariant` measures); without per-row attention it does not."""
@@ -154,6 +155,7 @@ def test_verification_rows_are_bitwise_one_token_steps_on_the_real_target(setup,
         lean.PER_ROW_MAX = old
 
 
+@pytest.mark.tier2
 def test_bfloat16_chains_are_token_exact_through_the_lean_forward(setup):  # noqa: F811
     model, head, _, prompts, _, stops = setup
     model16, head16 = copy.deepcopy(model).to(torch.bfloat16), copy.deepcopy(head).to(torch.bfloat16)
@@ -250,6 +252,7 @@ def test_the_pad_row_count_is_the_fastest_measured_and_every_choice_is_row_invar
 
 
 @pytest.mark.parametrize("backend", ["lean", "hf"])
+@pytest.mark.tier2
 def test_compiled_decoding_equals_plain_decoding_in_the_same_settings(backend):
     """torch.compile over the target forward (the lean forward's layer blocks, or the whole transformers forward):
     chain and auto output equals compiled plain output, token for token, with drafts fully and partly accepted."""

@@ -36,6 +36,7 @@ def _requests(path, n):
     return path
 
 
+@pytest.mark.tier2
 def test_lookahead_serving_survives_a_trainer_crash_and_swaps_dpo_versions(tmp_path, step_pool, capsys, monkeypatch):
     n = 10  # enough requests that the trainer (spawned, loaded, one round) crashes while serving goes on
     reqs = _requests(tmp_path / "r.jsonl", n)

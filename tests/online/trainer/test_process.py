@@ -100,6 +100,7 @@ def test_trainer_learns_publishes_and_exports(tmp_path, target, plain_out):
     assert fresh.rounds == state["rounds"] >= 3
 
 
+@pytest.mark.tier2
 def test_a_round_waits_for_batch_records_and_the_stop_trains_the_rest(tmp_path, target, plain_out):
     """trainer.batch is the records per round: a trainer idle between requests does not train on fewer (rounds of
     one record each made many small noisy updates and let the guard judge them on a single request); at the stop the
@@ -120,6 +121,7 @@ def test_a_round_waits_for_batch_records_and_the_stop_trains_the_rest(tmp_path, 
     assert handle.rounds_seen >= 2 and handle.last_round["records"] > 3 and handle.faults == []
 
 
+@pytest.mark.tier2
 def test_killed_trainer_is_restarted_and_no_request_fails(tmp_path, target, plain_out):
     server, handle, heads, _ = start(tmp_path, target, max_restarts=2)
     try:
@@ -134,6 +136,7 @@ def test_killed_trainer_is_restarted_and_no_request_fails(tmp_path, target, plai
     assert [f["kind"] for f in handle.faults] == ["crash"] and handle.restarts == 1
 
 
+@pytest.mark.tier2
 def test_crash_limit_and_hang(tmp_path, target, plain_out):
     # a real trainer process that exits in its second round, every time (tests/online/faults.py)
     server, handle, _, _ = start(tmp_path / "crash", target, factory=CrashInRound(2), max_restarts=1)
@@ -172,6 +175,7 @@ if __name__ == "__main__":
 """
 
 
+@pytest.mark.tier2
 def test_trainer_does_not_outlive_a_killed_server(tmp_path):
     import os
     import signal
@@ -208,6 +212,7 @@ def test_trainer_does_not_outlive_a_killed_server(tmp_path):
             psutil.Process(trainer_pid).kill()
 
 
+@pytest.mark.tier2
 def test_a_restarted_trainer_continues_the_exported_optimizer_state(tmp_path, target, plain_out):
     tcfg = TrainerConfig(lr=1e-2, batch=1, holdout_every=0, full_information=True, optimizer="adam", epochs=2)
     server, handle, heads, _ = start(tmp_path, target, tcfg, export_every=1, max_restarts=1)
@@ -329,6 +334,7 @@ def _poison(prompt_len=4):
 
 
 @pytest.mark.parametrize("holdout_every", [0, 2])
+@pytest.mark.tier2
 def test_a_poison_record_is_skipped_not_a_crash(tmp_path, target, plain_out, holdout_every):
     tcfg = TrainerConfig(lr=1e-2, batch=4, holdout_every=holdout_every, full_information=True)
     server, handle, _, _ = start(tmp_path, target, tcfg, max_restarts=3)
@@ -371,6 +377,7 @@ def test_the_trainer_ignores_stop_signals_from_its_start(tmp_path, target):
     assert handle.faults == [] and handle.restarts == 0 and handle.lost is None and handle.exports
 
 
+@pytest.mark.tier2
 def test_the_stop_hands_every_buffered_record_to_the_trainer(tmp_path, target):
     from online.trainer.feedback import FeedbackCollector
 
@@ -474,6 +481,7 @@ def test_the_trainer_lowers_its_own_priority_after_its_start(tmp_path, target):
     assert handle.faults == [] and server.failed == 0
 
 
+@pytest.mark.tier2
 def test_the_trainer_rests_after_rounds_that_overlap_serving(tmp_path, target, plain_out):
     """process.duty: after a round that ran while a request decoded the trainer rests, and the round events report
     the rest. A rest ends as soon as serving goes idle, so a round that ends between two requests rests 0 s: the

@@ -48,6 +48,7 @@ def _writer(board, stop):
         v += 1
 
 
+@pytest.mark.tier2
 def test_thousand_hot_swaps_against_a_live_writer_serve_no_torn_version():
     ctx = mp.get_context("spawn")
     board = WeightBoard(template())
@@ -93,6 +94,7 @@ def _restarted_writer(board, first, last):
         board.publish(filled(float(v % 200)), v)
 
 
+@pytest.mark.tier2
 def test_a_writer_killed_mid_publish_leaves_later_versions_visible_and_untorn():
     ctx = mp.get_context("spawn")
     board = WeightBoard(template())

@@ -18,6 +18,8 @@ from specsel.decoding.loop import SpecDecoder
 from specsel.decoding.tree import TreeSpec
 from tests.stubs import OracleTreeDrafter, SteeredHead, fresh_cache_matches
 
+pytestmark = pytest.mark.tier2  # exactness on the real target
+
 NEW = 16  # tokens per decode: the steered heads still accept their full chains and tree paths over several cycles
 
 

@@ -14,6 +14,8 @@ from specsel.decoding.tree import TreeSpec
 from specsel.selection.learners import make_learner
 from specsel.selection.selector import Selector
 
+pytestmark = pytest.mark.tier2  # model-free drafters on the real target (exactness, sampling)
+
 NEW = 24
 
 

@@ -10,6 +10,8 @@ from specsel.decoding.loop import SpecDecoder
 from specsel.lookahead.generate import StepLM
 from specsel.lookahead.steps import StepCutter, StepSpec
 
+pytestmark = pytest.mark.tier2  # lookahead step generation on the real target
+
 
 @pytest.fixture(scope="module")
 def setup(target):

@@ -13,6 +13,8 @@ from specsel.lookahead.judges import ExactJudge
 from specsel.lookahead.lookahead import TRANSITION, Budget, LookaheadReasoner, decode_alone
 from specsel.lookahead.steps import StepCutter, StepSpec
 
+pytestmark = pytest.mark.tier2  # lookahead decoding on the real target
+
 NEW = 48
 
 

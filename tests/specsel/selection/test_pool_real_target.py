@@ -14,6 +14,8 @@ from specsel.selection.learners import make_learner
 from specsel.selection.selector import Selector
 from tests.stubs import OracleChainDrafter, SteeredHead, fresh_cache_matches, random_head
 
+pytestmark = pytest.mark.tier2  # selection over pools on the real target
+
 NEW, K = 32, 4
 
 
