@@ -101,18 +101,30 @@ def target(target_info):
 
 
 @pytest.fixture(scope="session")
-def tiny_real_target(target_info):
-    """(model, tokenizer) as `target` gives them, of a 4-layer random Llama over the embedded target's vocabulary
-    (tests/stubs.py): for tests of plumbing that need real prompts, the chat template and stop tokens."""
+def tiny_target_info(tmp_path_factory, target_info):
+    """The TargetInfo of a 4-layer random Llama over the embedded target's vocabulary (tests/stubs.py), saved as a
+    Hugging Face folder with the real tokenizer (made once for the session's workers): the target of tests of
+    plumbing that need real prompts, the chat template and stop tokens, not the real target's numerics; entry points
+    and subprocesses load it by its folder (`target=<tiny_target_info.name>`)."""
     from transformers import AutoTokenizer
 
+    from draftpool.target import resolve_target
+    from tests.shared import shared_dir
     from tests.stubs import tiny_real_vocab_target
 
-    model, _ = tiny_real_vocab_target(target_info)
-    tok = AutoTokenizer.from_pretrained(target_info.path)
-    if tok.pad_token is None:
-        tok.pad_token = tok.eos_token
-    return model, tok
+    def make(root):
+        tiny_real_vocab_target(target_info)[0].save_pretrained(root)
+        AutoTokenizer.from_pretrained(target_info.path).save_pretrained(root)
+
+    return resolve_target(str(shared_dir(tmp_path_factory, "tiny-real-vocab-target", make)))
+
+
+@pytest.fixture(scope="session")
+def tiny_real_target(tiny_target_info):
+    """(model, tokenizer) of the tiny real-vocabulary target, as `target` gives the embedded one's."""
+    from draftpool.target import load_target
+
+    return load_target(tiny_target_info, "cpu")
 
 
 VOLATILE_ENV = {"PYTEST_CURRENT_TEST"}  # pytest's own, rewritten at every phase of a test

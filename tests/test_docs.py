@@ -359,6 +359,7 @@ def test_the_docs_hold_commands():
     assert "bash scripts/setup.sh && .venv/bin/python -m pytest -q -n 3 --dist worksteal" in text  # CI runs this
 
 
+@pytest.mark.tier2
 def test_commands_name_real_entry_points_flags_and_keys(entry_points):
     problems = []
     for where, line, entry, args in doc_invocations():

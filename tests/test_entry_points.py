@@ -24,6 +24,7 @@ def test_scripts_declared_and_point_at_mains():
         assert f"from {module} import {func}" in (ROOT / f"{name}.py").read_text()  # the wrapper calls the same
 
 
+@pytest.mark.tier2
 def test_an_installed_command_runs_from_another_directory(tmp_path):
     for name in SCRIPTS:
         assert shutil.which(name, path=str(Path(sys.executable).parent)), f"{name} is not installed"
@@ -41,6 +42,7 @@ def test_recipes_resolve_from_another_directory(tmp_path, monkeypatch):
     assert cfg.domain == "sql" and cfg.data.recipe == "recipes/{domain}/data_gen.yaml"
 
 
+@pytest.mark.tier2
 def test_a_non_finite_option_is_one_error_line_naming_it(tmp_path, capsys, monkeypatch):
     """`train.lr=.nan` through the real command (and the other entry points in-process): exit 2, one line naming the
     key, nothing written."""

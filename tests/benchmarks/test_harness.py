@@ -81,6 +81,7 @@ def test_a_bad_argument_is_one_line_and_exit_2(tmp_path, capsys):
     assert json.loads((tmp_path / "out" / "results.json").read_text()) == {"steps": 2}
 
 
+@pytest.mark.tier2
 def test_a_missing_input_from_the_command_line_is_one_line_and_exit_2(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "benchmarks.publish", str(tmp_path / "no-run"), "--docs",
                            str(tmp_path / "docs")], cwd=ROOT, capture_output=True, text=True)
@@ -119,6 +120,7 @@ harness.log.info("finished")
 """
 
 
+@pytest.mark.tier2
 def test_progress_lines_reach_a_log_file_while_the_run_goes_on(tmp_path):
     """The run's stderr goes to a file; the line of its first step is in the file while the run is held after that
     step (not only at exit)."""

@@ -2,6 +2,7 @@
 gammas (what live counterfactual evaluation sees) do too for an independent drafter, but not for an EAGLE-3 head,
 whose deeper drafts come from its own hidden state (the bias on a real pool: benchmarks/select.py)."""
 
+import pytest
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 
@@ -54,6 +55,7 @@ def patterned_target():
     return LlamaForCausalLM(cfg).eval()
 
 
+@pytest.mark.tier2
 def test_per_depth_gammas_give_the_true_chain_length_depth0_ones_not_for_heads():
     target = patterned_target()
     torch.manual_seed(0)

@@ -39,6 +39,7 @@ def _one_line_error(proc: subprocess.CompletedProcess) -> str:
 # ---------------------------------------------------------------- CLI
 
 
+@pytest.mark.tier2
 def test_cli_unknown_domain():
     line = _one_line_error(_cli("--domain", "nosuch"))
     assert "nosuch" in line
@@ -46,6 +47,7 @@ def test_cli_unknown_domain():
         assert d in line
 
 
+@pytest.mark.tier2
 def test_cli_unknown_config_key(tmp_path):
     line = _one_line_error(_cli("--domain", "sql", f"data_dir={tmp_path}", "max_new_tokenz=8"))
     assert "max_new_tokenz" in line
@@ -53,6 +55,7 @@ def test_cli_unknown_config_key(tmp_path):
     assert not (tmp_path / "provenance.json").exists()
 
 
+@pytest.mark.tier2
 def test_cli_missing_domain():
     proc = _cli()
     assert proc.returncode != 0
@@ -83,6 +86,7 @@ def test_main_missing_recipe(tmp_path):
     assert "does not exist" in str(e.value.code)
 
 
+@pytest.mark.tier2
 def test_cli_unknown_target_one_line(tmp_path):
     # Regression: main() once caught only (ConfigError, ValueError); TargetError is a RuntimeError, so a target that
     # cannot be found ended in a full traceback instead of the one-line `error: ...` every other bad input gets.
@@ -93,6 +97,7 @@ def test_cli_unknown_target_one_line(tmp_path):
 
 
 @pytest.mark.skipif(__import__("torch").cuda.is_available(), reason="needs a machine without CUDA")
+@pytest.mark.tier2
 def test_cli_device_that_is_not_there_one_line(tmp_path):
     line = _one_line_error(_cli("--domain", "sql", f"data_dir={tmp_path / 'out'}", "device=cuda"))
     assert "'cuda'" in line and "0 CUDA device(s)" in line

@@ -1,5 +1,6 @@
-"""Self-distillation with the real embedded target, at tiny settings: rows, columns, provenance, greedy parity with
-one-at-a-time generation, samples_per_prompt, and resume after a SIGKILL of the real CLI."""
+"""Self-distillation at tiny settings: rows, columns, provenance, greedy parity with one-at-a-time generation,
+samples_per_prompt (plumbing: on the tiny random Llama over the real vocabulary, with the real prompts, chat template
+and stop tokens), and resume after a SIGKILL of the real CLI on the real embedded target (the second tier)."""
 
 from __future__ import annotations
 
@@ -27,14 +28,15 @@ N_PROMPTS, MAX_NEW = 5, 8
 # every setting the tests rely on is given here, so edits of the shipped recipe do not change what is tested
 TINY = [f"max_prompts_per_split={N_PROMPTS}", f"max_new_tokens={MAX_NEW}", "batch_size=4", "shard_size=3",
         "train_temperatures=[0.0,0.7]", "held_out_temperatures=[0.0]", "samples_per_prompt=0", "top_p=1.0",
-        "system_prompt=", "device=cpu", "seed=0", f"target={DEFAULT_TARGET}"]
+        "system_prompt=", "device=cpu", "seed=0"]
 COLUMNS = {"id", "prompt_id", "source", "domain", "split", "temperature", "seed", "prompt", "prompt_ids",
            "response_ids", "response", "finished"}
 
 
-def make_cfg(data_dir: Path, *extra: str) -> DataGenConfig:
-    """The config the CLI would build for `--domain sql data_dir=... <TINY> <extra>`."""
-    return load_config(DataGenConfig, RECIPE, [f"data_dir={data_dir}", *TINY, *extra, "domain=sql"])
+def make_cfg(data_dir: Path, *extra: str, target: str) -> DataGenConfig:
+    """The config the CLI would build for `--domain sql data_dir=... <TINY> target=... <extra>`."""
+    return load_config(DataGenConfig, RECIPE, [f"data_dir={data_dir}", *TINY, f"target={target}", *extra,
+                                               "domain=sql"])
 
 
 def rows_by_id(data_dir: Path) -> dict[str, dict]:
@@ -45,21 +47,24 @@ def rows_by_id(data_dir: Path) -> dict[str, dict]:
     return {r["id"]: r for r in rows}
 
 
-@pytest.fixture(scope="module")
-def reference(tmp_path_factory, target_info, target):
+def complete_run(data_dir: Path, info, model, tok) -> tuple[DataGenConfig, Path, dict[str, dict]]:
     """One complete tiny run: (cfg, data_dir, {id: row})."""
-    model, tok = target
-    data_dir = tmp_path_factory.mktemp("reference") / "sql"
-    cfg = make_cfg(data_dir)
+    cfg = make_cfg(data_dir, target=info.name)
     assert not is_complete(data_dir)
-    out = run(cfg, info=target_info, model=model, tok=tok)
+    out = run(cfg, info=info, model=model, tok=tok)
     assert out == data_dir
     return cfg, data_dir, rows_by_id(data_dir)
 
 
-def test_rows_and_columns(reference, target):
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory, tiny_target_info, tiny_real_target):
+    """One complete tiny run with the tiny real-vocabulary target."""
+    return complete_run(tmp_path_factory.mktemp("reference") / "sql", tiny_target_info, *tiny_real_target)
+
+
+def test_rows_and_columns(reference, tiny_real_target):
     cfg, data_dir, rows = reference
-    _, tok = target
+    _, tok = tiny_real_target
     table = prompt_table(cfg)
     expected = {f"{p['id']}-t{t:.2f}": (split, t, p)
                 for split, temps in (("train", [0.0, 0.7]), ("held_out", [0.0]))
@@ -79,9 +84,9 @@ def test_rows_and_columns(reference, target):
     assert {r["temperature"] for r in load_distilled(data_dir, "held_out")} == {0.0}
 
 
-def test_prompt_and_response_ids(reference, target):
+def test_prompt_and_response_ids(reference, tiny_real_target):
     cfg, _, rows = reference
-    model, tok = target
+    model, tok = tiny_real_target
     stop = stop_token_ids(tok, model)
     msgs = [{"role": "user", "content": "x"}]
     with_header = tok.apply_chat_template(msgs, add_generation_prompt=True, tokenize=False)
@@ -110,12 +115,13 @@ def test_seeds_follow_shard_names(reference):
             assert rows[f"{p['id']}-t{s['temperature']:.2f}"]["seed"] == shard_seed(cfg.seed, s["name"])
 
 
-def test_provenance(reference, target_info, target):
+def test_provenance(reference, tiny_target_info, tiny_real_target):
     cfg, data_dir, _ = reference
-    _, tok = target
+    _, tok = tiny_real_target
     prov = json.loads((data_dir / "provenance.json").read_text())
-    assert prov["target"] == target_info.name
-    assert prov["target_weights_sha256"] == target_info.weights_sha256 and len(prov["target_weights_sha256"]) == 64
+    assert prov["target"] == tiny_target_info.name
+    assert prov["target_weights_sha256"] == tiny_target_info.weights_sha256
+    assert len(prov["target_weights_sha256"]) == 64
     assert prov["chat_template"] == tok.chat_template and prov["chat_template"]
     assert prov["train_temperatures"] == [0.0, 0.7] and prov["held_out_temperatures"] == [0.0]
     assert prov["seed"] == 0
@@ -126,10 +132,10 @@ def test_provenance(reference, target_info, target):
     assert is_complete(data_dir)
 
 
-def test_greedy_matches_one_at_a_time(reference, target):
+def test_greedy_matches_one_at_a_time(reference, tiny_real_target):
     """Batched, left-padded fp32 greedy must give the same tokens as an unpadded one-prompt `model.generate`."""
     _, _, rows = reference
-    model, tok = target
+    model, tok = tiny_real_target
     stop = stop_token_ids(tok, model)
     greedy = [r for r in rows.values() if r["temperature"] == 0.0]
     assert len(greedy) == 2 * N_PROMPTS
@@ -156,10 +162,11 @@ def test_sampled_rows_are_sampled(reference):
     assert any(a["response_ids"] != b["response_ids"] for a, b in pairs), "t=0.7 rows all equal the greedy rows"
 
 
-def test_samples_per_prompt(tmp_path, target_info, target):
-    model, tok = target
-    cfg = make_cfg(tmp_path / "spp", "samples_per_prompt=1", "max_prompts_per_split=4", "max_new_tokens=2")
-    out = run(cfg, info=target_info, model=model, tok=tok)
+def test_samples_per_prompt(tmp_path, tiny_target_info, tiny_real_target):
+    model, tok = tiny_real_target
+    cfg = make_cfg(tmp_path / "spp", "samples_per_prompt=1", "max_prompts_per_split=4", "max_new_tokens=2",
+                   target=tiny_target_info.name)
+    out = run(cfg, info=tiny_target_info, model=model, tok=tok)
     rows = rows_by_id(out)
     train = [r for r in rows.values() if r["split"] == "train"]
     table = prompt_table(cfg)
@@ -173,7 +180,8 @@ def test_samples_per_prompt(tmp_path, target_info, target):
 
 
 def test_plan_shards_samples_per_prompt_two_of_three(tmp_path):
-    cfg = make_cfg(tmp_path / "plan", "samples_per_prompt=2", "train_temperatures=[0.0,0.5,1.0]")
+    cfg = make_cfg(tmp_path / "plan", "samples_per_prompt=2", "train_temperatures=[0.0,0.5,1.0]",
+                   target=DEFAULT_TARGET)
     table = prompt_table(cfg)
     shards = plan_shards(cfg, table)
     temps_of: dict[str, list[float]] = {}
@@ -189,27 +197,29 @@ def test_plan_shards_samples_per_prompt_two_of_three(tmp_path):
     assert all(1 <= len(s["rows"]) <= cfg.shard_size for s in shards)
 
 
-def test_other_settings_in_same_dir_rejected(reference, target_info, target):
-    model, tok = target
+def test_other_settings_in_same_dir_rejected(reference, tiny_target_info, tiny_real_target):
+    model, tok = tiny_real_target
     _, data_dir, rows = reference
     prov_before = (data_dir / "provenance.json").read_text()
     for override, key in (("max_new_tokens=9", "max_new_tokens"), ("seed=1", "seed"),
                           ("train_temperatures=[0.0,0.3]", "train_temperatures")):
         with pytest.raises(ConfigError, match=key):
-            run(make_cfg(data_dir, override), info=target_info, model=model, tok=tok)
+            run(make_cfg(data_dir, override, target=tiny_target_info.name), info=tiny_target_info, model=model,
+                tok=tok)
     assert (data_dir / "provenance.json").read_text() == prov_before
     assert rows_by_id(data_dir) == rows
 
 
-def test_complete_data_is_reused_unless_its_split_moved(reference, target_info, target, monkeypatch):
+def test_complete_data_is_reused_unless_its_split_moved(reference, tiny_target_info, tiny_real_target,
+                                                         monkeypatch):
     """ensure_data: complete data made with other sampling settings is used as it is (a quick profile's subset);
     data whose prompts sit in another split than today's is refused (it could train on held-out prompts)."""
     import data_gen.generate as generate
 
     _, data_dir, rows = reference
-    model, tok = target
-    assert generate.ensure_data(make_cfg(data_dir, "max_prompts_per_split=2", "max_new_tokens=9"), target_info,
-                                tok) == data_dir
+    model, tok = tiny_real_target
+    quick = make_cfg(data_dir, "max_prompts_per_split=2", "max_new_tokens=9", target=tiny_target_info.name)
+    assert generate.ensure_data(quick, tiny_target_info, tok) == data_dir
     real = generate.prompt_table
 
     def moved(cfg):  # one prompt of the data moves from train to held-out, as under another split
@@ -220,12 +230,12 @@ def test_complete_data_is_reused_unless_its_split_moved(reference, target_info, 
 
     monkeypatch.setattr(generate, "prompt_table", moved)
     with pytest.raises(ConfigError, match="another prompt set or split"):
-        generate.ensure_data(make_cfg(data_dir), target_info, tok)
+        generate.ensure_data(make_cfg(data_dir, target=tiny_target_info.name), tiny_target_info, tok)
     assert rows_by_id(data_dir) == rows
 
 
-def test_temp_file_ignored(reference, target_info, target):
-    model, tok = target
+def test_temp_file_ignored(reference, tiny_target_info, tiny_real_target):
+    model, tok = tiny_real_target
     cfg, data_dir, rows = reference
     tmp = data_dir / "shards" / ".x.tmp"
     tmp.write_bytes(b"half a parquet")
@@ -233,19 +243,21 @@ def test_temp_file_ignored(reference, target_info, target):
         assert is_complete(data_dir)
         assert rows_by_id(data_dir) == rows
         mtimes = {p.name: p.stat().st_mtime_ns for p in (data_dir / "shards").glob("*.parquet")}
-        assert run(cfg, info=target_info, model=model, tok=tok) == data_dir  # nothing left to do
+        assert run(cfg, info=tiny_target_info, model=model, tok=tok) == data_dir  # nothing left to do
         assert {p.name: p.stat().st_mtime_ns for p in (data_dir / "shards").glob("*.parquet")} == mtimes
     finally:
         tmp.unlink()
 
 
 @pytest.mark.tier2
-def test_resume_after_sigkill(reference, tmp_path, target_info, target):
+def test_resume_after_sigkill(tmp_path, target_info, target):
+    """On the real target: its passes are slow enough to kill the CLI between two shards."""
     model, tok = target
-    ref_cfg, _, ref_rows = reference
+    _, _, ref_rows = complete_run(tmp_path / "reference" / "sql", target_info, model, tok)
     data_dir = tmp_path / "resumed"
     assert not is_complete(data_dir)
-    cmd = [sys.executable, "-m", "data_gen.generate", "--domain", "sql", f"data_dir={data_dir}", *TINY]
+    cmd = [sys.executable, "-m", "data_gen.generate", "--domain", "sql", f"data_dir={data_dir}", *TINY,
+           f"target={target_info.name}"]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     shard_dir = data_dir / "shards"
@@ -270,7 +282,7 @@ def test_resume_after_sigkill(reference, tmp_path, target_info, target):
     assert not is_complete(data_dir)
     (shard_dir / ".x.tmp").write_bytes(b"leftover of a killed write")
 
-    run(make_cfg(data_dir), info=target_info, model=model, tok=tok)
+    run(make_cfg(data_dir, target=target_info.name), info=target_info, model=model, tok=tok)
     assert is_complete(data_dir)
     for name, mtime in survivors.items():
         assert (shard_dir / name).stat().st_mtime_ns == mtime, f"{name} was regenerated"
@@ -286,14 +298,14 @@ def test_resume_after_sigkill(reference, tmp_path, target_info, target):
     assert json.loads((data_dir / "provenance.json").read_text())["n_shards"] == 6
 
 
-def test_log_gets_progress_lines_not_parquet_bars(tmp_path, target_info, target, capfd):
+def test_log_gets_progress_lines_not_parquet_bars(tmp_path, tiny_target_info, tiny_real_target, capfd):
     """stderr not a terminal (as under pytest): plain progress lines, and none of `datasets`' per-shard bars."""
     import datasets
 
-    model, tok = target
+    model, tok = tiny_real_target
     datasets.enable_progress_bars()  # as in a fresh process: generation itself must silence them
-    cfg = make_cfg(tmp_path / "sql", "max_prompts_per_split=2", "max_new_tokens=2")
-    run(cfg, info=target_info, model=model, tok=tok)
+    cfg = make_cfg(tmp_path / "sql", "max_prompts_per_split=2", "max_new_tokens=2", target=tiny_target_info.name)
+    run(cfg, info=tiny_target_info, model=model, tok=tok)
     load_distilled(tmp_path / "sql", "train")
     err = capfd.readouterr().err
     assert "Creating parquet" not in err and "Generating train split" not in err and "Filter" not in err

@@ -1,4 +1,5 @@
-"""The compact teacher read from the cache equals the full-vocabulary teacher of a target forward."""
+"""The compact teacher read from the cache equals the full-vocabulary teacher of a target forward (the tiny random
+Llama over the real vocabulary: the cache's bookkeeping, not the target's numerics)."""
 
 from __future__ import annotations
 
@@ -11,17 +12,17 @@ from training.target_cache import build_cache, cached_features
 from training.ttt import Teacher
 
 
-def test_cached_compact_teacher_equals_the_full_logits_and_old_files_are_upgraded(target, tmp_path):
-    model, tok = target
+def test_cached_compact_teacher_equals_the_full_logits_and_old_files_are_upgraded(tiny_real_target, tmp_path):
+    model, tok = tiny_real_target
     rows = [{"prompt_ids": tok("Count the rows of t.")["input_ids"], "response_ids": tok("SELECT COUNT(*) FROM t;")
              ["input_ids"]}, {"prompt_ids": tok("Hi")["input_ids"], "response_ids": tok("Hello there")["input_ids"]}]
     ds = ResponseDataset(rows, 64)
     columns = torch.tensor([0, 5, 17, 300, 4096, 49151])
     # an older draftpool's file: aux and last only -> recomputed with lse and top-1
-    build_cache(model, ds, [2, 15, 27], tmp_path, "sig")
+    build_cache(model, ds, [1, 2, 3], tmp_path, "sig")
     first = tmp_path / "0000000.safetensors"
     save_file({k: v for k, v in load_file(str(first)).items() if k in ("aux", "last")}, str(first))
-    build_cache(model, ds, [2, 15, 27], tmp_path, "sig")
+    build_cache(model, ds, [1, 2, 3], tmp_path, "sig")
     assert {"lse", "top1"} <= set(load_file(str(first)))
 
     width = max(len(x[0]) for x in ds.items)

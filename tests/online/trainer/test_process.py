@@ -77,6 +77,7 @@ def serve_until(server, plain_out, cond, timeout=180.0, at_least=1, gap=0.05):
     return n
 
 
+@pytest.mark.tier2
 def test_trainer_learns_publishes_and_exports(tmp_path, target, plain_out):
     server, handle, heads, info = start(tmp_path, target, export_every=2)
     before = {n: {k: v.clone() for k, v in trainable(h).items()} for n, h in heads.items()}

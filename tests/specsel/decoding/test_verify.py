@@ -52,15 +52,24 @@ PARAMS = [SamplingParams(1.0), SamplingParams(0.7, top_k=4), SamplingParams(1.2,
           SamplingParams(1.0, top_k=5, top_p=0.9)]
 
 
+@pytest.mark.tier2  # 12,000 trials of a Python-level cycle per setting: seconds each
 @pytest.mark.parametrize("params", PARAMS, ids=lambda s: f"t{s.temperature}-k{s.top_k}-p{s.top_p}")
 def test_rejection_sampling_emits_the_target_distribution(params):
+    emits_the_target_distribution(params, 12000)
+
+
+def test_rejection_sampling_emits_the_target_distribution_in_fewer_trials():
+    """The fast tier's check of the same rule: top-k and top-p together, a quarter of the trials."""
+    emits_the_target_distribution(PARAMS[3], 3000)
+
+
+def emits_the_target_distribution(params: SamplingParams, trials: int) -> None:
     g = torch.Generator().manual_seed(1)
     vocab = 6
     target_logits, draft_logits = torch.randn(vocab, generator=g) * 1.5, torch.randn(vocab, generator=g) * 1.5
     draft_logits[0] = float("-inf")  # a token outside the draft vocabulary: zero draft probability
     p, q = probs_from_logits(target_logits, params), probs_from_logits(draft_logits, params)
     first, pairs = torch.zeros(vocab), torch.zeros(vocab * vocab)
-    trials = 12000
     for _ in range(trials):
         a, b = speculative_stream(p, q, 3, g, 2)
         first[a] += 1

@@ -68,6 +68,7 @@ def held_out() -> tuple[list[str], list[str], torch.Tensor]:
     return prompts, labels, embed(prompts)
 
 
+@pytest.mark.tier2
 def test_router_accuracy_on_clean_held_out(small_router, held_out):
     prompts, labels, x = held_out
     assert small_router.classes == tuple(sorted(DOMAINS))
@@ -78,6 +79,7 @@ def test_router_accuracy_on_clean_held_out(small_router, held_out):
     assert small_router.predict(prompts[:3]) == pred[:3]  # the text path matches the embedding path
 
 
+@pytest.mark.tier2
 def test_save_load_round_trip(small_router, held_out, tmp_path):
     path = small_router.save(tmp_path / "r" / "router.json")
     assert [p.name for p in path.parent.iterdir()] == ["router.json"]  # no temp file left behind
@@ -87,11 +89,27 @@ def test_save_load_round_trip(small_router, held_out, tmp_path):
     assert loaded.predict_embeddings(held_out[2]) == small_router.predict_embeddings(held_out[2])
 
 
+@pytest.mark.tier2
 def test_cached_router_is_reused_without_embedding(small_router, cache_dir, monkeypatch):
     assert len(list(cache_dir.glob("router-*.json"))) == 1
     monkeypatch.setattr(router_mod, "embed", lambda *a, **k: pytest.fail("cache miss: the router was refitted"))
     again = train_domain_router(DOMAINS, seed=0, cache_dir=cache_dir, max_per_domain=N_TRAIN)
     assert torch.equal(again.weight, small_router.weight)
+
+
+def test_a_small_router_round_trips_through_its_file_and_its_cache(tmp_path, monkeypatch):
+    """The second tier's checks of the file and the cache, on a router of two domains and 4 prompts each."""
+    small = train_domain_router(["sql", "python"], seed=0, cache_dir=tmp_path / "cache", max_per_domain=4)
+    path = small.save(tmp_path / "r" / "router.json")
+    assert [p.name for p in path.parent.iterdir()] == ["router.json"]  # no temp file left behind
+    loaded = PromptRouter.load(path)
+    assert loaded.classes == small.classes == ("python", "sql") and loaded.info == small.info
+    assert torch.equal(loaded.weight, small.weight) and torch.equal(loaded.bias, small.bias)
+    x = torch.nn.functional.normalize(torch.randn(5, EMBED_DIM, generator=torch.Generator().manual_seed(1)), dim=-1)
+    assert loaded.predict_embeddings(x) == small.predict_embeddings(x)
+    monkeypatch.setattr(router_mod, "embed", lambda *a, **k: pytest.fail("cache miss: the router was refitted"))
+    again = train_domain_router(["sql", "python"], seed=0, cache_dir=tmp_path / "cache", max_per_domain=4)
+    assert torch.equal(again.weight, small.weight)
 
 
 def test_fit_separates_two_toy_classes():
