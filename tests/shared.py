@@ -27,14 +27,14 @@ def shared_dir(tmp_path_factory, name: str, make: Callable[[Path], None]) -> Pat
 
 
 def tiny_sql_data(data_dir: Path, target_info, target, *overrides: str) -> Path:
-    """Real self-distilled SQL data at tiny settings (the shipped recipe, then `overrides`) in `data_dir`."""
+    """Self-distilled SQL data of `target` (the real one, or the tiny real-vocabulary one) at tiny settings (the
+    shipped recipe, then `overrides`) in `data_dir`."""
     from data_gen.generate import run
     from data_gen.plan import DataGenConfig
     from draftpool.config import load_config
-    from draftpool.target import DEFAULT_TARGET
 
     recipe = Path(__file__).resolve().parents[1] / "recipes" / "sql" / "data_gen.yaml"
     cfg = load_config(DataGenConfig, recipe, [f"data_dir={data_dir}", "samples_per_prompt=0", "device=cpu",
-                                              f"target={DEFAULT_TARGET}", "domain=sql", *overrides])
+                                              f"target={target_info.name}", "domain=sql", *overrides])
     model, tok = target
     return run(cfg, target_info, model, tok)

@@ -1,5 +1,6 @@
-"""The data-size curve: suffix members seeded from nested answer samples of real self-distilled data, evaluated on
-the held-out greedy answers with the exported drafters' evaluation."""
+"""The data-size curve: suffix members seeded from nested answer samples of self-distilled data, evaluated on the
+held-out greedy answers with the exported drafters' evaluation (the tiny real-vocabulary target's data: the curve's
+bookkeeping, not the figures)."""
 
 from __future__ import annotations
 
@@ -12,12 +13,12 @@ from tests.shared import tiny_sql_data
 
 
 @pytest.mark.tier2
-def test_suffix_members_from_growing_samples(tmp_path, target_info, target):
-    data = tiny_sql_data(tmp_path / "data", target_info, target,
+def test_suffix_members_from_growing_samples(tmp_path, tiny_target_info, tiny_real_target):
+    data = tiny_sql_data(tmp_path / "data", tiny_target_info, tiny_real_target,
                          "max_prompts_per_split=6", "max_held_out_prompts=3",
                          "max_new_tokens=24", "train_temperatures=[0.0,1.0]", "held_out_temperatures=[0.0]")
     report = main(["--data", str(data), "--sizes", "3,6,0", "--out", str(tmp_path / "out"),
-                   "--also", f"other={data}:5"])
+                   "--also", f"other={data}:5", "--target", tiny_target_info.name])
     points = {p["drafter"]: p for p in report["points"]}
     other = points.pop("other")  # a member from another data folder's train answers (here the same folder)
     assert other["answers"] == 5 and other["data"] == str(data)
@@ -32,15 +33,15 @@ def test_suffix_members_from_growing_samples(tmp_path, target_info, target):
     assert json.loads((tmp_path / "out" / "results.json").read_text())["points"] == report["points"]
 
 
-def test_a_bad_also_spec_is_one_clear_error(tmp_path, target_info, target):
-    import pytest
-
+def test_a_bad_also_spec_is_one_clear_error(tmp_path, tiny_target_info, tiny_real_target):
     from draftpool.config import ConfigError
 
-    data = tiny_sql_data(tmp_path / "data", target_info, target, "max_prompts_per_split=2", "max_held_out_prompts=1",
-                         "max_new_tokens=8", "train_temperatures=[0.0]", "held_out_temperatures=[0.0]")
+    data = tiny_sql_data(tmp_path / "data", tiny_target_info, tiny_real_target, "max_prompts_per_split=2",
+                         "max_held_out_prompts=1", "max_new_tokens=8", "train_temperatures=[0.0]",
+                         "held_out_temperatures=[0.0]")
     with pytest.raises(ConfigError, match="--also"):
-        main(["--data", str(data), "--sizes", "1", "--out", str(tmp_path / "out"), "--also", f"{data}:x"])
+        main(["--data", str(data), "--sizes", "1", "--out", str(tmp_path / "out"), "--also", f"{data}:x",
+              "--target", tiny_target_info.name])
 
 
 def test_per_prompt_samples_take_whole_prompts():

@@ -28,16 +28,27 @@ from tests.stubs import random_head
 NEW = 10
 
 
+def two_head_pool(root, model, info):
+    for seed, name in enumerate(("sql-eagle3", "python-eagle3")):
+        head = random_head(model, info, seed, 1024)
+        meta = {"kind": "eagle3", "target_weights_sha256": info.weights_sha256}
+        write_eagle3(head, root / name, info, meta)
+        update_pool_manifest(root, info, name, {"kind": "eagle3", "path": name, "domain": name[:-7]})
+    return root
+
+
 @pytest.fixture(scope="module")
 def pool(tmp_path_factory, target, target_info):
-    model, _ = target
-    root = tmp_path_factory.mktemp("adapt") / "pool"
-    for seed, name in enumerate(("sql-eagle3", "python-eagle3")):
-        head = random_head(model, target_info, seed, 1024)
-        meta = {"kind": "eagle3", "target_weights_sha256": target_info.weights_sha256}
-        write_eagle3(head, root / name, target_info, meta)
-        update_pool_manifest(root, target_info, name, {"kind": "eagle3", "path": name, "domain": name[:-7]})
-    return root
+    """Two random heads of the real target (the second tier's end-to-end runs)."""
+    return two_head_pool(tmp_path_factory.mktemp("adapt") / "pool", target[0], target_info)
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory, tiny_real_target, tiny_target_info):
+    """(a pool of two random heads of the tiny real-vocabulary target, the `serve.target=` that serves it): for the
+    fast tier's checks of what happens around the decode loop (answers files, configuration, locks)."""
+    root = two_head_pool(tmp_path_factory.mktemp("adapt-tiny") / "pool", tiny_real_target[0], tiny_target_info)
+    return root, f"serve.target={tiny_target_info.name}"
 
 
 def requests(path, rows):
@@ -49,6 +60,12 @@ def args(tmp_path, pool, reqs, *extra):
     return [f"serve.pool={pool}", f"serve.out_dir={tmp_path}/online", f"serve.requests={reqs}",
             f"serve.max_new_tokens={NEW}", "trainer.batch=1", "trainer.holdout_every=0", "trainer.lr=0.001",
             "process.export_every=0", f"serve.auto_costs={tmp_path}/auto_costs.json", *extra]
+
+
+def tiny_args(tmp_path, tiny, reqs, *extra):
+    """args() for the tiny real-vocabulary target's pool (the `tiny` fixture), served by that target."""
+    pool, target = tiny
+    return args(tmp_path, pool, reqs, target, *extra)
 
 
 @pytest.mark.tier2
@@ -195,31 +212,31 @@ def test_a_request_whose_id_looks_like_a_bad_lines_record_is_served_after_a_rest
 @pytest.mark.parametrize("content", [b"# my notes\nnot an answers file", b'{"id": "a"}\n{"prompt": "x"}\n',
                                      b'{"id": "a"}\n{oops\n{"id": "b"}\n', b'{"id": "a"}\n[1, 2]',
                                      b'{"id": "q1", "question": "What is 2 + 2?", "answer": "4"}\n'])
-def test_a_file_that_is_not_an_answers_file_is_refused_untouched(tmp_path, pool, content, capsys):
+def test_a_file_that_is_not_an_answers_file_is_refused_untouched(tmp_path, tiny, content, capsys):
     """serve.answers naming some other file (or a corrupt answers file): one error naming the file and line, the file
     unchanged (it was once cut to its last newline; a dataset with string ids was appended to), nothing served."""
     other = tmp_path / "notes.txt"
     other.write_bytes(content)
     reqs = requests(tmp_path / "r.jsonl", [{"id": "z", "prompt": "hi"}])
-    assert online_adapt.main(args(tmp_path, pool, reqs, "serve.adapt=false", f"serve.answers={other}")) == 2
+    assert online_adapt.main(tiny_args(tmp_path, tiny, reqs, "serve.adapt=false", f"serve.answers={other}")) == 2
     err = capsys.readouterr().err
     assert err.count("error:") == 1 and "Traceback" not in err
     assert f"{other} line " in err and "not an answers record of online_adapt" in err
     assert other.read_bytes() == content
 
 
-def test_the_requests_file_as_serve_answers_is_refused(tmp_path, pool, capsys):
+def test_the_requests_file_as_serve_answers_is_refused(tmp_path, tiny, capsys):
     """serve.answers naming the requests file itself: its requests were taken for answered ones (served 0, exit 0).
     Now one error naming the file and line 1, exit 2, the file unchanged, no summary."""
     reqs = requests(tmp_path / "r.jsonl", [{"id": "a", "prompt": "hi"}, {"id": "b", "prompt": "ho"}])
     before = reqs.read_bytes()
-    assert online_adapt.main(args(tmp_path, pool, reqs, "serve.adapt=false", f"serve.answers={reqs}")) == 2
+    assert online_adapt.main(tiny_args(tmp_path, tiny, reqs, "serve.adapt=false", f"serve.answers={reqs}")) == 2
     out = capsys.readouterr()
     assert out.out == "" and out.err.count("error:") == 1 and f"{reqs} line 1 is not an answers record" in out.err
     assert reqs.read_bytes() == before and not (tmp_path / "online" / "answers.jsonl").exists()
 
 
-def test_an_answers_file_of_every_record_kind_is_resumed(tmp_path, pool, capsys):
+def test_an_answers_file_of_every_record_kind_is_resumed(tmp_path, tiny, capsys):
     """An answers file as the JSONL and HTTP front ends write it (answers, an HTTP answer with its end versions, a
     cancelled one, failed requests with and without a line, a bad line) is accepted: a restart skips what it records,
     serves the rest and appends."""
@@ -237,7 +254,7 @@ def test_an_answers_file_of_every_record_kind_is_resumed(tmp_path, pool, capsys)
     answers = requests(tmp_path / "online" / "answers.jsonl", recorded)
     reqs = requests(tmp_path / "r.jsonl", [{"id": "a", "prompt": "hi"}, {"id": "huge", "prompt": "x"}, "{not json",
                                            {"id": "b", "prompt": "ho"}])
-    assert online_adapt.main(args(tmp_path, pool, reqs, "serve.adapt=false")) == 0
+    assert online_adapt.main(tiny_args(tmp_path, tiny, reqs, "serve.adapt=false")) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["served"] == 1 and summary["errors"] == 0 and summary["skipped_answered"] == 6
     got = _records(answers)
@@ -252,21 +269,21 @@ def test_an_answers_file_of_every_record_kind_is_resumed(tmp_path, pool, capsys)
     (["trainer.optimizer=lion"], "optimizer"), (["process.export_every=-2"], "export_every"),
     (["process.device=cuda:7"], "cuda:7"), (["serve.device=tpu"], "tpu"), (["serve.target=NOTMODEL"], "config"),
     (["serve.top_k=8"], "serve.top_k was renamed to serve.feedback_top_k")])
-def test_bad_config(tmp_path, pool, extra, msg, capsys):
+def test_bad_config(tmp_path, tiny, extra, msg, capsys):
     reqs = requests(tmp_path / "r.jsonl", [{"id": "a", "prompt": "hi"}])
     (tmp_path / "notmodel").mkdir()
     (tmp_path / "notmodel" / "config.json").write_text('{"hidden": 1}')
     extra = [e.replace("NOTMODEL", str(tmp_path / "notmodel")) for e in extra]
-    assert online_adapt.main(args(tmp_path, pool, reqs, *extra)) == 2
+    assert online_adapt.main(tiny_args(tmp_path, tiny, reqs, *extra)) == 2
     err = capsys.readouterr().err
     assert msg in err and err.count("error:") == 1
     assert not (tmp_path / "online").exists()  # nothing written
 
 
-def test_one_run_per_out_dir(tmp_path, pool, capsys):
+def test_one_run_per_out_dir(tmp_path, tiny, capsys):
     reqs = requests(tmp_path / "r.jsonl", [{"id": "a", "prompt": "hi"}])
     with run_lock(tmp_path / "online"):  # another run holds it
-        assert online_adapt.main(args(tmp_path, pool, reqs)) == 2
+        assert online_adapt.main(tiny_args(tmp_path, tiny, reqs)) == 2
     assert "in use by another run" in capsys.readouterr().err
     assert not (tmp_path / "online" / "answers.jsonl").exists()
 
@@ -443,8 +460,8 @@ def test_http_sigterm_without_adaptation_answers_the_request_in_flight(tmp_path,
     assert got["in_flight"][0] == 503, got
 
 
-def test_http_bad_address(tmp_path, pool, capsys):
-    assert online_adapt.main(args(tmp_path, pool, "unused.jsonl", "serve.http=localhost")) == 2
+def test_http_bad_address(tmp_path, tiny, capsys):
+    assert online_adapt.main(tiny_args(tmp_path, tiny, "unused.jsonl", "serve.http=localhost")) == 2
     assert "host:port" in capsys.readouterr().err and not (tmp_path / "online").exists()
 
 

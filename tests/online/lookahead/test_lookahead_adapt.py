@@ -23,6 +23,14 @@ def step_pool(tmp_path_factory, target, target_info):
     return cut_step_pool(tmp_path_factory.mktemp("lookahead") / "pool", target, target_info)
 
 
+@pytest.fixture(scope="module")
+def tiny_step_pool(tmp_path_factory, tiny_real_target, tiny_target_info):
+    """(a step drafter cut from the tiny real-vocabulary target, the `serve.target=` that serves it): for the
+    configuration checks, which never decode."""
+    root = cut_step_pool(tmp_path_factory.mktemp("lookahead-tiny") / "pool", tiny_real_target, tiny_target_info)
+    return root, f"serve.target={tiny_target_info.name}"
+
+
 def _args(tmp_path, pool, reqs, *extra):
     return ["--config", "recipes/online/lookahead.yaml", f"serve.pool={pool}", f"serve.out_dir={tmp_path}/online",
             f"serve.requests={reqs}", f"serve.max_new_tokens={NEW}", "lookahead.judge=exact", "lookahead.gamma=2",
@@ -72,9 +80,10 @@ def test_lookahead_serving_survives_a_trainer_crash_and_swaps_dpo_versions(tmp_p
     (["lookahead.threshold=1.5"], "[0, 1]"), (["lookahead.delimiter="], "delimiter"),
     (["trainer.updater=ogd"], "needs trainer.updater"), (["serve.temperature=0.7"], "greedy"),
     (["trainer.beta=0"], "beta"), (["lookahead.drafter=nope"], "lookahead.drafter")])
-def test_bad_lookahead_config(tmp_path, step_pool, extra, msg, capsys):
+def test_bad_lookahead_config(tmp_path, tiny_step_pool, extra, msg, capsys):
+    pool, target = tiny_step_pool
     reqs = _requests(tmp_path / "r.jsonl", 1)
-    assert online_adapt.main(_args(tmp_path, step_pool, reqs, *extra)) == 2
+    assert online_adapt.main(_args(tmp_path, pool, reqs, target, *extra)) == 2
     err = capsys.readouterr().err
     assert msg in err and err.count("error:") == 1
     assert not (tmp_path / "online").exists()  # nothing written

@@ -1,5 +1,9 @@
 """The trainer process on a tiny random target: it learns from served feedback, publishes versions the server swaps in,
-exports pool versions; a killed, crashing or hung trainer is restarted (up to a limit) and no request fails."""
+exports pool versions; a killed, crashing or hung trainer is restarted (up to a limit) and no request fails.
+
+Every test that starts a trainer process is in the second tier (multi-process: the trainer lowers its own priority,
+so beside busy test workers it waits for the cores); the fast tier keeps the checks of what a trainer writes and
+reads (versions, latest.json, the trainer state)."""
 
 import json
 import os
@@ -238,6 +242,7 @@ def test_a_restarted_trainer_continues_the_exported_optimizer_state(tmp_path, ta
         assert steps == {2 * after["rounds"]} and after["rounds"] > before["rounds"]
 
 
+@pytest.mark.tier2
 def test_a_trainer_that_died_since_the_last_poll_is_a_fault_at_stop(tmp_path, target, plain_out):
     # e.g. a trainer that dies on the last request's round: no poll comes after it, only the stop
     server, handle, _, _ = start(tmp_path, target, factory=CrashInRound(1), max_restarts=3)
@@ -356,6 +361,7 @@ def test_a_poison_record_is_skipped_not_a_crash(tmp_path, target, plain_out, hol
     assert handle.lost is None and handle.exports  # the stop exported the adapted pool
 
 
+@pytest.mark.tier2
 def test_the_trainer_ignores_stop_signals_from_its_start(tmp_path, target):
     import signal
 
@@ -403,6 +409,7 @@ def test_the_stop_hands_every_buffered_record_to_the_trainer(tmp_path, target):
     assert json.loads((folder / "pool.json").read_text())["online"]["records"] == len(records)  # exported: all
 
 
+@pytest.mark.tier2
 def test_stale_export_folders_are_removed_at_trainer_start(tmp_path, target):
     versions = tmp_path / "online" / "versions"
     stale = [".v000002.tmp-1a2b3c4d", ".v000001.old-deadbeef"]
@@ -423,6 +430,7 @@ def test_stale_export_folders_are_removed_at_trainer_start(tmp_path, target):
     assert handle.starts[0]["cleaned"] == sorted(stale)
 
 
+@pytest.mark.tier2
 def test_trainers_are_new_processes_forked_from_the_fork_server_without_its_alive_pipe(tmp_path, target):
     """Each trainer, first start and restart, is a new process forked from the fork server (which preloads the
     trainer's imports; never this process: no state of the server is shared), and none keeps a copy of the fork
@@ -464,6 +472,7 @@ def test_trainers_are_new_processes_forked_from_the_fork_server_without_its_aliv
     assert [f["kind"] for f in handle.faults] == ["crash"] and handle.restarts == 1
 
 
+@pytest.mark.tier2
 def test_the_trainer_lowers_its_own_priority_after_its_start(tmp_path, target):
     """process.nice: the trainer process lowers its priority itself once started (the server's threads then get the
     cores first). Nothing is served: a trainer at nice 19 makes little progress while anything else computes (a
