@@ -1,6 +1,7 @@
-"""benchmarks.learning_curve on tiny data: every variant trains for the same (tiny) budget through train_drafter.py,
-each writes held-out curve rows against training time and tokens, the table and the plot are written, one feature
-cache serves every variant, and a finished variant is read back, not retrained, unless its recipe changed."""
+"""benchmarks.learning_curve on tiny data (of the tiny real-vocabulary target): every variant trains for the same
+(tiny) budget through train_drafter.py, each writes held-out curve rows against training time and tokens, the table
+and the plot are written, one feature cache serves every variant, and a finished variant is read back, not
+retrained, unless its recipe changed."""
 
 from __future__ import annotations
 
@@ -11,14 +12,14 @@ from pathlib import Path
 import pytest
 
 from benchmarks.learning_curve import main
-from tests.training.test_train_drafter import data_root, tiny_data  # noqa: F401  (the shared tiny-data fixture)
+from tests.training.test_train_drafter import on_tiny, tiny_data, tiny_data_root  # noqa: F401 - a shared fixture
 
 
 @pytest.mark.tier2
-def test_two_variants_then_read_back(data_root, tmp_path, capsys):  # noqa: F811
+def test_two_variants_then_read_back(tiny_data_root, tiny_target_info, tmp_path, capsys):  # noqa: F811
     out = tmp_path / "curves"
     png = out / "learning_curves.png"
-    extra = [*tiny_data(data_root),
+    extra = [*tiny_data(tiny_data_root), on_tiny(tiny_target_info),
              "train.batch_size=2", "train.max_len=96", "eval.max_sequences=3", "eval.depth=3",
              "eagle3.draft_vocab_size=1024"]
     args = ["--minutes", "0.04", "--every", "0.01", "--variants", "ttt3,accept-loss", "--out", str(out), *extra]
@@ -43,12 +44,12 @@ def test_two_variants_then_read_back(data_root, tmp_path, capsys):  # noqa: F811
 
 
 @pytest.mark.tier2
-def test_an_edited_recipe_retrains(data_root, tmp_path, capsys):  # noqa: F811
+def test_an_edited_recipe_retrains(tiny_data_root, tiny_target_info, tmp_path, capsys):  # noqa: F811
     recipe = tmp_path / "eagle3.yaml"
     shutil.copy(Path(__file__).parents[2] / "recipes/sql/eagle3.yaml", recipe)
     out = tmp_path / "curves"
     args = ["--minutes", "0.02", "--every", "0.02", "--variants", "ttt3", "--recipe", str(recipe), "--out", str(out),
-            *tiny_data(data_root), "train.batch_size=2", "train.max_len=96",
+            *tiny_data(tiny_data_root), on_tiny(tiny_target_info), "train.batch_size=2", "train.max_len=96",
             "eval.max_sequences=2", "eval.depth=2", "eagle3.draft_vocab_size=1024"]
     assert main(args) == 0 and "[learning_curve] ttt3" in capsys.readouterr().err  # trained
     assert json.loads((out / "ttt3" / "config.json").read_text())["eagle3"]["step_weight"] == 0.8

@@ -1,6 +1,7 @@
-"""The lookahead benchmark on a tiny stream with a step drafter cut from the real target: every method's rows and
-summary (steps per round, accepted length, speedup against the target-alone row of the same run, accuracy with its
-interval, agreement), the Online-LR trainer's versions reaching the served drafter, the plot; bad methods refused."""
+"""The lookahead benchmark on a tiny stream with a step drafter cut from the tiny real-vocabulary target (the
+benchmark's bookkeeping, not its figures): every method's rows and summary (steps per round, accepted length, speedup
+against the target-alone row of the same run, accuracy with its interval, agreement), the Online-LR trainer's
+versions reaching the served drafter, the plot; bad methods refused."""
 
 import json
 
@@ -11,15 +12,16 @@ from tests.stubs import cut_step_pool
 
 
 @pytest.fixture(scope="module")
-def step_pool(tmp_path_factory, target, target_info):
-    return cut_step_pool(tmp_path_factory.mktemp("bench-lookahead") / "pool", target, target_info)
+def step_pool(tmp_path_factory, tiny_real_target, tiny_target_info):
+    return cut_step_pool(tmp_path_factory.mktemp("bench-lookahead") / "pool", tiny_real_target, tiny_target_info)
 
 
 @pytest.mark.tier2
-def test_bench_rows_summary_and_plot(tmp_path, step_pool):
+def test_bench_rows_summary_and_plot(tmp_path, step_pool, tiny_target_info):
     out = tmp_path / "out"
     png = out / "lookahead.png"
-    assert main(["--drafter", str(step_pool / "math-llama68m"), "--methods", "target,lr,online-lr:1e-4",
+    assert main(["--target", tiny_target_info.name, "--drafter", str(step_pool / "math-llama68m"),
+                 "--methods", "target,lr,online-lr:1e-4",
                  "--stream", "2", "--other", "", "--max-new-tokens", "24", "--gamma", "2", "--judge", "exact",
                  "--max-step-tokens", "12", "--round-every", "1", "--holdout-every", "0", "--out", str(out)]) == 0
     res = json.loads((out / "results.json").read_text())["domains"]["math-problems"]

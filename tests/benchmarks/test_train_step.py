@@ -1,5 +1,6 @@
-"""benchmarks.train_step on tiny data: the step-cost levers change what a step costs, not what it learns (the
-compact teacher and the loss-rows path give the first variant's losses), and a TTT-depth variant trains fewer steps."""
+"""benchmarks.train_step on tiny data of the tiny real-vocabulary target: the step-cost levers change what a step
+costs, not what it learns (the compact teacher and the loss-rows path give the first variant's losses), and a
+TTT-depth variant trains fewer steps."""
 
 from __future__ import annotations
 
@@ -8,14 +9,14 @@ import json
 import pytest
 
 from benchmarks.train_step import main
-from tests.training.test_train_drafter import data_root, tiny_data  # noqa: F401  (the shared tiny-data fixture)
+from tests.training.test_train_drafter import on_tiny, tiny_data, tiny_data_root  # noqa: F401 - a shared fixture
 
 
 @pytest.mark.tier2
-def test_levers_keep_the_losses(data_root, tmp_path, capsys):  # noqa: F811
+def test_levers_keep_the_losses(tiny_data_root, tiny_target_info, tmp_path, capsys):  # noqa: F811
     out = tmp_path / "step"
     args = ["--steps", "2", "--variants", "before,new,ttt3", "--out", str(out),
-            *tiny_data(data_root),
+            *tiny_data(tiny_data_root), on_tiny(tiny_target_info),
             f"run_dir={tmp_path}/run", "train.batch_size=2", "train.max_len=96", "eagle3.ttt_steps=4",
             "eagle3.draft_vocab_size=1024"]
     assert main(args) == 0

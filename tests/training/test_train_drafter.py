@@ -1,5 +1,7 @@
-"""End-to-end runs of train_drafter.py on the real embedded target with tiny data: resume after a real SIGKILL,
-2-process DDP and DeepSpeed ZeRO-2 on CPU, the Llama two-stage pipeline, and every bad input of the entry point."""
+"""End-to-end runs of train_drafter.py with tiny data: resume after a real SIGKILL and the learning curve's time
+budget on the real embedded target; 2-process DDP and DeepSpeed ZeRO-2 on CPU, the Llama two-stage pipeline and the
+other whole runs on the tiny random Llama over the real vocabulary (the pipeline's plumbing, in seconds); every bad
+input of the entry point."""
 
 from __future__ import annotations
 
@@ -43,6 +45,26 @@ def data_root(tmp_path_factory, target_info, target):
     return shared_dir(tmp_path_factory, "train-data", make)
 
 
+@pytest.fixture(scope="module")
+def tiny_data_root(tmp_path_factory, tiny_target_info, tiny_real_target):
+    """The same tiny data, self-distilled by the tiny real-vocabulary target: runs on it add `on_tiny(...)` (its
+    `target=`) and export to pools/<its slug>."""
+    model, tok = tiny_real_target
+
+    def make(root: Path) -> None:
+        for domain in ("sql", "general"):
+            cfg = DataGenConfig(domain=domain, data_dir=str(root / "{domain}"), target=tiny_target_info.name,
+                                **TINY_GEN)
+            run_data_gen(cfg, tiny_target_info, model, tok)
+
+    return shared_dir(tmp_path_factory, "train-data-tiny-target", make)
+
+
+def on_tiny(info) -> str:
+    """The override that trains on the tiny real-vocabulary target (`tiny_target_info`)."""
+    return f"target={info.name}"
+
+
 def tiny_data(data_root: Path) -> list[str]:
     """Overrides that point a run at the tiny data (and its generation settings, so nothing is regenerated)."""
     gen = [f"data.gen.{k}={json.dumps(v)}" for k, v in TINY_GEN.items()]
@@ -65,8 +87,9 @@ def run_cli(args: list[str], launcher: list[str] | None = None, timeout: int = 6
     return subprocess.run(cmd, cwd=ROOT, env=env(), capture_output=True, text=True, timeout=timeout)
 
 
-def head_tensors(pools: Path, name: str = "sql-eagle3") -> dict[str, torch.Tensor]:
-    return load_file(str(pools / "smollm2-135m-instruct" / name / "model.safetensors"))
+def head_tensors(pools: Path, name: str = "sql-eagle3",
+                 slug: str = "smollm2-135m-instruct") -> dict[str, torch.Tensor]:
+    return load_file(str(pools / slug / name / "model.safetensors"))
 
 
 @pytest.mark.tier2
@@ -98,11 +121,11 @@ def test_resume_after_kill_matches_unkilled_run(data_root, tmp_path):
         assert torch.equal(a[k], b[k]), f"{k} differs after resume"
 
 
-def _check_distributed(out: subprocess.CompletedProcess, tmp: Path) -> None:
+def _check_distributed(out: subprocess.CompletedProcess, tmp: Path, slug: str) -> None:
     assert out.returncode == 0, (out.stdout + out.stderr)[-4000:]
     assert "training on 2 process(es)" in out.stdout + out.stderr
     assert "DistributedType.NO" not in out.stdout + out.stderr
-    manifest = json.loads((tmp / "pools" / "smollm2-135m-instruct" / "pool.json").read_text())
+    manifest = json.loads((tmp / "pools" / slug / "pool.json").read_text())
     ev = manifest["drafters"]["sql-eagle3"]["eval"]
     assert len(ev["top1_per_step"]) == 3 and all(0 <= x <= 1 for x in ev["top1_per_step"])
     # top-r agreement per step: rank 1 is the top-1 rate, rising with r (the rank rates `auto` weighs trees with)
@@ -112,36 +135,37 @@ def _check_distributed(out: subprocess.CompletedProcess, tmp: Path) -> None:
 
 
 @pytest.mark.tier2
-def test_ddp_two_cpu_processes(data_root, tmp_path, monkeypatch):
+def test_ddp_two_cpu_processes(tiny_data_root, tiny_target_info, tmp_path, monkeypatch):
     # accelerate 1.15's launcher starts a single process for MULTI_CPU configs; torchrun starts both ranks and
     # accelerate then runs them as MULTI_CPU DDP over gloo
     monkeypatch.setenv("ACCELERATE_USE_CPU", "true")
     launcher = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", "29531"]
-    out = run_cli(tiny_args(data_root, tmp_path, "train.max_steps=3", "train.grad_accum=2",
-                            "train.max_grad_norm=0.25"), launcher)
-    _check_distributed(out, tmp_path)
+    out = run_cli(tiny_args(tiny_data_root, tmp_path, "train.max_steps=3", "train.grad_accum=2",
+                            "train.max_grad_norm=0.25", on_tiny(tiny_target_info)), launcher)
+    _check_distributed(out, tmp_path, tiny_target_info.slug)
     assert "gradient clipping 0.25" in out.stdout  # the recipe's clip reaches DeepSpeed's engine (it clips inside)
 
 
 @pytest.mark.tier2
-def test_deepspeed_zero2_two_cpu_processes(data_root, tmp_path):
+def test_deepspeed_zero2_two_cpu_processes(tiny_data_root, tiny_target_info, tmp_path):
     launcher = [sys.executable, "-m", "accelerate.commands.launch", "--config_file", str(ACC / "cpu_zero2.yaml")]
-    out = run_cli(tiny_args(data_root, tmp_path, "train.max_steps=3", "train.grad_accum=2",
-                            "train.max_grad_norm=0.25"), launcher)
-    _check_distributed(out, tmp_path)
+    out = run_cli(tiny_args(tiny_data_root, tmp_path, "train.max_steps=3", "train.grad_accum=2",
+                            "train.max_grad_norm=0.25", on_tiny(tiny_target_info)), launcher)
+    _check_distributed(out, tmp_path, tiny_target_info.slug)
     assert "gradient clipping 0.25" in out.stdout  # the recipe's clip reaches DeepSpeed's engine (it clips inside)
 
 
 @pytest.mark.tier2
-def test_llama_two_stages_lora_and_assistant_model(data_root, tmp_path, target, capsys):
+def test_llama_two_stages_lora_and_assistant_model(tiny_data_root, tmp_path, tiny_target_info, tiny_real_target,
+                                                   capsys):
     """general pretrain (declared by the kind, run first by train_drafter) -> sql LoRA fine-tune -> exported folder
     works as assistant_model."""
     from transformers import LlamaForCausalLM
 
-    args = tiny_args(data_root, tmp_path, "train.max_steps=2", "llama.finetune=lora", "llama.loss=jsd",
-                     drafter="llama")  # the kind's name; its pool folders keep the name <domain>-llama68m
+    args = tiny_args(tiny_data_root, tmp_path, "train.max_steps=2", "llama.finetune=lora", "llama.loss=jsd",
+                     on_tiny(tiny_target_info), drafter="llama")  # the kind's name; its folders: <domain>-llama68m
     assert train_drafter.main(args) == 0
-    pool = tmp_path / "pools" / "smollm2-135m-instruct"
+    pool = tmp_path / "pools" / tiny_target_info.slug
     out = capsys.readouterr().out
     assert f"no general drafter at {pool / 'general-llama68m'}: pretraining it first " \
            f"(recipes/general/llama68m.yaml)" in out
@@ -152,7 +176,7 @@ def test_llama_two_stages_lora_and_assistant_model(data_root, tmp_path, target, 
     assert manifest["drafters"]["sql-llama68m"]["preset"] == "llama-tiny"
     draft = LlamaForCausalLM.from_pretrained(pool / "sql-llama68m")
     assert not any("lora" in k for k in draft.state_dict())
-    model, tok = target
+    model, tok = tiny_real_target
     ids = tok.apply_chat_template([{"role": "user", "content": "Count rows in table t."}], add_generation_prompt=True,
                                   return_tensors="pt", return_dict=True)["input_ids"]
     plain = model.generate(ids, max_new_tokens=12, do_sample=False)
@@ -161,12 +185,12 @@ def test_llama_two_stages_lora_and_assistant_model(data_root, tmp_path, target, 
 
 
 @pytest.mark.tier2
-def test_nan_loss_stops_with_clear_error_and_exports_nothing(data_root, tmp_path, capsys):
-    rc = train_drafter.main(tiny_args(data_root, tmp_path, "train.max_steps=4", "train.lr=1e30",
-                                      "train.max_grad_norm=0"))
+def test_nan_loss_stops_with_clear_error_and_exports_nothing(tiny_data_root, tiny_target_info, tmp_path, capsys):
+    rc = train_drafter.main(tiny_args(tiny_data_root, tmp_path, "train.max_steps=4", "train.lr=1e30",
+                                      "train.max_grad_norm=0", on_tiny(tiny_target_info)))
     assert rc == 2
     assert "loss is" in capsys.readouterr().err
-    assert not (tmp_path / "pools" / "smollm2-135m-instruct" / "sql-eagle3").exists()
+    assert not (tmp_path / "pools" / tiny_target_info.slug / "sql-eagle3").exists()
 
 
 @pytest.mark.parametrize("args, message", [
@@ -180,7 +204,11 @@ def test_nan_loss_stops_with_clear_error_and_exports_nothing(data_root, tmp_path
 ])
 def test_bad_input_one_clear_error(args, message, tmp_path, request, capsys):
     """The configuration's errors come before any data is read (the tiny data only where the check needs it)."""
-    data = request.getfixturevalue("data_root") if "aux layer ids" in message else tmp_path / "no-data"
+    if "aux layer ids" in message:  # the tiny real-vocabulary target's data: 4 layers, ids up to 3
+        data = request.getfixturevalue("tiny_data_root")
+        args = [*args, on_tiny(request.getfixturevalue("tiny_target_info"))]
+    else:
+        data = tmp_path / "no-data"
     rc = train_drafter.main(args + [f"run_dir={tmp_path}/run", f"export.pools_dir={tmp_path}/pools",
                                     f"data.gen.data_dir={data}/{{domain}}",
                                     *[f"data.gen.{k}={json.dumps(v)}" for k, v in TINY_GEN.items()]])
@@ -221,21 +249,23 @@ def test_evaluate_cli_bad_numbers_one_error(flag, value, capsys):
 
 
 @pytest.mark.tier2
-def test_two_runs_into_one_run_dir(data_root, tmp_path, capsys):
+def test_two_runs_into_one_run_dir(tiny_data_root, tiny_target_info, tmp_path, capsys):
     from draftpool.io import run_lock
 
+    args = tiny_args(tiny_data_root, tmp_path, "train.max_steps=1", on_tiny(tiny_target_info))
     with run_lock(tmp_path / "run-sql-eagle3"):  # another run holds the folder
-        assert train_drafter.main(tiny_args(data_root, tmp_path, "train.max_steps=1")) == 2
+        assert train_drafter.main(args) == 2
     assert f"in use by another run (pid {os.getpid()})" in capsys.readouterr().err
-    assert train_drafter.main(tiny_args(data_root, tmp_path, "train.max_steps=1")) == 0  # released: it runs
+    assert train_drafter.main(args) == 0  # released: it runs
 
 
 @pytest.mark.tier2
-def test_llama_init_from_a_head_folder_is_refused(data_root, tmp_path, capsys):
-    assert train_drafter.main(tiny_args(data_root, tmp_path, "train.max_steps=1")) == 0
-    head_dir = tmp_path / "pools" / "smollm2-135m-instruct" / "sql-eagle3"
-    rc = train_drafter.main(tiny_args(data_root, tmp_path / "x", "train.max_steps=1", f"llama.init={head_dir}",
-                                      drafter="llama68m"))
+def test_llama_init_from_a_head_folder_is_refused(tiny_data_root, tiny_target_info, tmp_path, capsys):
+    tiny = on_tiny(tiny_target_info)
+    assert train_drafter.main(tiny_args(tiny_data_root, tmp_path, "train.max_steps=1", tiny)) == 0
+    head_dir = tmp_path / "pools" / tiny_target_info.slug / "sql-eagle3"
+    rc = train_drafter.main(tiny_args(tiny_data_root, tmp_path / "x", "train.max_steps=1", f"llama.init={head_dir}",
+                                      tiny, drafter="llama68m"))
     assert rc == 2
     assert "holds a 'eagle3' drafter, not a 'llama' one" in capsys.readouterr().err
 
@@ -250,13 +280,14 @@ def test_empty_user_data_is_refused(tmp_path, capsys):
 
 
 @pytest.mark.tier2
-def test_offline_target_cache_gives_the_same_head_as_the_online_target(data_root, tmp_path):
+def test_offline_target_cache_gives_the_same_head_as_the_online_target(tiny_data_root, tiny_target_info, tmp_path):
     """The cached features (aux + final hidden -> lm_head) reproduce the in-loop target: same trained weights."""
-    steps = ["train.max_steps=3"]
-    assert train_drafter.main(tiny_args(data_root, tmp_path / "online", *steps)) == 0
-    assert train_drafter.main(tiny_args(data_root, tmp_path / "cached", *steps, "eagle3.target_cache=true")) == 0
+    steps = ["train.max_steps=3", on_tiny(tiny_target_info)]
+    assert train_drafter.main(tiny_args(tiny_data_root, tmp_path / "online", *steps)) == 0
+    assert train_drafter.main(tiny_args(tiny_data_root, tmp_path / "cached", *steps, "eagle3.target_cache=true")) == 0
     assert list((tmp_path / "cached" / "run-sql-eagle3" / "target_cache").glob("*.safetensors"))
-    a, b = head_tensors(tmp_path / "online" / "pools"), head_tensors(tmp_path / "cached" / "pools")
+    slug = tiny_target_info.slug
+    a, b = (head_tensors(tmp_path / run / "pools", slug=slug) for run in ("online", "cached"))
     for k in a:
         assert torch.allclose(a[k], b[k], atol=1e-5, rtol=1e-4), k
 
@@ -278,19 +309,20 @@ def test_cpu_run_uses_every_core_despite_accelerate_single_thread_default(monkey
 
 
 @pytest.mark.tier2
-def test_head_initialised_from_the_target_and_frozen_lm_head(data_root, tmp_path, target, target_info):
+def test_head_initialised_from_the_target_and_frozen_lm_head(tiny_data_root, tmp_path, tiny_real_target,
+                                                             tiny_target_info):
     """init_from_target: lm_head rows = the target's output-embedding rows of the draft vocabulary, final norm =
     the target's; freeze_lm_head keeps those rows through training (the rest of the head still trains)."""
-    model, _ = target
+    model, _ = tiny_real_target
     out = model.get_output_embeddings().weight.float()
-    assert train_drafter.main(tiny_args(data_root, tmp_path, "train.max_steps=2", "eagle3.init_from_target=true",
-                                        "eagle3.freeze_lm_head=true")) == 0
-    t = head_tensors(tmp_path / "pools")
+    assert train_drafter.main(tiny_args(tiny_data_root, tmp_path, "train.max_steps=2", "eagle3.init_from_target=true",
+                                        "eagle3.freeze_lm_head=true", on_tiny(tiny_target_info))) == 0
+    t = head_tensors(tmp_path / "pools", slug=tiny_target_info.slug)
     ids = torch.arange(t["d2t"].numel()) + t["d2t"].long()
     assert torch.equal(t["lm_head.weight"], out[ids])
     # the same run without freezing: lm_head moved off the target's rows, the norm started from the target's
     options = kind_eagle3.Eagle3Options(draft_vocab_size=64, init_from_target=True)
-    head = kind_eagle3.make_eagle3(options, model, target_info, [{"response_ids": [5, 6, 7]}], seed=0)
+    head = kind_eagle3.make_eagle3(options, model, tiny_target_info, [{"response_ids": [5, 6, 7]}], seed=0)
     ids = torch.arange(64) + head.d2t
     assert torch.equal(head.lm_head.weight, out[ids]) and head.lm_head.weight.requires_grad
     assert torch.equal(head.norm.weight, model.get_decoder().norm.weight.float())
@@ -329,7 +361,7 @@ def test_answer_samples_are_fixed_and_nested():
 
 
 @pytest.mark.tier2
-def test_runs_in_one_process_each_take_their_own_precision(data_root, tmp_path, monkeypatch):
+def test_runs_in_one_process_each_take_their_own_precision(tiny_data_root, tiny_target_info, tmp_path, monkeypatch):
     """An fp32 Accelerator built first in the process (a notebook's, another test's), then train_drafter with
     mixed_precision=auto on a CPU with bf16 units (forced: DRAFTPOOL_CPU_BF16=1) trains in bf16, and a run after it
     on a CPU without them in fp32: accelerate's process-wide state no longer fixes the first precision (it failed
@@ -353,10 +385,12 @@ def test_runs_in_one_process_each_take_their_own_precision(data_root, tmp_path, 
     torch.set_num_threads(threads := 1)
     for forced, precision in (("1", "bf16"), ("0", "no")):
         monkeypatch.setenv("DRAFTPOOL_CPU_BF16", forced)
-        args = tiny_args(data_root, tmp_path / forced, "train.max_steps=1", "eval.max_sequences=1",
-                         "eagle3.ttt_steps=1", "eval.depth=1")
+        args = tiny_args(tiny_data_root, tmp_path / forced, "train.max_steps=1", "eval.max_sequences=1",
+                         "eagle3.ttt_steps=1", "eval.depth=1", on_tiny(tiny_target_info))
         assert train_drafter.main(args) == 0
         assert made[-1] == precision
         assert not AcceleratorState._shared_state and torch.get_num_threads() == threads
         assert os.environ["ACCELERATE_GRADIENT_ACCUMULATION_STEPS"] == "3"
-    assert head_tensors(tmp_path / "1" / "pools").keys() == head_tensors(tmp_path / "0" / "pools").keys()
+    slug = tiny_target_info.slug
+    assert head_tensors(tmp_path / "1" / "pools", slug=slug).keys() == head_tensors(tmp_path / "0" / "pools",
+                                                                                    slug=slug).keys()

@@ -10,13 +10,15 @@ import pytest
 import training.train_drafter as train_drafter
 from data_gen.generate import load_distilled
 from draftpool.pool import load_members
-from tests.training.test_train_drafter import data_root, tiny_args  # noqa: F401 - the shared tiny data fixture
+from tests.training.test_train_drafter import on_tiny, tiny_args, tiny_data_root  # noqa: F401 - a shared fixture
 
-pytestmark = pytest.mark.tier2  # a train_drafter run on the real target's self-distilled data
+pytestmark = pytest.mark.tier2  # a train_drafter run on self-distilled data (the tiny real-vocabulary target's)
 
 
-def test_suffix_member_is_built_evaluated_and_exported(data_root, tmp_path, target, target_info):  # noqa: F811
-    assert train_drafter.main(tiny_args(data_root, tmp_path, drafter="suffix")) == 0
+def test_suffix_member_is_built_evaluated_and_exported(tiny_data_root, tmp_path, tiny_real_target,  # noqa: F811
+                                                      tiny_target_info):
+    data_root, target, target_info = tiny_data_root, tiny_real_target, tiny_target_info
+    assert train_drafter.main(tiny_args(data_root, tmp_path, on_tiny(target_info), drafter="suffix")) == 0
     pool = tmp_path / "pools" / target_info.slug
     manifest = json.loads((pool / "pool.json").read_text())
     entry = manifest["drafters"]["sql-suffix"]
