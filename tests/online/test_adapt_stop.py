@@ -1,7 +1,8 @@
-"""online_adapt.py against a hostile client and a hostile out_dir, on the real embedded target: a crafted trainer
-state is refused (nothing of it runs), tiny requests do not turn adaptation off, Ctrl-C / SIGTERM to the process group
-still export the adapted pool (also when more of them come during the stop: ignored, said so), an export that fails
-is a loss the summary names (exit 3), an out_dir that cannot be written fails at once."""
+"""online_adapt.py against a hostile client and a hostile out_dir, on the tiny random Llama over the real vocabulary
+(what happens around the decode loop and in the trainer, not the target's numerics): a crafted trainer state is
+refused (nothing of it runs), tiny requests do not turn adaptation off, Ctrl-C / SIGTERM to the process group still
+export the adapted pool (also when more of them come during the stop: ignored, said so), an export that fails is a
+loss the summary names (exit 3), an out_dir that cannot be written fails at once."""
 
 import json
 import os
@@ -18,7 +19,7 @@ import torch
 
 import online.adapt as online_adapt
 from online.trainer.versions import latest_version
-from tests.online.test_adapt import args, pool, requests  # noqa: F401 - pool is a fixture
+from tests.online.test_adapt import args, requests, tiny, tiny_args  # noqa: F401 - tiny is a fixture
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,22 +34,22 @@ class _Marker:
         return (open, (self.path, "w"))
 
 
-def test_a_crafted_trainer_state_stops_the_resume(tmp_path, pool, capsys):  # noqa: F811
+def test_a_crafted_trainer_state_stops_the_resume(tmp_path, tiny, capsys):  # noqa: F811
     out = tmp_path / "online"
-    shutil.copytree(pool, out / "versions" / "v000001")
+    shutil.copytree(tiny[0], out / "versions" / "v000001")
     (out / "latest.json").write_text('{"version": 1, "path": "versions/v000001"}')
     marker = tmp_path / "marker"
     torch.save({"published": {}, "rounds": 1, "updaters": _Marker(marker)},
                out / "versions" / "v000001" / "trainer_state.pt")
     reqs = requests(tmp_path / "r.jsonl", [{"id": "a", "prompt": "hi"}])
-    assert online_adapt.main(args(tmp_path, pool, reqs)) == 2
+    assert online_adapt.main(tiny_args(tmp_path, tiny, reqs)) == 2
     err = capsys.readouterr().err
     assert "not a safe trainer state" in err and err.count("error:") == 1 and "Traceback" not in err
     assert not marker.exists()
 
 
 @pytest.mark.tier2
-def test_tiny_requests_do_not_turn_adaptation_off(tmp_path, pool, capsys, monkeypatch):  # noqa: F811
+def test_tiny_requests_do_not_turn_adaptation_off(tmp_path, tiny, capsys, monkeypatch):  # noqa: F811
     """Four requests of one new token after a 31-token chat prompt, shorter than the heads' 40 training-time-test
     steps, fed one at a time (stdin) while the trainer runs: each used to crash it, four used up its restarts."""
     from online.trainer.process import TrainerHandle
@@ -82,7 +83,7 @@ def test_tiny_requests_do_not_turn_adaptation_off(tmp_path, pool, capsys, monkey
     th = threading.Thread(target=feed)
     th.start()
     try:
-        code = online_adapt.main(args(tmp_path, pool, "-", "serve.max_new_tokens=1", "trainer.steps=40",
+        code = online_adapt.main(tiny_args(tmp_path, tiny, "-", "serve.max_new_tokens=1", "trainer.steps=40",
                                       "process.max_restarts=3"))
     finally:
         th.join()
@@ -93,11 +94,11 @@ def test_tiny_requests_do_not_turn_adaptation_off(tmp_path, pool, capsys, monkey
 
 
 @pytest.mark.tier2
-def test_a_failed_export_is_a_loss_the_summary_names(tmp_path, pool, capsys):  # noqa: F811
+def test_a_failed_export_is_a_loss_the_summary_names(tmp_path, tiny, capsys):  # noqa: F811
     (tmp_path / "online").mkdir()
     (tmp_path / "online" / "versions").write_text("a file where the versions folder goes")  # as root: chmod would not
     reqs = requests(tmp_path / "r.jsonl", [{"id": "a", "prompt": "hi"}, {"id": "b", "prompt": "ho"}])
-    assert online_adapt.main(args(tmp_path, pool, reqs)) == 3
+    assert online_adapt.main(tiny_args(tmp_path, tiny, reqs)) == 3
     out = capsys.readouterr()
     summary = json.loads(out.out)
     assert summary["served"] == 2 and summary["exports"] == [] and summary["rounds"] >= 1
@@ -107,7 +108,7 @@ def test_a_failed_export_is_a_loss_the_summary_names(tmp_path, pool, capsys):  #
 
 
 @pytest.mark.parametrize("where", ["under_a_file", "is_a_file"])
-def test_an_out_dir_that_cannot_be_written_fails_before_the_target_loads(tmp_path, pool, capsys, monkeypatch,  # noqa: F811
+def test_an_out_dir_that_cannot_be_written_fails_before_the_target_loads(tmp_path, tiny, capsys, monkeypatch,  # noqa: F811
                                                                           where):
     def load_target(*a, **k):
         raise AssertionError("the target was loaded before the out_dir was checked")
@@ -116,7 +117,7 @@ def test_an_out_dir_that_cannot_be_written_fails_before_the_target_loads(tmp_pat
     (tmp_path / "file").write_text("x")
     out = tmp_path / "file" / "online" if where == "under_a_file" else tmp_path / "file"
     reqs = requests(tmp_path / "r.jsonl", [{"id": "a", "prompt": "hi"}])
-    run = [a for a in args(tmp_path, pool, reqs) if not a.startswith("serve.out_dir=")] + [f"serve.out_dir={out}"]
+    run = [a for a in tiny_args(tmp_path, tiny, reqs) if not a.startswith("serve.out_dir=")] + [f"serve.out_dir={out}"]
     assert online_adapt.main(run) == 2
     err = capsys.readouterr().err
     assert "cannot be written" in err and err.count("error:") == 1
@@ -124,12 +125,12 @@ def test_an_out_dir_that_cannot_be_written_fails_before_the_target_loads(tmp_pat
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 @pytest.mark.tier2
-def test_a_stop_signal_to_the_process_group_still_exports(tmp_path, pool, sig):  # noqa: F811
+def test_a_stop_signal_to_the_process_group_still_exports(tmp_path, tiny, sig):  # noqa: F811
     """Ctrl-C in a terminal (SIGINT to the whole group) or a service manager's SIGTERM: the trainer is in the group
     too; it must not die with the server's stop but finish, export, and the run exit 0."""
     reqs = requests(tmp_path / "r.jsonl", [{"id": f"q{i}", "prompt": f"Count to {i}."} for i in range(40)])
     answers = tmp_path / "online" / "answers.jsonl"
-    proc = subprocess.Popen([sys.executable, "online_adapt.py", *args(tmp_path, pool, reqs)], cwd=ROOT,
+    proc = subprocess.Popen([sys.executable, "online_adapt.py", *tiny_args(tmp_path, tiny, reqs)], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
                             env={**os.environ, "PYTHONPATH": str(ROOT)})
     try:
@@ -165,13 +166,13 @@ def _stderr_lines(proc, lines: list[str]) -> threading.Thread:
     ((signal.SIGINT, signal.SIGTERM), 0.5),  # Ctrl-C, then a service manager's SIGTERM half a second later
 ], ids=["3xSIGTERM-0.15s", "2xSIGINT-0.05s", "SIGINT+SIGTERM-0.5s"])
 @pytest.mark.tier2
-def test_more_stop_signals_during_the_stop_still_export(tmp_path, pool, sigs, gap):  # noqa: F811
+def test_more_stop_signals_during_the_stop_still_export(tmp_path, tiny, sigs, gap):  # noqa: F811
     """After a few trainer rounds, 2 or 3 stop signals to the process group: 3 SIGTERMs 0.15 s apart, 2 SIGINTs
     0.05 s apart, a SIGINT then a SIGTERM 0.5 s apart. The first stops the run; the later ones, during the stop
     (trainer hand-over, final export), are ignored with one stderr line each: the run exits 0 with its summary and
     the adapted pool exported (they once killed it mid-stop: status -15, no summary, nothing exported)."""
     reqs = requests(tmp_path / "r.jsonl", [{"id": f"q{i}", "prompt": f"Count to {i}."} for i in range(200)])
-    proc = subprocess.Popen([sys.executable, "online_adapt.py", *args(tmp_path, pool, reqs)], cwd=ROOT,
+    proc = subprocess.Popen([sys.executable, "online_adapt.py", *tiny_args(tmp_path, tiny, reqs)], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
                             env={**os.environ, "PYTHONPATH": str(ROOT)})
     err: list[str] = []
