@@ -104,8 +104,10 @@ class LockedError(RuntimeError):
 @contextlib.contextmanager
 def run_lock(folder: str | Path) -> Iterator[Path]:
     """Hold `<folder>/.lock` (fcntl.flock) for the duration: a second run into the same folder fails at once, naming
-    the holder's pid. The lock goes with the process, so a killed run never leaves the folder locked."""
+    the holder's pid. The lock goes with the process, so a killed run never leaves the folder locked. A folder the
+    lock made and the run left empty (it failed on bad input before writing) is removed: nothing half-made stays."""
     folder = Path(folder)
+    made = not folder.exists()
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / ".lock"
     f = open(path, "a+")  # noqa: SIM115 - held open for the lock's lifetime
@@ -124,6 +126,10 @@ def run_lock(folder: str | Path) -> Iterator[Path]:
         f.flush()
         yield folder
     finally:
+        if made and [p.name for p in folder.iterdir()] == [".lock"]:
+            with contextlib.suppress(OSError):  # unlinked while held: a waiting run then makes its own
+                path.unlink()
+                folder.rmdir()
         f.close()  # closing releases the lock
 
 

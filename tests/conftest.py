@@ -38,13 +38,17 @@ FAST_LIMIT_S = 10.0  # the most one fast-tier test may take (setup + call + tear
 
 def pytest_addoption(parser):
     parser.addoption("--fast-limit", type=float, default=FAST_LIMIT_S,
-                     help="fail the fast tier when a test takes longer than this many seconds (0: no check)")
+                     help="name the fast tier's tests that take longer than this many seconds (0: no check)")
+    parser.addoption("--fast-limit-fail", action="store_true",
+                     help="and fail the run when there is one (a developer's check on an idle machine: timings "
+                          "depend on the machine and its load, so CI only reports them)")
 
 
 class FastTierCheck:
-    """A fast-tier test over --fast-limit fails the run (pytest's own durations: no timing assertion inside a test).
-    One per pytest run (tests/test_fast_tier.py runs pytest inside pytest); with workers, the controller's check sees
-    every worker's reports."""
+    """A fast-tier test over --fast-limit is named after the run, from pytest's own durations (no timing assertion
+    inside a test), and fails the run with --fast-limit-fail (the standards: timings never decide pass or fail on a
+    machine whose speed and load are not known, such as CI's). One per pytest run (tests/test_fast_tier.py runs
+    pytest inside pytest); with workers, the controller's check sees every worker's reports."""
 
     def __init__(self, config):
         self.config = config
@@ -71,7 +75,7 @@ class FastTierCheck:
                                   f"speed it up, or mark it @pytest.mark.tier2 (the second tier)")
 
     def pytest_sessionfinish(self, session, exitstatus):
-        if self.too_slow() and exitstatus == pytest.ExitCode.OK:
+        if self.config.getoption("--fast-limit-fail") and self.too_slow() and exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
