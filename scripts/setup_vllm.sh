@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Opt-in: vLLM's CPU build in its own venv (.venv-vllm, ~3.4 GB, ~4 min), for the outside checks of exported heads
-# (`pytest -m slow`). vLLM pins its own transformers, so it never shares draftpool's environment.
+# vLLM's CPU build in its own venv (.venv-vllm, ~3.4 GB, ~4 min): for serving with vLLM and the vLLM checks of CI's
+# second tier (`pytest -m vllm`, marker `vllm`). vLLM pins its own transformers, so it never shares draftpool's
+# environment.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}

@@ -16,6 +16,7 @@ import torch
 
 from benchmarks import decode
 from benchmarks.decode import DEFAULT_METHODS, METHODS, main
+from tests.vllm_pool import random_pool, vllm_python  # noqa: F401 - fixtures
 
 NEW = 6  # tokens per request: the prefill's token, then two draft cycles of the self-drafting Llama drafter
 TINY = ["--max-prompts", "2", "--max-new-tokens", str(NEW), "--repeats", "1"]
@@ -92,6 +93,7 @@ def test_cli_bad_prompt_file(name, text, expect, tmp_path, capsys):
     assert not out.exists()
 
 
+@pytest.mark.tier2
 def test_prompt_file_replaces_the_held_out_split(tmp_path, capsys):
     path, out = tmp_path / "p.jsonl", tmp_path / "out"
     path.write_text('{"id": "mine", "prompt": "Write a SQL query that counts the rows of table t."}\n'
@@ -110,6 +112,7 @@ def test_cli_explicit_missing_drafter_dir(tmp_path, capsys):
     assert not out.exists()
 
 
+@pytest.mark.tier2
 def test_tiny_run_every_method_lossless(random_drafters, tmp_path, capsys):
     head_dir, llama_dir = random_drafters
     out = tmp_path / "bench"
@@ -168,18 +171,12 @@ def test_tiny_run_every_method_lossless(random_drafters, tmp_path, capsys):
 
 
 @pytest.mark.vllm
-def test_vllm_rows_lossless(target_info, tmp_path):
-    """Opt-in (vLLM's own environment and a trained SQL head): vLLM plain and EAGLE-3 rows beside the engine's."""
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[2]
-    vllm_py = root / ".venv-vllm" / "bin" / "python"
-    head = root / "pools" / target_info.slug / "sql-eagle3"
-    if not vllm_py.exists() or not head.is_dir():
-        pytest.skip("needs scripts/setup_vllm.sh and a trained pools/<target>/sql-eagle3")
+def test_vllm_rows_lossless(target_info, vllm_python, random_pool, tmp_path):  # noqa: F811
+    """Second tier (vLLM's own environment; a random head of tests/vllm_pool.py: the check is losslessness): vLLM
+    plain and EAGLE-3 rows beside the engine's."""
     out = tmp_path / "bench"
-    assert main(["--domain", "sql", "--methods", "plain", *TINY, "--eagle3", str(head), "--vllm",
-                 "--vllm-python", str(vllm_py), "--vllm-timeout", "900", "--out", str(out)]) == 0
+    assert main(["--domain", "sql", "--methods", "plain", *TINY, "--eagle3", str(random_pool.sql), "--vllm",
+                 "--vllm-python", str(vllm_python), "--vllm-timeout", "900", "--out", str(out)]) == 0
     res = json.loads((out / "results.json").read_text())
     assert "error" not in res["vllm"], res["vllm"].get("error")
     for name in ("vllm-plain", "vllm-eagle3"):

@@ -1,4 +1,5 @@
-"""benchmarks.soak on a few requests: the real server (a subprocess) with a random head and a suffix member; the
+"""benchmarks.soak on a few requests: the real server (a subprocess) with a random head and a suffix member, serving
+the tiny random Llama over the real vocabulary (the report's bookkeeping: no figure of the target's is asserted); the
 report's fields are there and agree with each other (no timing or memory threshold is asserted)."""
 
 import json
@@ -10,15 +11,16 @@ from tests.stubs import head_and_suffix_pool
 
 
 @pytest.fixture(scope="module")
-def pool(tmp_path_factory, target, target_info):
-    return head_and_suffix_pool(tmp_path_factory.mktemp("soak") / "pool", target, target_info)
+def pool(tmp_path_factory, tiny_real_target, tiny_target_info):
+    return head_and_suffix_pool(tmp_path_factory.mktemp("soak") / "pool", tiny_real_target, tiny_target_info)
 
 
 @pytest.mark.tier2
-def test_a_short_soak_reports_consistent_fields(tmp_path, pool, capsys):
+def test_a_short_soak_reports_consistent_fields(tmp_path, pool, tiny_target_info, capsys):
     out = tmp_path / "soak"
     rep = main(["--requests", "4", "--warmup", "2", "--every", "1", "--max-tokens", "4", "--pool", str(pool),
-                "--out", str(out), "--out-dir", str(tmp_path / "run"), "serve.kinds=[eagle3,suffix]",
+                "--out", str(out), "--out-dir", str(tmp_path / "run"), f"serve.target={tiny_target_info.name}",
+                "serve.kinds=[eagle3,suffix]",
                 "trainer.batch=1", "trainer.holdout_every=0", "process.export_every=0",
                 f"serve.auto_costs={tmp_path}/auto_costs.json"])
     assert json.loads((out / "results.json").read_text())["statuses"] == rep["statuses"] == {"200": 4}

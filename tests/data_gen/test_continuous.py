@@ -129,7 +129,7 @@ def test_sampled_answers_follow_their_seed(tiny_real_target, prompts):
 
 
 def _cfg(data_dir: Path, *extra: str) -> DataGenConfig:
-    over = [f"data_dir={data_dir}", "max_prompts_per_split=6", "max_held_out_prompts=2", "max_new_tokens=40",
+    over = [f"data_dir={data_dir}", "max_prompts_per_split=4", "max_held_out_prompts=2", "max_new_tokens=28",
             "shard_size=4", "train_temperatures=[0.0]", "held_out_temperatures=[0.0]", "samples_per_prompt=0",
             "system_prompt=", "device=cpu", "seed=0", f"target={DEFAULT_TARGET}", "domain=sql", *extra]
     return load_config(DataGenConfig, ROOT / "recipes" / "sql" / "data_gen.yaml", over)
@@ -142,7 +142,7 @@ def test_engine_greedy_answers_equal_the_transformers_backends(tmp_path, target_
     for backend, batch in (("hf", 4), ("engine", 3), ("auto", 5)):
         out = run(_cfg(tmp_path / backend, f"backend={backend}", f"batch_size={batch}"), target_info, model, tok)
         rows[backend] = {r["id"]: r["response_ids"] for r in load_distilled(out).to_list()}
-    assert len(rows["hf"]) == 8 and max(len(a) for a in rows["hf"].values()) > 20
+    assert len(rows["hf"]) == 6 and max(len(a) for a in rows["hf"].values()) > 20  # 6 jobs: slots are reused
     assert rows["engine"] == rows["hf"]
     assert rows["auto"] == rows["hf"]
     assert '"backend": "engine"' in (tmp_path / "auto" / "provenance.json").read_text()  # auto resolved, recorded

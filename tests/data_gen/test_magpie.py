@@ -82,10 +82,12 @@ def test_bad_config_is_refused():
 
 
 @pytest.mark.tier2
-def test_a_resumed_run_draws_what_one_run_draws(target, target_info, tmp_path):
+def test_a_resumed_run_draws_what_one_run_draws(tiny_real_target, tiny_target_info, tmp_path):
     """8 samples, then 8 more in a second call, against 16 in one call: the same samples in the same order; the
-    prompt file holds what `select` keeps from them; other settings on the same file are refused."""
-    model, tok = target
+    prompt file holds what `select` keeps from them; other settings on the same file are refused (the tiny
+    real-vocabulary target writes the samples: the bookkeeping of a run, not what a real target writes)."""
+    model, tok = tiny_real_target
+    target_info = tiny_target_info
 
     def go(out: str, max_samples: int, **kw) -> list[dict]:
         cfg = load_config(MagpieConfig, None, ["domain=sql", f"out={out}", "prompts=100", f"max_samples={max_samples}",

@@ -1,9 +1,9 @@
 """The vLLM backend of self-distillation (`data_gen.backend=vllm`).
 
-In CI (no vLLM there): the backend key and engine settings are validated, a missing vLLM environment, an environment
-without vLLM and a too-old vLLM are each one clear error that writes nothing, the worker's answer convention matches
-the HF backend's, and the stop ids read from the target folder equal the loaded model's.
-Opt-in (`pytest -m slow`, after `bash scripts/setup_vllm.sh`): the real vLLM worker writes the same shards as the HF
+Fast tier (no vLLM needed): the backend key and engine settings are validated, a missing vLLM environment, an
+environment without vLLM and a too-old vLLM are each one clear error that writes nothing, the worker's answer
+convention matches the HF backend's, and the stop ids read from the target folder equal the loaded model's.
+Second tier (marker `vllm`, after `bash scripts/setup_vllm.sh`): the real vLLM worker writes the same shards as the HF
 backend (columns, ids, stop convention, provenance), greedy answers compared with HF's, and a run killed after its
 first shard resumes without regenerating it.
 """
@@ -27,7 +27,7 @@ from data_gen.vllm_worker import groups, respond
 from draftpool.chat import stop_token_ids
 from draftpool.config import ConfigError, load_config
 from draftpool.target import DEFAULT_TARGET
-from draftpool.vllm_env import vllm_python
+from tests.vllm_pool import VLLM_PROCESSES, vllm_python  # noqa: F401 - the vLLM environment's fixture
 
 ROOT = Path(__file__).resolve().parents[2]
 RECIPE = ROOT / "recipes" / "sql" / "data_gen.yaml"
@@ -97,18 +97,13 @@ def test_stop_ids_from_the_folder_equal_the_models(target_info, target):
     assert stop_token_ids(tok, path=target_info.path) == stop_token_ids(tok, model)
 
 
-# ------------------------------------------------------------------------------------------ opt-in, real vLLM
-def _vllm_or_fail() -> Path:
-    return vllm_python()  # a clear failure with the setup command when missing
-
-
+# ---------------------------------------------------------------------------------- second tier, real vLLM
 @pytest.mark.vllm
-def test_vllm_backend_writes_the_hf_backends_shards(tmp_path, target_info, target, monkeypatch):
-    _vllm_or_fail()
+def test_vllm_backend_writes_the_hf_backends_shards(tmp_path, target_info, target, vllm_python, monkeypatch):  # noqa: F811
     model, tok = target
     monkeypatch.chdir(tmp_path)  # a relative data_dir, as recipes give it
     hf_dir, vl_dir = Path("hf"), Path("vllm")
-    run(make_cfg(hf_dir), target_info, model, tok)
+    run(make_cfg(hf_dir, "backend=hf"), target_info, model, tok)  # the reference backend (auto: the engine)
     run(make_cfg(vl_dir, "backend=vllm", "vllm.max_num_seqs=4"), target_info)
     hf, vl = ({r["id"]: r for r in load_distilled(d).to_list()} for d in (hf_dir, vl_dir))
     assert set(hf) == set(vl) and len(vl) == 15
@@ -134,14 +129,26 @@ def test_vllm_backend_writes_the_hf_backends_shards(tmp_path, target_info, targe
     assert log[-1]["backend"] == "vllm" and log[-1]["samples"] == 15 and log[-1]["new_tokens"] > 0
 
 
+def alive_in_group(group: int) -> list[int]:
+    """The processes of a process group that still run (a killed one waiting to be reaped does not)."""
+    left = []
+    for p in psutil.process_iter():
+        try:
+            if os.getpgid(p.pid) == group and p.status() != psutil.STATUS_ZOMBIE:
+                left.append(p.pid)
+        except (ProcessLookupError, psutil.NoSuchProcess):
+            pass
+    return left
+
+
 @pytest.mark.vllm
-def test_vllm_backend_resumes_after_a_kill(tmp_path, target_info):
-    _vllm_or_fail()
+def test_vllm_backend_resumes_after_a_kill(tmp_path, target_info, vllm_python):  # noqa: F811
     data_dir = tmp_path / "d"
     args = [f"data_dir={data_dir}", *TINY, "backend=vllm", "vllm.max_num_seqs=2"]
     cmd = [sys.executable, "-m", "data_gen.generate", "--domain", "sql", *args]
-    proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, "HF_HUB_OFFLINE": "1"}, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    # the killed run in vLLM's own process layout (worker, engine core and its worker): none may outlive the kill
+    proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, "HF_HUB_OFFLINE": "1", **VLLM_PROCESSES},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     shard_dir = data_dir / "shards"
     deadline = time.monotonic() + 600
     while not list(shard_dir.glob("*.parquet")):
@@ -150,18 +157,14 @@ def test_vllm_backend_resumes_after_a_kill(tmp_path, target_info):
         time.sleep(0.05)
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
-    time.sleep(3)  # the worker notices its parent is gone and stops its process group
+    group = int((data_dir / "vllm_work" / "worker.pid").read_text())
+    # the worker notices its parent is gone (it polls each second) and kills its group: seconds on a loaded machine
+    deadline = time.monotonic() + 60
+    while (left := alive_in_group(group)) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not left, f"the killed run's vLLM worker or engine processes are still running: {left}"
     survivors = {p.name: p.stat().st_mtime_ns for p in shard_dir.glob("*.parquet")}
     assert 1 <= len(survivors) < 6 and not is_complete(data_dir)
-    group = int((data_dir / "vllm_work" / "worker.pid").read_text())
-    left = []
-    for p in psutil.process_iter():
-        try:
-            if os.getpgid(p.pid) == group:
-                left.append(p.pid)
-        except ProcessLookupError:
-            pass
-    assert not left, f"the killed run's vLLM worker or engine processes are still running: {left}"
     run(make_cfg(data_dir, "backend=vllm", "vllm.max_num_seqs=2"), target_info)
     assert is_complete(data_dir)
     for name, mtime in survivors.items():

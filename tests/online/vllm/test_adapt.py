@@ -1,9 +1,8 @@
-"""Opt-in outside check (slow, not in CI): online adaptation attached to a running vLLM server.
+"""Outside check (CI's second tier, marker `vllm`, after `bash scripts/setup_vllm.sh`): online adaptation attached to
+a running vLLM server.
 
-    bash scripts/setup_vllm.sh && python build_pool.py
-    python -m pytest -m slow tests/online/vllm/test_adapt.py
-
-vLLM serves the target with the pool's python head as drafter; draftpool's front end forwards SQL requests, 4 in
+vLLM serves the target with the random test pool's python head as drafter (tests/vllm_pool.py: the checks are of the
+swaps, the trainer's life and the answers, not of acceptance); draftpool's front end forwards SQL requests, 4 in
 flight, the trainer learns from the finished ones and its versions are loaded into vLLM's drafter while requests run.
 The trainer is SIGKILLed half-way. Checks: every request answered (0 failed), versions swapped in, the engine's drafter
 computes with the last version's tensors, the target's digest unchanged, and the greedy answers through every swap
@@ -21,6 +20,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+
+from tests.vllm_pool import random_pool, vllm_python  # noqa: F401 - fixtures
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -48,7 +49,8 @@ def ask_stream(url: str, ids: list[int], n: int = 32) -> list[int]:
 
 
 @pytest.mark.vllm
-def test_vllm_attached_adaptation_swaps_versions_and_keeps_greedy_output(target_info, target, tmp_path):
+def test_vllm_attached_adaptation_swaps_versions_and_keeps_greedy_output(target_info, target, vllm_python,  # noqa: F811
+                                                                         random_pool, tmp_path):  # noqa: F811
     from data_gen.domains import domain_prompts
     from draftpool.chat import render_prompt
     from draftpool.pool import load_members
@@ -59,10 +61,10 @@ def test_vllm_attached_adaptation_swaps_versions_and_keeps_greedy_output(target_
     from online.vllm.engine import VllmEngine, VllmServeOptions
 
     model, tok = target
-    pool = ROOT / "pools" / target_info.slug
+    pool = random_pool.pool
     name = "python-eagle3"
     member = {m.name: m for m in load_members(pool, target_info, model, ["eagle3"])}[name]
-    head_dir = pool / json.loads((pool / "pool.json").read_text())["drafters"][name]["path"]
+    head_dir = random_pool.python
     prompts = [render_prompt(tok, r["prompt"]) for r in domain_prompts("sql")["train"][:16]]
     engine = VllmEngine(target_info.path, str(head_dir), VllmServeOptions(k=3, max_num_seqs=4), tmp_path / "vllm.log",
                         served_name=target_info.name)
@@ -104,7 +106,9 @@ def test_vllm_attached_adaptation_swaps_versions_and_keeps_greedy_output(target_
 
 
 @pytest.mark.vllm
-def test_online_adapt_with_vllm_exports_at_stop_and_a_restart_serves_that_version(target_info, target, tmp_path):
+def test_online_adapt_with_vllm_exports_at_stop_and_a_restart_serves_that_version(target_info, target,
+                                                                                  vllm_python, random_pool,  # noqa: F811
+                                                                                  tmp_path):
     """`online_adapt.py serve.engine=vllm` end to end: requests through its front end, SIGTERM (the version is
     exported), a restart on the same out_dir serves the exported head and numbers its versions after it."""
     import socket
@@ -123,8 +127,8 @@ def test_online_adapt_with_vllm_exports_at_stop_and_a_restart_serves_that_versio
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
         cmd = [sys.executable, str(ROOT / "online_adapt.py"), "serve.engine=vllm", f"serve.http=127.0.0.1:{port}",
-               "vllm.drafter=python-eagle3", "vllm.k=3", "vllm.max_num_seqs=4", f"serve.out_dir={out}",
-               "trainer.batch=2", "trainer.holdout_every=0", "process.export_every=0"]
+               f"serve.pool={random_pool.pool}", "vllm.drafter=python-eagle3", "vllm.k=3", "vllm.max_num_seqs=4",
+               f"serve.out_dir={out}", "trainer.batch=2", "trainer.holdout_every=0", "process.export_every=0"]
         proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         url, deadline = f"http://127.0.0.1:{port}", time.monotonic() + 600
         while time.monotonic() < deadline:

@@ -1,9 +1,10 @@
 """The vLLM server handle of online adaptation (`online/vllm/engine.py`).
 
-In CI: vLLM's Prometheus counters are parsed, the server command carries the drafter, draftpool's worker extension and
-the engine settings, and a missing vLLM environment is one clear error naming the setup command.
-Opt-in (`pytest -m slow`, after `bash scripts/setup_vllm.sh` and `python build_pool.py`): a real `vllm serve` with a
-pool head, requests in flight while a head version is swapped in over HTTP, its counters, a refused head.
+Fast tier: vLLM's Prometheus counters are parsed, the server command carries the drafter, draftpool's worker
+extension and the engine settings, and a missing vLLM environment is one clear error naming the setup command.
+Second tier (marker `vllm`, after `bash scripts/setup_vllm.sh`; the random pool of tests/vllm_pool.py): a real
+`vllm serve` with a pool head, requests in flight while the other head is swapped in over HTTP, its counters, a
+refused head, and the server's process group dying with the process that started it.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pytest
 
 from draftpool.config import ConfigError
 from online.vllm.engine import COUNTERS, RUNNING, VllmEngine, VllmEngineError, VllmServeOptions, parse_counters
+from tests.vllm_pool import random_pool, vllm_python  # noqa: F401 - fixtures
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -85,13 +87,12 @@ def test_a_head_of_another_target_is_refused_at_start_and_at_swap(tmp_path):
 
 
 @pytest.mark.vllm
-def test_a_running_server_swaps_its_drafter_with_requests_in_flight(target_info, target, tmp_path):
+def test_a_running_server_swaps_its_drafter_with_requests_in_flight(target_info, target, vllm_python, random_pool,  # noqa: F811
+                                                                      tmp_path):
     from data_gen.domains import domain_prompts
     from draftpool.chat import render_prompt
 
-    pool = ROOT / "pools" / target_info.slug
-    entries = json.loads((pool / "pool.json").read_text())["drafters"]
-    a, b = (pool / entries[n]["path"] for n in ("python-eagle3", "sql-eagle3"))
+    a, b = random_pool.python, random_pool.sql  # two random heads: the check is of the swap, not of acceptance
     _, tok = target
     prompts = [render_prompt(tok, r["prompt"]) for r in domain_prompts("sql")["held_out"][:8]]
     eng = VllmEngine(target_info.path, str(a), VllmServeOptions(k=3, max_num_seqs=4), tmp_path / "vllm.log")
@@ -145,8 +146,10 @@ def test_serve_engine_vllm_settings_are_validated():
 
 
 @pytest.mark.vllm
-def test_the_server_dies_with_the_draftpool_process_that_started_it(target_info, tmp_path):
-    """SIGKILL the process that owns a VllmEngine: its vLLM server (own process group) must not outlive it."""
+def test_the_server_dies_with_the_draftpool_process_that_started_it(target_info, vllm_python, tmp_path):  # noqa: F811
+    """SIGKILL the process that owns a VllmEngine: its vLLM server (own process group: the front end and its engine
+    process) must not outlive it. A plain server (no drafter): the check is the processes' lifetime, so it needs no
+    pool."""
     import os
     import signal
     import subprocess
@@ -154,10 +157,8 @@ def test_the_server_dies_with_the_draftpool_process_that_started_it(target_info,
     import time
     import urllib.request
 
-    pool = ROOT / "pools" / target_info.slug
-    head = pool / json.loads((pool / "pool.json").read_text())["drafters"]["python-eagle3"]["path"]
     code = ("import sys, time\nfrom online.vllm.engine import VllmEngine, VllmServeOptions\n"
-            f"e = VllmEngine({str(target_info.path)!r}, {str(head)!r}, VllmServeOptions(k=3), {str(tmp_path / 'l')!r})"
+            f"e = VllmEngine({str(target_info.path)!r}, '', VllmServeOptions(), {str(tmp_path / 'l')!r})"
             ".start()\nprint(e.url, e.proc.pid, flush=True)\ntime.sleep(600)\n")
     owner = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE, text=True)
     url, pid = owner.stdout.readline().split()
