@@ -42,6 +42,9 @@ class ServeConfig:
     api_key: str = field("", help="HTTP: every /v1/ request and /metrics need 'Authorization: Bearer <key>' ('' = "
                                   "$DRAFTPOOL_API_KEY if set, else no key); also --api-key")
     max_queue: int = field(64, help="HTTP: requests that may wait for the decode loop (503 past it)")
+    drain_s: float = field(60.0, help="HTTP: at a stop signal, seconds to go on serving the requests already "
+                                      "accepted (the one decoding ends in any case; new ones get a 503 at once); a "
+                                      "second signal stops at once; 0: no drain, accepted requests get a 503")
     chat_special_tokens: bool = field(False, help="chat content (and request-file prompts) that spells a special "
                                                   "token (<|im_start|> ...) becomes that token (true: a client can "
                                                   "forge turns) or stays text (false)")
@@ -121,8 +124,10 @@ class AdaptConfig:
         if s.k < 1 or s.max_new_tokens < 1 or s.feedback_top_k < 1 or s.threads < 0 or s.max_queue < 1:
             raise ConfigError("serve.k, max_new_tokens, feedback_top_k and max_queue must be >= 1, serve.threads >= 0 "
                               "(0: every core)")
-        if not (0 <= s.temperature < float("inf") and 0 < s.http_timeout < float("inf")):
-            raise ConfigError("serve.temperature must be >= 0 and serve.http_timeout > 0 (finite numbers)")
+        if not (0 <= s.temperature < float("inf") and 0 < s.http_timeout < float("inf")
+                and 0 <= s.drain_s < float("inf")):
+            raise ConfigError("serve.temperature and serve.drain_s must be >= 0 and serve.http_timeout > 0 (finite "
+                              "numbers)")
         if s.http:
             try:
                 parse_address(s.http)

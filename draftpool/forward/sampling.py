@@ -11,6 +11,8 @@ from dataclasses import dataclass
 import torch
 from transformers import LogitsProcessorList, TemperatureLogitsWarper, TopKLogitsWarper, TopPLogitsWarper
 
+from draftpool.forward.keyed import KeyedNoise
+
 
 @dataclass(frozen=True)
 class SamplingParams:
@@ -50,8 +52,11 @@ def probs_from_logits(logits: torch.Tensor, params: SamplingParams) -> torch.Ten
     return filter_logits(logits, params).softmax(-1)
 
 
-def sample(probs: torch.Tensor, generator: torch.Generator | None) -> torch.Tensor:
-    """[..., V] -> [...] int64 token ids drawn from `probs` (on the generator's device)."""
+def sample(probs: torch.Tensor, generator: torch.Generator | KeyedNoise | None) -> torch.Tensor:
+    """[..., V] -> [...] int64 token ids drawn from `probs` (on the generator's device); with a seeded request's
+    `KeyedNoise`, probs [V] -> its keyed sample at its cursor (draftpool/forward/keyed.py)."""
+    if isinstance(generator, KeyedNoise):
+        return torch.tensor(generator.draw(probs))
     if generator is not None:
         probs = probs.to(generator.device)
     flat = probs.reshape(-1, probs.shape[-1])

@@ -13,19 +13,22 @@ also owns signals and the trainer handle) takes jobs in arrival order, so reques
 from a JSONL file, and each reply carries the usual answer record under "draftpool" (MAT, tok/s, the drafter versions
 that served it; with draftpool's body field `spec_metrics: true` also the request's speculative counts, "spec", in a
 stream's last chunk). A request may stream (server-sent events, one chunk per decode cycle that adds text, `[DONE]` at
-the end) and set its own temperature, top_p, seed, stop strings and stop token ids (`JobSettings`; the decode loop's
-side is online/http/jobs.py). What the server cannot honour is refused with a 400 and one message, never silently
-ignored: n > 1, logprobs, echo, suffix, non-zero presence / frequency penalties, a temperature > 0 where the decode
-mode verifies greedily, any field this server does not know (`prompt` on chat, too), a non-finite number, both
-max_tokens and max_completion_tokens, and a prompt plus max_tokens beyond the target's context; a model other than the
-served one gets a 404. At most `max_queue` requests wait (503 past it); a request whose client hangs up waiting is
-dropped before its decode, or stopped at the next decode cycle (streamed or not).
+the end) and set its own temperature, top_p, seed, stop strings and stop token ids (`JobSettings` and the bodies:
+online/http/bodies.py; the decode loop's side: online/http/jobs.py). What the server cannot honour is refused with a
+400 and one message, never silently ignored: n > 1, logprobs, echo, suffix, non-zero presence / frequency penalties, a
+temperature > 0 where the decode mode verifies greedily, any field this server does not know (`prompt` on chat, too), a
+non-finite number, both max_tokens and max_completion_tokens, and a prompt plus max_tokens beyond the target's context;
+a model other than the served one gets a 404. At most `max_queue` requests wait (503 past it); a request whose client
+hangs up waiting is dropped before its decode, or stopped at the next decode cycle (streamed or not). At a stop signal
+the front end drains (`drain`): new requests get a 503, the accepted ones are served for up to `serve.drain_s`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
 import queue
 import sys
 import threading
@@ -33,13 +36,12 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from prometheus_client import CONTENT_TYPE_LATEST
-from pydantic import BaseModel, ConfigDict, Field, model_validator
 from starlette.exceptions import HTTPException
 
 from online.http.asgi import (
@@ -52,142 +54,9 @@ from online.http.asgi import (
     parse_address,
     unless_gone,
 )
+from online.http.bodies import BadRequest, ChatBody, CompletionBody, JobSettings, UnknownModel, check_body
 
-__all__ = ["BadRequest", "HttpFrontend", "Job", "JobSettings", "error_body", "openai_chunk", "openai_reply",
-           "parse_address", "usage"]
-
-Finite = Annotated[float, Field(allow_inf_nan=False)]
-Positive = Annotated[int, Field(ge=1)]
-
-
-class BadRequest(ValueError):
-    pass
-
-
-class UnknownModel(ValueError):
-    pass
-
-
-# ---------------------------------------------------------------------------------------------------------------------
-# the request bodies: OpenAI's fields this server reads or refuses; strict types (no "1" for 1, no true for 1) and
-# extra="forbid" (any other field is refused rather than silently ignored)
-class StreamOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-    include_usage: bool = False
-
-
-class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-    model: str | None = None
-    max_tokens: Positive | None = None
-    temperature: Finite | None = None
-    top_p: Finite | None = None
-    n: int = 1
-    stream: bool = False
-    stream_options: StreamOptions | None = None
-    stop: str | list[str] | None = None
-    stop_token_ids: list[int] | None = None  # vLLM's extension (the openai client: extra_body)
-    # draftpool's extension: this request's speculative counts in the reply's "draftpool" object (vLLM reports them
-    # per server, --per-request-spec-decode-metrics, not per request)
-    spec_metrics: bool = False
-    presence_penalty: Finite | None = None
-    frequency_penalty: Finite | None = None
-    seed: int | None = None
-    user: str | None = None
-
-
-class CompletionBody(_Body):
-    prompt: Annotated[str, Field(min_length=1)]
-    best_of: int = 1
-    echo: bool = False
-    suffix: str | None = None
-    logprobs: int | None = None
-
-
-class TextPart(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-    type: Literal["text"]
-    text: str
-
-
-class Message(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-    role: Literal["system", "developer", "user", "assistant"]  # developer: OpenAI's newer name of system
-    content: str | list[TextPart]
-    name: str | None = None
-
-    def plain(self) -> dict[str, str]:
-        """{"role", "content"} as a chat template takes it: text parts joined by newlines, developer -> system."""
-        text = self.content if isinstance(self.content, str) else "\n".join(p.text for p in self.content)
-        return {"role": "system" if self.role == "developer" else self.role, "content": text}
-
-
-class ChatBody(_Body):
-    messages: Annotated[list[Message], Field(min_length=1)]
-    max_completion_tokens: Positive | None = None
-    logprobs: bool | None = None
-    top_logprobs: int | None = None
-
-    @model_validator(mode="after")
-    def _one_length(self) -> ChatBody:
-        if self.max_tokens is not None and self.max_completion_tokens is not None:
-            raise ValueError("give max_tokens or max_completion_tokens, not both")
-        return self
-
-
-MAX_STOPS = 16
-
-
-@dataclass(frozen=True)
-class JobSettings:
-    """What one request asks of the decode loop, checked: its length, sampling, stops and streaming."""
-
-    max_new: int
-    temperature: float
-    top_p: float = 1.0
-    seed: int | None = None  # None: a fresh random seed per sampled request
-    stop: tuple[str, ...] = ()
-    stop_ids: tuple[int, ...] = ()
-    stream: bool = False
-    include_usage: bool = False
-    spec_metrics: bool = False  # the reply carries the request's speculative counts (draftpool.spec)
-
-
-def check_body(body: CompletionBody | ChatBody, served: str, temperature: float, default_max: int,
-               sampling: bool = True) -> JobSettings:
-    """What the typed body cannot say: the values this server can honour. `temperature`: the server's default
-    (serve.temperature); `sampling`: whether it can sample at all (False: tree and lookahead modes verify greedily)."""
-    if body.model is not None and body.model != served:
-        raise UnknownModel(f"the model {body.model!r} is not served here (this server serves {served!r})")
-    temp = temperature if body.temperature is None else body.temperature
-    if not 0 <= temp <= 2:
-        raise BadRequest(f"temperature must be in [0, 2], got {temp}")
-    if temp > 0 and not sampling:
-        raise BadRequest(f"this server decodes greedily (its serve.mode verifies at temperature 0 only); got "
-                         f"temperature {temp}")
-    top_p = 1.0 if body.top_p is None else body.top_p
-    if not 0 < top_p <= 1:
-        raise BadRequest(f"top_p must be in (0, 1], got {top_p}")
-    if body.n != 1 or getattr(body, "best_of", 1) != 1:
-        raise BadRequest("n and best_of must be 1 (one answer per request: send n requests)")
-    if body.stream_options is not None and not body.stream:
-        raise BadRequest("stream_options needs stream: true")
-    stop = [body.stop] if isinstance(body.stop, str) else list(body.stop or [])
-    if len(stop) > MAX_STOPS or any(not s for s in stop):
-        raise BadRequest(f"stop takes at most {MAX_STOPS} non-empty strings, got {stop!r}")
-    if any(i < 0 for i in body.stop_token_ids or ()):
-        raise BadRequest(f"stop_token_ids must be token ids >= 0, got {body.stop_token_ids}")
-    if body.logprobs or getattr(body, "top_logprobs", None) or getattr(body, "echo", False) or \
-            getattr(body, "suffix", None):
-        raise BadRequest("logprobs, top_logprobs, echo and suffix are not supported")
-    for key in ("presence_penalty", "frequency_penalty"):
-        if getattr(body, key) not in (None, 0):
-            raise BadRequest(f"{key} is not supported (only 0): the target's distribution is served unchanged")
-    given = getattr(body, "max_completion_tokens", None) or body.max_tokens
-    return JobSettings(given if given is not None else default_max, temp, top_p, body.seed, tuple(stop),
-                       tuple(body.stop_token_ids or ()), body.stream,
-                       body.stream_options is not None and body.stream_options.include_usage, body.spec_metrics)
-
+__all__ = ["HttpFrontend", "Job", "error_body", "openai_chunk", "openai_reply", "parse_address", "usage"]
 
 def _is_json(content_type: str) -> bool:
     """application/json, or a +json media type, parameters aside (what FastAPI parses as JSON)."""
@@ -277,6 +146,7 @@ class HttpFrontend:
         self.lock = threading.Lock()
         self.jobs_by_id: dict[str, Job] = {}  # queued or decoding, not yet answered
         self.abandoned = 0  # requests whose client hung up before their answer
+        self.drain_until: float | None = None  # time.monotonic() when a drain ends (`drain`)
         self.metrics = metrics
         app = Edge(self._app(), api_key, MAX_BODY, timeout, observe=self._observe_http)
         self.http = ThreadedServer(app, host, port, limit_concurrency=max(64, 4 * max_queue), head_timeout=timeout)
@@ -291,9 +161,13 @@ class HttpFrontend:
         self.http.start()
 
     def jobs(self, poll_s: float = 0.2) -> Iterator[Job]:
-        """Until close(): short waits, so the main thread sees a stop signal promptly. A job whose client hung up
-        while it waited is answered (to nobody) and skipped: it costs no decode time."""
-        while not self.closing.is_set():
+        """Until close(), or a drain's end (no job left, or its time up): short waits, so the main thread sees a stop
+        signal promptly. A job whose client hung up while it waited is answered (to nobody) and skipped: it costs no
+        decode time."""
+        while True:
+            if self.closing.is_set() and (self.drain_until is None or self.queue.empty()
+                                          or time.monotonic() > self.drain_until):
+                return  # rule: what a drain leaves queued gets close()'s 503
             try:
                 job = self.queue.get(timeout=poll_s)
             except queue.Empty:
@@ -333,6 +207,24 @@ class HttpFrontend:
             job.loop.call_soon_threadsafe(job.events.put_nowait, item)
         except RuntimeError:  # the event loop has stopped: nobody waits for this answer any more
             pass
+
+    def drain(self, seconds: float, why: str = "stop") -> bool:
+        """A stop's first step where there is time for it (called by the stop signal's handler): new requests get a
+        503 from now, the accepted ones (queued, and the one decoding) are still served for up to `seconds`, then
+        `jobs()` ends. -> False (no drain) for 0 s or a front end already closing."""
+        if seconds <= 0 or self.closing.is_set():
+            return False
+        self.drain_until = time.monotonic() + seconds
+        self.closing.set()
+        line = (f"[online] {why}: no new requests; serving the {self.queue.qsize()} queued and the one decoding (up "
+                f"to {seconds:g} s), then stopping; a second signal stops at once\n")
+        with contextlib.suppress(OSError):  # os.write: a print could re-enter a stderr write this signal interrupted
+            os.write(2, line.encode())
+        return True
+
+    def drain_over(self) -> bool:
+        """A drain whose time is up: the job decoding stops at its next cycle (answered 503)."""
+        return self.drain_until is not None and time.monotonic() > self.drain_until
 
     def close(self) -> None:
         """Stop taking requests; jobs still queued and the one being decoded get a 503, sent before the HTTP

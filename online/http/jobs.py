@@ -94,10 +94,12 @@ class HttpRun:
 
     def request(self, ids: list[int]) -> Request:
         """The job as the decode loop serves it: its prompt ids, length, sampling settings and this reply."""
-        return Request(self.job.id, ids, self.job.max_new, params=self.params, seed=self.seed, reply=self)
+        return Request(self.job.id, ids, self.job.max_new, params=self.params, seed=self.seed,
+                       keyed=self.job.settings.seed is not None, reply=self)
 
     def cancelled(self) -> bool:
-        return self.job.cancelled.is_set()
+        """Stop decoding: the client hung up, or a stop's drain ran out of time."""
+        return self.job.cancelled.is_set() or self.front.drain_over()
 
     def watcher(self) -> Callable[[list[int]], bool] | None:
         """`watch` where the decode loop must show this job every cycle (a stream, stop strings or extra stop ids)."""
@@ -143,6 +145,10 @@ class HttpRun:
         front, job = self.front, self.job
         if served.error is not None:
             front.finish(job, 500, error_body(served.error, "server_error"))
+            return
+        if served.cancelled and not job.cancelled.is_set():  # the drain's time ran out
+            front.finish(job, 503, error_body("the server stopped before answering (serve.drain_s ran out)",
+                                              "server_error"))
             return
         if served.cancelled:
             front.finish(job, 499, error_body("the client closed the connection", "client_closed"))

@@ -93,7 +93,8 @@ def serve(s: ServeConfig, server: Server, handle: TrainerHandle | None, front: H
     done = answered_ids(answers)
     stopped_by, events, t0 = "end of requests", [], time.time()
     record = _Answers(server, tok, metrics, saver)
-    with stop_signals(), ExitStack() as files:
+    drain = (lambda name: front.drain(s.drain_s, name)) if front is not None else None  # HTTP: accepted is served
+    with stop_signals(drain), ExitStack() as files:
         try:  # rule: a stop signal during the starts below is a stop like any other (the finally stops what started)
             if front is not None:
                 requests = http_requests(front, tok, stops, s.chat_special_tokens)
@@ -122,9 +123,9 @@ def serve(s: ServeConfig, server: Server, handle: TrainerHandle | None, front: H
 
 def _stop(server: Server, handle: TrainerHandle | None, front: HttpFrontend | None, saver: IndexSaver | None,
           metrics: ServerMetrics, out_dir: Path) -> list[dict]:
-    """The run's stop: the front end closes (waiting jobs get a 503), the trainer finishes its round and exports the
-    adapted pool, the served indexes are saved, the last events and the last scrape are written. -> the trainer's
-    stop events."""
+    """The run's stop: the front end closes (jobs still waiting, when the stop did not drain them, get a 503), the
+    trainer finishes its round and exports the adapted pool, the served indexes are saved, the last events and the
+    last scrape are written. -> the trainer's stop events."""
     if front is not None:
         front.close()
     events = handle.stop() if handle is not None else []

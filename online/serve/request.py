@@ -51,6 +51,7 @@ class Request:
     error: str | None = None
     params: SamplingParams | None = None  # this request's sampling (None: the server's)
     seed: int = 0
+    keyed: bool = False  # the client chose the seed: sampling keyed by (seed, position), the same answer every time
     reply: Reply | None = None
 
     @property

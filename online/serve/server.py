@@ -148,7 +148,7 @@ class AdaptiveServer(ServingBase):
             self.dec.set_selector(self.new_selector())
         self.collector.start()
         out = self.dec.decode(req.prompt_ids, req.max_new_tokens, req.params or self.params, req.seed,
-                              hooks=replace(self.hooks, cancelled=req.cancelled, watch=req.watch))
+                              hooks=replace(self.hooks, cancelled=req.cancelled, watch=req.watch), keyed=req.keyed)
         cancelled = req.cancelled is not None and req.cancelled()
         return Served(req.id, out.tokens, out.metrics.to_dict(), cancelled=cancelled), out
 

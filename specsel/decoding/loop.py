@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 
 import torch
 
+from draftpool.forward.keyed import KeyedNoise
 from draftpool.forward.sampling import SamplingParams
 from specsel.decoding.auto import AutoSpec
 from specsel.decoding.errors import ReducedPrecisionWarning, SpecError
@@ -192,25 +193,29 @@ class SpecDecoder:
         self.swaps += len(changed)
 
     def generate(self, prompt: list[int], max_new_tokens: int, params: SamplingParams = GREEDY,
-                 seed: int = 0, watch: Callable[[list[int]], bool] | None = None, hooks: Hooks | None = None
-                 ) -> tuple[list[int], RequestMetrics]:
+                 seed: int = 0, watch: Callable[[list[int]], bool] | None = None, hooks: Hooks | None = None,
+                 keyed: bool = False) -> tuple[list[int], RequestMetrics]:
         """-> (new tokens, stopping after a stop token or max_new_tokens, and the request's metrics): `decode`'s
         tokens and metrics."""
-        out = self.decode(prompt, max_new_tokens, params, seed, watch, hooks)
+        out = self.decode(prompt, max_new_tokens, params, seed, watch, hooks, keyed)
         return out.tokens, out.metrics
 
     def decode(self, prompt: list[int], max_new_tokens: int, params: SamplingParams = GREEDY,
-               seed: int = 0, watch: Callable[[list[int]], bool] | None = None, hooks: Hooks | None = None
-               ) -> Decoded:
+               seed: int = 0, watch: Callable[[list[int]], bool] | None = None, hooks: Hooks | None = None,
+               keyed: bool = False) -> Decoded:
         """Decode one request -> its `Decoded` (tokens, metrics, final state); the decoder keeps nothing of it.
 
-        hooks: this request's (default: the decoder's); watch: the request's `Hooks.watch` (over `hooks`)."""
+        hooks: this request's (default: the decoder's); watch: the request's `Hooks.watch` (over `hooks`); keyed:
+        sampling keyed by (seed, position) (draftpool/forward/keyed.py): the answer is plain keyed sampling's,
+        whatever drafts (a seeded request answered the same every time), at some acceptance; else rejection
+        sampling, whose realised sample depends on the drafts."""
         self.check_request(prompt, max_new_tokens, params)
         hooks = hooks or self.hooks
         if watch is not None:
             hooks = replace(hooks, watch=watch)
         self.prepare()
-        gen = torch.Generator(device=self.target.device).manual_seed(seed)
+        gen = KeyedNoise(seed, self.target.device) if keyed else \
+            torch.Generator(device=self.target.device).manual_seed(seed)
         obs = Observer(self.timing, self.target.device)
         run = Run(DecodeState(tokens=list(prompt), prompt_len=len(prompt), synced=[0] * len(self.drafters)), params,
                   gen, obs, hooks)

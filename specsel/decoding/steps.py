@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import torch
 
+from draftpool.forward.keyed import KeyedNoise
 from draftpool.forward.sampling import SamplingParams, probs_from_logits, sample
 from specsel.decoding.hooks import Hooks
 from specsel.decoding.observer import Observer
@@ -30,7 +31,7 @@ class Run:
 
     state: DecodeState
     params: SamplingParams
-    gen: torch.Generator
+    gen: torch.Generator | KeyedNoise  # KeyedNoise: a seeded request's draws keyed by position (reproducible)
     obs: Observer
     hooks: Hooks
 
@@ -47,11 +48,15 @@ class Chain:
         return self.tokens.numel()
 
 
-def emit(out: TargetPass, row: int, params: SamplingParams, gen: torch.Generator | None) -> int:
-    """The target's token at a row of its pass: its argmax (greedy) or a sample of its distribution."""
-    if params.greedy:
+def emit(out: TargetPass, row: int, run: Run) -> int:
+    """The target's token at a row of its pass, for the next position: its argmax (greedy), a sample of its
+    distribution, or the keyed sample at that position."""
+    if run.params.greedy:
         return out.choice(row)
-    return int(sample(probs_from_logits(out.logits(row), params), gen))
+    probs = probs_from_logits(out.logits(row), run.params)
+    if isinstance(run.gen, KeyedNoise):
+        return run.gen.choose(probs, len(run.state.tokens))
+    return int(sample(probs, run.gen))
 
 
 def commit(run: Run, out: TargetPass, rows: list[int], tokens: list[int], feats: torch.Tensor | None) -> None:
@@ -72,13 +77,13 @@ def prefill(target: TargetRunner, drafters: list, run: Run, rollback: bool) -> N
     for d in drafters:
         d.reset()
     out = target.forward(run.state.tokens)
-    commit(run, out, [-1], [emit(out, -1, run.params, run.gen)], out.feats)
+    commit(run, out, [-1], [emit(out, -1, run)], out.feats)
 
 
 def plain_step(target: TargetRunner, run: Run) -> TargetPass:
     """One target pass over the last token, no draft: commits the next token (mode plain, auto's k = 0)."""
     out = target.forward(run.state.tokens[-1:])  # rows: 1
-    commit(run, out, [0], [emit(out, 0, run.params, run.gen)], None if out.feats is None else out.feats[:1])
+    commit(run, out, [0], [emit(out, 0, run)], None if out.feats is None else out.feats[:1])
     return out
 
 
@@ -100,6 +105,8 @@ def draft(drafter, k: int, tree: TreeSpec | None, run: Run) -> Chain | DraftTree
     """A tree of shape `tree`, or a chain of at most k tokens."""
     if tree is not None:
         return drafter.draft_tree(tree)
+    if isinstance(run.gen, KeyedNoise):
+        run.gen.cursor = len(run.state.tokens)  # rule: a drafter draws with the target's noise at each position
     return Chain(*drafter.draft_chain(k, run.params, run.gen))
 
 
@@ -124,6 +131,10 @@ def verify_chain(target: TargetRunner, run: Run, chain: Chain) -> tuple[int, Tar
             # projection instead of one lm_head read per accepted row
             out.project(list(range(1, len(tokens) + 1)))
         n, nxt = verify_chain_greedy(tokens, out.choice)
+    elif isinstance(run.gen, KeyedNoise):  # [1 + K, V]: row j is the distribution at position len(tokens) + j
+        p, pos = probs_from_logits(out.logits(slice(None)), params), len(state.tokens)
+        # rule: accept the longest prefix where the draft equals the target's keyed sample at its position
+        n, nxt = verify_chain_greedy(tokens, lambda j: run.gen.choose(p[j], pos + j))
     else:
         n, nxt = verify_chain_sampling(draft_ids, chain.q, probs_from_logits(out.logits(slice(None)), params),
                                        run.gen)

@@ -18,6 +18,7 @@ import pytest
 import online.adapt as online_adapt
 from data_gen.domains import domain_prompts
 from draftpool.chat import render_prompt, stop_token_ids
+from draftpool.forward.sampling import SamplingParams
 from draftpool.io import run_lock
 from draftpool.models.eagle3 import write_eagle3
 from draftpool.pool import update_pool_manifest
@@ -327,8 +328,10 @@ def _stalled_body(port: int) -> bytes:
 @pytest.mark.tier2
 def test_http_endpoint(tmp_path, pool, target, capsys):
     """OpenAI-compatible completions and chat completions through the real server (trainer on): greedy answers equal
-    plain decoding, refusals are 400s with one message, a stalled body gets a 408 and serving goes on, SIGTERM during
-    a decode stops server and trainer cleanly: the request in flight and the one queued get 503s, no record."""
+    plain decoding, a seeded sampled request is answered the same twice (plain keyed sampling's answer) while the
+    trainer learns, refusals are 400s with one message, a stalled body gets a 408 and serving goes on, SIGTERM during
+    a decode with serve.drain_s=0 stops server and trainer at once, cleanly: the request in flight and the one queued
+    get 503s, no record (the drain: test_http_sigterm_drains_what_was_accepted)."""
     model, tok = target
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
@@ -355,6 +358,8 @@ def test_http_endpoint(tmp_path, pool, target, capsys):
                                 {"messages": [{"role": "user", "content": chat_prompt}]})
             got["raw"] = _call(base + "/v1/completions", {"prompt": raw_prompt, "max_tokens": NEW, "temperature": 0})
             got["hot"] = _call(base + "/v1/completions", {"prompt": raw_prompt, "temperature": 0.7})
+            seeded = {"prompt": raw_prompt, "temperature": 0.7, "seed": 5, "max_tokens": NEW}
+            got["seeded"] = [_call(base + "/v1/completions", seeded) for _ in range(2)]  # the trainer learns between
             got["zero"] = _call(base + "/v1/completions", {"prompt": raw_prompt, "max_tokens": 0})
             got["n"] = _call(base + "/v1/chat/completions", {"messages": [{"role": "user", "content": "hi"}], "n": 2})
             got["route"] = _call(base + "/v1/embeddings", {"input": "x"})
@@ -377,7 +382,7 @@ def test_http_endpoint(tmp_path, pool, target, capsys):
     th.start()
     try:
         code = online_adapt.main(args(tmp_path, pool, "unused.jsonl", f"serve.http=127.0.0.1:{port}",
-                                      "serve.http_timeout=1"))
+                                      "serve.http_timeout=1", "serve.drain_s=0"))  # no drain: the stop at once
     finally:
         returned.set()
         th.join()
@@ -387,7 +392,7 @@ def test_http_endpoint(tmp_path, pool, target, capsys):
     with pytest.raises(OSError):  # stopped: nothing listens any more
         _call(base + "/health")
     summary = json.loads(capsys.readouterr().out)
-    assert code == 0 and summary["stopped_by"] == "SIGTERM" and summary["served"] == 3 and summary["failed"] == 0
+    assert code == 0 and summary["stopped_by"] == "SIGTERM" and summary["served"] == 5 and summary["failed"] == 0
     assert summary["rounds"] >= 1 and len(summary["exports"]) == 1
     status, chat = got["chat"]
     assert status == 200 and chat["object"] == "chat.completion"
@@ -411,28 +416,36 @@ def test_http_endpoint(tmp_path, pool, target, capsys):
     assert got["stalled"].startswith(b"HTTP/1.1 408") and got["after_stall"][0] == 200
     assert got["in_flight"][0] == 503 and got["queued"][0] == 503
     answers = [json.loads(line) for line in (tmp_path / "online" / "answers.jsonl").read_text().splitlines()]
-    assert [a["id"] for a in answers] == [chat["id"], raw["id"], got["hot"][1]["id"]]
+    assert [a["id"] for a in answers] == [chat["id"], raw["id"], got["hot"][1]["id"]] + \
+        [r[1]["id"] for r in got["seeded"]]
+    # a seeded sampled request, trainer on: the same text both times, plain keyed sampling's with that seed
+    ids = tok(raw_prompt)["input_ids"]
+    keyed = plain.generate(ids, NEW, SamplingParams(0.7), seed=5, keyed=True)[0]
+    assert [r[0] for r in got["seeded"]] == [200, 200]
+    assert [r[1]["choices"][0]["text"] for r in got["seeded"]] == [tok.decode(keyed, skip_special_tokens=True)] * 2
     assert answers[2]["sampling"]["temperature"] == 0.7 and "sampling" not in answers[0]
 
 
 @pytest.mark.tier2
-def test_http_sigterm_without_adaptation_answers_the_request_in_flight(tmp_path, pool):
-    """The CLI with serve.adapt=false (no trainer to wait for at stop): SIGTERM mid-decode answers the request in
-    flight with a 503 before the process ends (its connection was once dropped: the process exited before the HTTP
-    thread wrote the answer); the API key from the environment is asked for."""
+def test_http_sigterm_drains_what_was_accepted(tmp_path, pool, target):
+    """The CLI with serve.adapt=false (no trainer to wait for at stop): SIGTERM mid-decode drains: the request in
+    flight and the one queued behind it are answered in full (their greedy answers), one sent after the signal gets
+    a 503, then the process ends (SIGTERM in its summary); the API key from the environment is asked for."""
     import subprocess
     import sys
     from pathlib import Path
 
+    model, tok = target
     root = Path(__file__).resolve().parents[2]
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
     proc = subprocess.Popen([sys.executable, "online_adapt.py", *args(tmp_path, pool, "unused.jsonl",
                                                                       f"serve.http=127.0.0.1:{port}",
-                                                                      "serve.adapt=false")],
+                                                                      "serve.adapt=false", "serve.drain_s=600")],
                             cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "PYTHONPATH": str(root), "DRAFTPOOL_API_KEY": "k"})
     got = {}
+    asks = {"in_flight": {"prompt": COUNTING, "max_tokens": 200}, "queued": {"prompt": COUNTING, "max_tokens": 8}}
     try:
         t0 = time.time()
         while True:
@@ -443,21 +456,39 @@ def test_http_sigterm_without_adaptation_answers_the_request_in_flight(tmp_path,
             except OSError:
                 time.sleep(0.25)
         got["no_key"] = _call(base + "/v1/completions", {"prompt": COUNTING, "max_tokens": 4})
-        th = threading.Thread(target=lambda: got.__setitem__("in_flight", _call(
-            base + "/v1/completions", {"prompt": COUNTING, "max_tokens": 1500}, key="k")), daemon=True)
-        th.start()
-        time.sleep(2.0)  # decoding its 1500 tokens
+        threads = []
+        for name, body in asks.items():
+            threads.append(threading.Thread(target=lambda n=name, b=body: got.__setitem__(n, _call(
+                base + "/v1/completions", {**b, "temperature": 0}, key="k")), daemon=True))
+            threads[-1].start()
+            time.sleep(1.0)  # the first decoding its 200 tokens, the second queued behind it
         proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=120)
-        th.join(30)
+        time.sleep(0.5)
+        try:
+            got["late"] = _call(base + "/v1/completions", {"prompt": COUNTING, "max_tokens": 4}, key="k")
+        except OSError as e:  # the drain ended before this request came: nothing listens any more
+            got["late"] = (None, str(e))
+        out, err = proc.communicate(timeout=600)
+        for th in threads:
+            th.join(30)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
     assert proc.returncode == 0, err[-3000:]
-    assert json.loads(out)["stopped_by"] == "SIGTERM"
+    summary = json.loads(out)
+    assert summary["stopped_by"] == "SIGTERM" and summary["served"] == 2 and summary["failed"] == 0
+    assert "SIGTERM: no new requests" in err
     assert got["no_key"][0] == 401
-    assert got["in_flight"][0] == 503, got
+    plain = SpecDecoder(model, mode="plain", stop_ids=stop_token_ids(tok, model))
+    for name, body in asks.items():  # answered in full: the greedy answer, not a cut one
+        status, reply = got[name]
+        assert status == 200, (name, got[name])
+        want = plain.generate(tok(body["prompt"])["input_ids"], body["max_tokens"])[0]
+        assert reply["choices"][0]["text"] == tok.decode(want, skip_special_tokens=True), name
+    assert got["late"][0] in (503, None), got["late"]  # refused, or the server was gone already
+    if got["late"][0] == 503:
+        assert "shutting down" in got["late"][1]["error"]["message"]
 
 
 def test_http_bad_address(tmp_path, tiny, capsys):

@@ -546,7 +546,7 @@ def test_a_server_stop_mid_stream_sends_an_error_event_then_done():
 def test_sampling_is_refused_where_the_mode_verifies_greedily():
     """serve.mode tree and lookahead verify at temperature 0 only: a request's temperature > 0 is a 400 naming it;
     elsewhere a request's own temperature, top_p and seed are taken, and the server's temperature is the default."""
-    from online.http.api import CompletionBody, check_body
+    from online.http.bodies import CompletionBody, check_body
 
     with pytest.raises(ValueError, match="greedily"):
         check_body(CompletionBody(prompt="x", temperature=0.5), "m", 0.0, 8, sampling=False)
@@ -554,3 +554,56 @@ def test_sampling_is_refused_where_the_mode_verifies_greedily():
     got = check_body(CompletionBody(prompt="x", temperature=0.7, top_p=0.5, seed=3, stop="x"), "m", 0.0, 8)
     assert (got.temperature, got.top_p, got.seed, got.stop) == (0.7, 0.5, 3, ("x",))
     assert check_body(CompletionBody(prompt="x"), "m", 0.3, 8).temperature == 0.3
+
+
+def test_a_drain_serves_what_was_accepted_and_refuses_new_work(capfd):
+    """A stop's drain: the queued requests are still answered, a new one gets a 503 at once, and the decode loop's
+    jobs end once the accepted ones are served; one drain per front end, none for 0 s."""
+    f = Front(gate_open=False)
+    got = {}
+    threads = [threading.Thread(target=lambda i=i: got.setdefault(i, f.call("/v1/completions", {"prompt": f"p{i}"})))
+               for i in range(2)]
+    for i, t in enumerate(threads):
+        t.start()
+        deadline = time.time() + 5  # queued in this order
+        while f.front.queue.qsize() < i + 1 and time.time() < deadline:
+            time.sleep(0.02)
+    try:
+        assert not f.front.drain(0)  # no time to drain: the stop is immediate
+        assert f.front.drain(30, "SIGTERM")
+        status, reply = f.call("/v1/completions", {"prompt": "late"})
+        assert status == 503 and "shutting down" in reply["error"]["message"]
+        f.gate.set()
+        for t in threads:
+            t.join(10)
+        assert [got[i][0] for i in range(2)] == [200, 200] and [got[i][1]["echo"]["prompt"] for i in range(2)] == \
+            ["p0", "p1"]
+        f.thread.join(5)
+        assert not f.thread.is_alive()  # the jobs ended: nothing accepted is left
+        assert not f.front.drain(30)  # one drain
+    finally:
+        f.gate.set()
+        f.front.close()
+    assert "SIGTERM: no new requests; serving the 2 queued" in capfd.readouterr().err
+
+
+def test_what_a_drain_leaves_when_its_time_is_up_gets_a_503():
+    f = Front(gate_open=False)
+    got = {}
+    t = threading.Thread(target=lambda: got.setdefault("r", f.call("/v1/completions", {"prompt": "x"})))
+    t.start()
+    deadline = time.time() + 5
+    while f.front.queue.qsize() < 1 and time.time() < deadline:
+        time.sleep(0.02)
+    try:
+        assert f.front.drain(0.05) and not f.front.drain_over()
+        time.sleep(0.1)
+        assert f.front.drain_over()
+        f.gate.set()
+        f.thread.join(5)
+        assert not f.thread.is_alive() and f.taken == []  # the loop took nothing after the drain's time
+    finally:
+        f.gate.set()
+        f.front.close()
+    t.join(10)
+    assert got["r"][0] == 503

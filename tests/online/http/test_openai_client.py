@@ -16,6 +16,7 @@ import pytest
 import online.adapt as online_adapt
 from data_gen.domains import domain_prompts
 from draftpool.chat import chat_prompt_ids, render_prompt, stop_token_ids
+from draftpool.forward.sampling import SamplingParams
 from specsel.decoding.loop import SpecDecoder
 from tests.online.test_adapt import COUNTING, _call, _free_port, args, pool  # noqa: F401 - pool is a fixture
 
@@ -138,8 +139,10 @@ def test_the_official_client_streams_and_samples(tmp_path, pool, target, capsys)
     assert got["stop_id"].choices[0].finish_reason == "stop" and got["stop_id"].usage.completion_tokens == first + 1
     assert got["short"].usage.completion_tokens == 3 and got["short"].choices[0].finish_reason == "length"
 
-    a, b = got["hot"]  # sampling: one seed, one answer (the same drafts: mode chain, no adaptation), streamed too
-    assert a.choices[0].message.content == b.choices[0].message.content == _text(got["hot_stream"])
+    a, b = got["hot"]  # sampling: one seed, one answer, streamed too: plain keyed sampling's (whatever drafts)
+    keyed = plain.generate(render_prompt(tok, chat_prompt), NEW, SamplingParams(0.8, top_p=0.9), seed=7, keyed=True)[0]
+    assert a.choices[0].message.content == b.choices[0].message.content == _text(got["hot_stream"]) == \
+        tok.decode(keyed, skip_special_tokens=True)
     assert got["after_hot"].choices[0].message.content == want_chat  # a sampled request changes no greedy answer
     records = [json.loads(line) for line in (tmp_path / "online" / "answers.jsonl").read_text().splitlines()]
     sampled = [r for r in records if "sampling" in r]

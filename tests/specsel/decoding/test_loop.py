@@ -212,3 +212,35 @@ def test_timing_off_never_syncs_the_device_and_decodes_the_same(mode, monkeypatc
 def test_plain_mode_times_only_the_total():
     _, m = SpecDecoder(BigramLM(successor_table(V, TARGET_NEXT)), mode="plain").generate([4], 8)
     assert m.total_s > 0 and m.select_s == m.draft_s == m.verify_s == m.eval_s == 0.0 and m.target_forwards == 8
+
+
+@pytest.mark.parametrize("drafter_seed", [0, 1])
+def test_keyed_sampling_is_plain_keyed_sampling_whatever_drafts(drafter_seed):
+    """A seeded request keyed by position: speculative output == plain keyed output with the same seed, token for
+    token, for a drafter equal to the target and an unrelated one; another seed gives another answer."""
+    table = torch.randn(V, V, generator=torch.Generator().manual_seed(3))
+    other = table if drafter_seed == 0 else torch.randn(V, V, generator=torch.Generator().manual_seed(drafter_seed))
+    params = SamplingParams(0.9, top_k=8)
+    plain = SpecDecoder(BigramLM(table), mode="plain")
+    spec = SpecDecoder(BigramLM(table), LlamaDrafter(BigramLM(other.clone())), mode="chain", k=3)
+    outs = {}
+    for seed in (11, 12):
+        want = plain.generate([0], 40, params, seed=seed, keyed=True)[0]
+        got, m = spec.generate([0], 40, params, seed=seed, keyed=True)
+        assert got == want and len(got) == 40
+        outs[seed] = got
+        if drafter_seed == 0:  # the drafter draws with the target's noise: every draft accepted
+            assert all(a == 3 for a in m.accepted[:-1])
+    assert outs[11] != outs[12]
+
+
+def test_without_the_key_a_seeded_sample_depends_on_the_drafts():
+    """Why seeded requests are keyed: rejection sampling's realised answer for one seed changes with the drafter
+    (the drafts consume the generator), the keyed answer does not."""
+    table = torch.randn(V, V, generator=torch.Generator().manual_seed(3))
+    other = torch.randn(V, V, generator=torch.Generator().manual_seed(1))
+    params = SamplingParams(0.9, top_k=8)
+    decs = [SpecDecoder(BigramLM(table), LlamaDrafter(BigramLM(t.clone())), mode="chain", k=3) for t in (table, other)]
+    assert decs[0].generate([0], 40, params, seed=11)[0] != decs[1].generate([0], 40, params, seed=11)[0]
+    assert decs[0].generate([0], 40, params, seed=11, keyed=True)[0] == \
+        decs[1].generate([0], 40, params, seed=11, keyed=True)[0]

@@ -81,6 +81,20 @@ def test_sampling_with_self_drafting_is_the_targets_own_sampler(setup):
     assert all(a == 3 for a in m.accepted[:-1])
 
 
+def test_keyed_sampling_equals_plain_keyed_sampling_whoever_drafts(setup):
+    """A seeded request keyed by position on the real target: the EAGLE-3 head's and the target's own drafts give
+    plain keyed sampling's answer, token for token (the self-drafting one with every draft accepted)."""
+    model, head, _, prompts, _, stops = setup
+    params = SamplingParams(0.8, top_p=0.95)
+    want = SpecDecoder(model, mode="plain", stop_ids=stops).generate(prompts["sql"], NEW, params, seed=9,
+                                                                      keyed=True)[0]
+    for drafter in (Eagle3Drafter(head), LlamaDrafter(model)):
+        dec = SpecDecoder(model, drafter, mode="chain", k=3, stop_ids=stops)
+        out, m = dec.generate(prompts["sql"], NEW, params, seed=9, keyed=True)
+        assert out == want, type(drafter).__name__
+    assert all(a == 3 for a in m.accepted[:-1])  # the target drafting for itself with the same noise
+
+
 def test_bfloat16_transformers_forward_warns_and_follows_the_bf16_targets_argmax_up_to_near_ties(setup):
     """Through the transformers forward bf16 is not batch-invariant: a 5-token verification pass rounds differently
     from one-token steps, so speculative output can leave plain bf16 output at a near-tie (measured: most 128-token SQL
