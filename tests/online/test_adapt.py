@@ -445,7 +445,7 @@ def test_http_sigterm_drains_what_was_accepted(tmp_path, pool, target):
                             cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "PYTHONPATH": str(root), "DRAFTPOOL_API_KEY": "k"})
     got = {}
-    asks = {"in_flight": {"prompt": COUNTING, "max_tokens": 200}, "queued": {"prompt": COUNTING, "max_tokens": 8}}
+    asks = {"in_flight": {"prompt": COUNTING, "max_tokens": 96}, "queued": {"prompt": COUNTING, "max_tokens": 8}}
     try:
         t0 = time.time()
         while True:
@@ -461,7 +461,7 @@ def test_http_sigterm_drains_what_was_accepted(tmp_path, pool, target):
             threads.append(threading.Thread(target=lambda n=name, b=body: got.__setitem__(n, _call(
                 base + "/v1/completions", {**b, "temperature": 0}, key="k")), daemon=True))
             threads[-1].start()
-            time.sleep(1.0)  # the first decoding its 200 tokens, the second queued behind it
+            time.sleep(1.0)  # the first decoding its 96 tokens, the second queued behind it
         proc.send_signal(signal.SIGTERM)
         time.sleep(0.5)
         try:
