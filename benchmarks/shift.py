@@ -4,7 +4,7 @@ one, as the ceiling.
 
     python -m benchmarks.shift --pool pools/{target_slug} --head sql-eagle3 \
         --stream benchmarks/streams/python_six_domains.jsonl [--own python-eagle3] [--adapt key=value ...] \
-        [--max-new-tokens 64] [--window 20] [--requests 0] [--out runs/bench/shift]
+        [--serve key=value ...] [--max-new-tokens 64] [--window 20] [--requests 0] [--out runs/bench/shift]
 
 Each variant serves the stream with `online_adapt.py` over HTTP (benchmarks/serve_live.py's run: the real server and,
 when adapting, the real trainer process beside it on the same cores) from a pool of one member: `frozen` (the head,
@@ -91,14 +91,15 @@ def _main(argv: list[str] | None) -> int:
     ap.add_argument("--stream", required=True, help="a JSONL request stream (benchmarks/streams/)")
     ap.add_argument("--own", default=None, help="the stream domain's own head ('' = none)")
     ap.add_argument("--adapt", nargs="*", default=[], help="key=value overrides of the adapted variant")
+    ap.add_argument("--serve", nargs="*", default=[], help="key=value overrides of every variant (serve.mode=chain ...)")
     ap.add_argument("--max-new-tokens", type=int, default=64)
     ap.add_argument("--window", type=int, default=20)
     ap.add_argument("--requests", type=int, default=0, help="the stream's first N requests (0: all)")
     args = ap.parse_args(argv)
     if args.window < 1 or args.max_new_tokens < 1 or args.requests < 0:
         raise ConfigError("--window and --max-new-tokens must be >= 1, --requests >= 0")
-    if any("=" not in o for o in args.adapt):
-        raise ConfigError(f"--adapt takes key=value overrides, got {args.adapt}")
+    if any("=" not in o for o in args.adapt + args.serve):
+        raise ConfigError(f"--adapt and --serve take key=value overrides, got {args.adapt + args.serve}")
     rows = read_stream(Path(args.stream))
     rows = rows[:args.requests] if args.requests else rows
     info = harness.resolve(args)
@@ -121,7 +122,7 @@ def _main(argv: list[str] | None) -> int:
         report["own_missing"] = f"{own} is not in {pool} (train it: the README command with its --domain)"
     # serve_live's run, per variant on its own pool of one: eagle3 members only, no plain reference, its scrapes
     live = SimpleNamespace(max_new_tokens=args.max_new_tokens, window=args.window, scrape_every=5.0,
-                           serve=[f"serve.target={args.target}"])
+                           serve=[f"serve.target={args.target}", *args.serve])
     for name, (member, overrides) in plan.items():
         live.pool = str(pool_of_one(pool, member, out / "pools" / name))
         live.kinds = [members[member]["kind"]]
