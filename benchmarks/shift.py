@@ -91,7 +91,7 @@ def _main(argv: list[str] | None) -> int:
     ap.add_argument("--stream", required=True, help="a JSONL request stream (benchmarks/streams/)")
     ap.add_argument("--own", default=None, help="the stream domain's own head ('' = none)")
     ap.add_argument("--adapt", nargs="*", default=[], help="key=value overrides of the adapted variant")
-    ap.add_argument("--serve", nargs="*", default=[], help="key=value overrides of every variant (serve.mode=chain ...)")
+    ap.add_argument("--serve", nargs="*", default=[], help="key=value overrides of every variant")
     ap.add_argument("--max-new-tokens", type=int, default=64)
     ap.add_argument("--window", type=int, default=20)
     ap.add_argument("--requests", type=int, default=0, help="the stream's first N requests (0: all)")
