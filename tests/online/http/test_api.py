@@ -268,14 +268,21 @@ def test_queue_is_bounded_and_a_client_that_hangs_up_costs_no_decode():
         f.front.close()
 
 
-def test_close_answers_waiting_requests_with_503():
-    f = Front(gate_open=False)
+def _one_queued(f: Front) -> tuple[threading.Thread, dict]:
+    """One request waiting in the queue of a front end whose loop is gated: (its client thread, got["r"] once
+    answered)."""
     got = {}
     t = threading.Thread(target=lambda: got.setdefault("r", f.call("/v1/completions", {"prompt": "x"})))
     t.start()
     deadline = time.time() + 5
     while f.front.queue.qsize() < 1 and time.time() < deadline:
         time.sleep(0.02)
+    return t, got
+
+
+def test_close_answers_waiting_requests_with_503():
+    f = Front(gate_open=False)
+    t, got = _one_queued(f)
     f.front.close()
     t.join(10)
     assert got["r"][0] == 503
@@ -589,12 +596,7 @@ def test_a_drain_serves_what_was_accepted_and_refuses_new_work(capfd):
 
 def test_what_a_drain_leaves_when_its_time_is_up_gets_a_503():
     f = Front(gate_open=False)
-    got = {}
-    t = threading.Thread(target=lambda: got.setdefault("r", f.call("/v1/completions", {"prompt": "x"})))
-    t.start()
-    deadline = time.time() + 5
-    while f.front.queue.qsize() < 1 and time.time() < deadline:
-        time.sleep(0.02)
+    t, got = _one_queued(f)
     try:
         assert f.front.drain(0.05) and not f.front.drain_over()
         time.sleep(0.1)
