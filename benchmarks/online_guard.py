@@ -53,12 +53,17 @@ def read_stream(path: Path) -> list[tuple[str, str, str]]:
     return rows
 
 
-KEYS = {"lr": "lr", "m": "guard_margin", "h": "holdout_every"}
+KEYS = {"lr": "lr", "m": "guard_margin", "h": "holdout_every", "e": "epochs", "b": "batch", "v": "vocab_every",
+        "p": "pay_patience", "g": "pay_min_gain"}
+INTS = ("h", "e", "b", "v", "p")
 
 
 def variant_config(name: str) -> TrainerConfig | None:
     """static -> None; otherwise TrainerConfig's defaults but for the settings named, ':'-separated: lr<rate>,
-    m<guard margin>, h<holdout_every> (e.g. lr1e-4:m0); `off` first turns the guard off (off:lr1e-3)."""
+    m<guard margin>, h<holdout_every>, e<epochs>, b<batch>, v<vocab_every>, p<pay_patience>, g<pay_min_gain>
+    (e.g. lr1e-4:m0);
+    `off`
+    first turns the guard off (off:lr1e-3)."""
     if name == "static":
         return None
     parts = name.split(":")
@@ -66,7 +71,7 @@ def variant_config(name: str) -> TrainerConfig | None:
     for part in parts[1:] if parts[0] == "off" else parts:
         key = next((k for k in KEYS if part.startswith(k)), None)
         try:
-            settings[KEYS[key]] = (int if key == "h" else float)(part[len(key):])
+            settings[KEYS[key]] = (int if key in INTS else float)(part[len(key):])
         except (KeyError, TypeError, ValueError):
             raise ConfigError(f"--variants takes static, off[:settings] or settings like lr3e-4:m0:h5; got {name!r}"
                               ) from None
@@ -101,12 +106,15 @@ def replay_part(args, model, tok, info, out: Path) -> dict[str, Any]:
         rows_out = {}
         for v in args.variants.split(","):
             t0 = time.time()
-            r = run_method(v, [drafter], feedback, variant_config(v), 0, args.k)
+            tcfg = variant_config(v)
+            emb = model.get_output_embeddings().weight.detach().float() if tcfg and tcfg.vocab_every else None
+            r = run_method(v, [drafter], feedback, tcfg, 0, args.k, out_embed=emb)
             rows_out[v] = {"mat": round(mat(r, 0, len(items)), 4), "mat_windows": windows(r["tokens"], r["forwards"],
                                                                                          args.window),
-                           "rounds": r["rounds"], "rejected": r["rejected"], "seconds": round(time.time() - t0, 1)}
+                           "rounds": r["rounds"], "trained": r["trained"], "rejected": r["rejected"],
+                           "seconds": round(time.time() - t0, 1)}
             harness.log.info(f"[guard] {sname} {v}: MAT {rows_out[v]['mat']:.3f} windows {rows_out[v]['mat_windows']} "
-                             f"(rejected {r['rejected']} of {r['rounds']} rounds)")
+                             f"(trained {r['trained']}, rejected {r['rejected']} of {r['rounds']} rounds)")
         report[sname] = {"requests": len(items), "variants": rows_out}
     return report
 

@@ -4,16 +4,19 @@ one, as the ceiling.
 
     python -m benchmarks.shift --pool pools/{target_slug} --head sql-eagle3 \
         --stream benchmarks/streams/python_six_domains.jsonl [--own python-eagle3] [--adapt key=value ...] \
-        [--serve key=value ...] [--max-new-tokens 64] [--window 20] [--requests 0] [--out runs/bench/shift]
+        [--serve key=value ...] [--extra NAME:key=value,key=value ...] [--max-new-tokens 64] [--window 20] \
+        [--requests 0] [--out runs/bench/shift]
 
 Each variant serves the stream with `online_adapt.py` over HTTP (benchmarks/serve_live.py's run: the real server and,
 when adapting, the real trainer process beside it on the same cores) from a pool of one member: `frozen` (the head,
 serve.adapt=false), `adapted` (the head, adaptation on: the recipe's settings and the `--adapt` overrides) and `own`
 (--own, frozen; default `<stream domain>-eagle3`, the stream domain the file name's first word: left out, and said so,
-when the pool lacks it). Reported per variant and window of --window requests: MAT and tok/s; then the adapted head's
-last-window MAT against frozen and own, its tok/s over the last two windows against frozen, and its tok/s over the
-whole stream against frozen (issue 53's measures). Outputs: <out>/results.json, <out>/table.md, <out>/mat.png (MAT per
-window, one line per variant); progress lines on stderr.
+when the pool lacks it); each `--extra` adds another adapted variant with its own overrides (an ablation, e.g.
+`before:trainer.pay_patience=0,serve.threads=1`: adaptation as it was before issue 53's levers). Reported per variant
+and window of --window requests: MAT and tok/s; then the adapted head's last-window MAT against frozen and own, its
+tok/s over the last two windows against frozen, and its tok/s over the whole stream against frozen (issue 53's
+measures). Outputs: <out>/results.json, <out>/table.md, <out>/mat.png (MAT per window, one line per variant);
+progress lines on stderr.
 """
 
 from __future__ import annotations
@@ -92,6 +95,7 @@ def _main(argv: list[str] | None) -> int:
     ap.add_argument("--own", default=None, help="the stream domain's own head ('' = none)")
     ap.add_argument("--adapt", nargs="*", default=[], help="key=value overrides of the adapted variant")
     ap.add_argument("--serve", nargs="*", default=[], help="key=value overrides of every variant")
+    ap.add_argument("--extra", nargs="*", default=[], help="NAME:key=value,key=value: another adapted variant")
     ap.add_argument("--max-new-tokens", type=int, default=64)
     ap.add_argument("--window", type=int, default=20)
     ap.add_argument("--requests", type=int, default=0, help="the stream's first N requests (0: all)")
@@ -113,6 +117,12 @@ def _main(argv: list[str] | None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     plan = {"frozen": (args.head, ["serve.adapt=false"]), "adapted": (args.head, list(args.adapt))}
+    for extra in args.extra:
+        name, _, spec = extra.partition(":")
+        overrides = [o for o in spec.split(",") if o]
+        if not name or name in plan or name == "own" or any("=" not in o for o in overrides):
+            raise ConfigError(f"--extra takes NAME:key=value,key=value with a new name, got {extra!r}")
+        plan[name] = (args.head, overrides)
     report: dict[str, Any] = {"target": info.name, "pool": str(pool), "stream": args.stream, "head": args.head,
                               "max_new_tokens": args.max_new_tokens, "window": args.window,
                               "argv": argv if argv is not None else sys.argv[1:], "variants": {}}

@@ -37,6 +37,7 @@ from draftpool.version_guard import UncheckedVersionError
 from online.config import RECIPE, AdaptConfig
 from online.lookahead.mode import serve_lookahead
 from online.serve.spec import serve_spec
+from online.trainer.process import server_threads
 from online.trainer.versions import check_out_dir, latest_version, load_trainer_state
 from online.vllm.adapt import serve_vllm
 
@@ -45,22 +46,11 @@ from online.vllm.adapt import serve_vllm
 # the serve loop online/serve/loop.py.
 
 
-def server_threads(cfg: AdaptConfig) -> int:
-    """serve.threads, or for 0 the cores this process may use, less the trainer's threads where it competes for
-    them at the server's priority."""
-    if cfg.serve.threads > 0:
-        return cfg.serve.threads
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    p = cfg.process
-    competes = cfg.serve.adapt and p.device == "cpu" and p.nice == 0 and cfg.serve.engine == "draftpool"
-    return max(1, cores - p.threads) if competes else cores
-
-
 def main_cfg(cfg: AdaptConfig) -> dict[str, Any]:
     """Serve until the requests end or a stop signal; -> a summary."""
     s = cfg.serve
     bound_heap()  # a server lives for days: buffers that follow request sizes must not fragment its heap
-    torch.set_num_threads(server_threads(cfg))
+    torch.set_num_threads(server_threads(cfg)[0])  # the trainer's handle fits them to its rounds (process.py)
     resolve_device(s.device)
     resolve_device(cfg.process.device)
     info = resolve_target(s.target)

@@ -129,7 +129,8 @@ def run_method(name: str, members: list[Member], feedback: list[Feedback],
     trainer = OnlineTrainer(members, tcfg, out_embed) if tcfg is not None else None
     method = (Method(name, arm_of=lambda r: fixed_arm) if fixed_arm is not None
               else Method(name, lambda n, seed: make_learner("normal_hedge", n, seed=seed), GameConfig()))
-    out: dict[str, Any] = {"tokens": [], "forwards": [], "arm": [], "rounds": 0, "rejected": 0, "table_s": 0.0,
+    out: dict[str, Any] = {"tokens": [], "forwards": [], "arm": [], "rounds": 0, "trained": 0, "rejected": 0,
+                           "table_s": 0.0,
                            "train_s": 0.0, "losses": [], "ensemble_p": [], "coverage": []}
     seen = VocabCounter(members[0].module.config.vocab_size)  # what the stream's answers use
     pending: list[Feedback] = []
@@ -166,7 +167,7 @@ def run_method(name: str, members: list[Member], feedback: list[Feedback],
             out["weights"] = {m.name: {key: v.clone() for key, v in versioned(m.kind, m.module, vocab).items()}
                               for m in members}
     if trainer is not None:
-        out["rounds"], out["rejected"] = trainer.rounds, trainer.rejected
+        out["rounds"], out["rejected"], out["trained"] = trainer.rounds, trainer.rejected, trainer.schedule.trained
         out["vocab_swaps"] = dict(trainer.vocab_swaps)
     return out
 

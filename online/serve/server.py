@@ -85,6 +85,12 @@ class ServingBase:
     def swapped(self, changed: list[int]) -> None:
         """Drafters `changed` (indices into the swap's modules) took new weights between requests."""
 
+    def at_cycle(self) -> list[int]:
+        """A cycle boundary (swap="cycle"): the server's threads fit the trainer's rounds, then any newer weights
+        come in -> the drafters that changed."""
+        self.handle.fit_threads()
+        return self.swap.poll()
+
     def decode(self, req: Request) -> tuple[Served, Any]:
         """-> (the request's result, what `learn` needs of the decode)."""
         raise NotImplementedError
@@ -133,7 +139,7 @@ class AdaptiveServer(ServingBase):
         # what every request hands the decoder (with its own cancelled / watch): the feedback collector while a
         # trainer learns from it, the weight poll at cycle boundaries with swap="cycle"
         self.hooks = Hooks(collector=self.collector if handle is not None else None,
-                           poll=self.swap.poll if self.swap is not None and swap == "cycle" else None)
+                           poll=self.at_cycle if self.swap is not None and swap == "cycle" else None)
 
     def selection_weights(self) -> list[float] | None:
         return self.dec.selector.probabilities()

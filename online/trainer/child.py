@@ -216,7 +216,11 @@ class TrainerProcess:
                 continue
             batch, pending = pending, []
             mark, t0 = server.mark(), time.monotonic()
-            self.train_safely(batch)
+            server.computing(True)
+            try:
+                self.train_safely(batch)
+            finally:
+                server.computing(False)
             self.throttle.after(time.monotonic() - t0, server.overlapped(mark))
             if self.export is not None and pcfg.export_every and t.rounds - self.tried_at >= pcfg.export_every:
                 self.export_now()
@@ -252,4 +256,4 @@ def trainer_main(members: list[Member], tcfg: TrainerConfig, pcfg: ProcessConfig
     status.put({"event": "started", "version": start_version, "rounds": trainer.rounds, "cleaned": cleaned})
     if pcfg.nice:  # rule: after the start-up (a start at the lowest priority could outlast start_timeout)
         os.nice(pcfg.nice)
-    loop.run(transport, stop, Serving(serving if serving is not None else torch.zeros(2, dtype=torch.int64)))
+    loop.run(transport, stop, Serving(serving if serving is not None else torch.zeros(3, dtype=torch.int64)))

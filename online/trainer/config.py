@@ -36,6 +36,18 @@ class TrainerConfig:
                                                                 "acceptance is at most this much below the best "
                                                                 "version known (the offline one included); roll back "
                                                                 "to that one when the served version falls below it"})
+    pay_patience: int = field(default=4, metadata={"help": "trained rounds in a row without a guard-measured gain "
+                                                           "before the trainer rests (trains one round in 2, 4, ... "
+                                                           "pay_max_rest; a gain or a drop in acceptance wakes it); "
+                                                           "0: every round trains (online/trainer/payoff.py)"})
+    pay_min_gain: float = field(default=0.02, metadata={"help": "a round gains when its weights beat the best known "
+                                                                "version and the offline one by this much in "
+                                                                "held-out acceptance"})
+    pay_max_rest: int = field(default=16, metadata={"help": "a resting trainer trains at least one round in this "
+                                                            "many"})
+    pay_wake_drop: float = field(default=0.08, metadata={"help": "a fall of the served version's acceptance on fresh "
+                                                                 "records below its resting level that wakes the "
+                                                                 "trainer"})
     beta: float = field(default=0.1, metadata={"help": "dpo: preference scale of the sigmoid loss"})
     round_every: int = field(default=25, metadata={"help": "dpo / sft: requests per update round"})
     pair_batch: int = field(default=16, metadata={"help": "dpo / sft: preference pairs per optimizer step"})
@@ -58,6 +70,10 @@ class TrainerConfig:
             raise ValueError("trainer.holdout_every (0: off) and trainer.guard_margin must be >= 0")
         if self.vocab_every < 0 or self.vocab_swaps < 1 or self.vocab_min_count < 1:
             raise ValueError("trainer.vocab_every must be >= 0 (0: off), vocab_swaps and vocab_min_count >= 1")
+        if self.pay_patience < 0 or self.pay_max_rest < 1 or not self.pay_wake_drop > 0 or not self.pay_min_gain >= 0:
+            raise ValueError(f"trainer.pay_patience must be >= 0 (0: off), pay_max_rest >= 1, pay_wake_drop > 0 and "
+                             f"pay_min_gain >= 0 (got {self.pay_patience}, {self.pay_max_rest}, "
+                             f"{self.pay_wake_drop}, {self.pay_min_gain})")
         if not self.beta > 0 or self.round_every < 1 or self.pair_batch < 1:
             raise ValueError(f"trainer.beta must be > 0, round_every and pair_batch >= 1 (got beta={self.beta}, "
                              f"round_every={self.round_every}, pair_batch={self.pair_batch})")

@@ -39,6 +39,7 @@ class Verdict:
     best: float | None = None  # of the best version known (offline included)
     published: float | None = None  # of the version served before this check
     reason: str = ""
+    offline: float | None = None  # of the offline version (what adaptation is measured against)
 
     @property
     def ok(self) -> bool:
@@ -87,7 +88,7 @@ class Guard:
                 self._acc[id(self.published)] = (self.published, rows, acc)
                 if acc > best:
                     self.best = self.published
-                return Verdict("publish", self.published, acc, best, published)
+                return Verdict("publish", self.published, acc, best, published, offline=offline)
             self.rejected += 1
             if published < best - self.margin:  # rule 3
                 self.rollbacks += 1

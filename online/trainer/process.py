@@ -61,12 +61,26 @@ def context() -> multiprocessing.context.BaseContext:
     return forkserver_shim.context(PRELOAD)
 
 
+def server_threads(cfg) -> tuple[int, int]:
+    """The server's torch threads (`cfg`: an AdaptConfig) -> (while the trainer waits, while it computes a round):
+    serve.threads when given, else every core this process may use, less the trainer's threads while it computes
+    beside the server at the server's priority (a niced trainer, or one on another device, takes no core from it)."""
+    if cfg.serve.threads > 0:
+        return cfg.serve.threads, cfg.serve.threads
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    p = cfg.process
+    competes = cfg.serve.adapt and p.device == "cpu" and p.nice == 0 and cfg.serve.engine == "draftpool"
+    return cores, max(1, cores - p.threads) if competes else cores
+
+
 @contextlib.contextmanager
 def decoding(handle: TrainerHandle | None) -> Iterator[None]:
-    """The server decodes a request inside this: the trainer's duty cycle (process.duty) sees it busy."""
+    """The server decodes a request inside this: the trainer's duty cycle (process.duty) sees it busy, and the
+    server's threads fit the trainer's rounds (`TrainerHandle.fit_threads`)."""
     if handle is None:
         yield
         return
+    handle.fit_threads()
     handle.serving.begin()
     try:
         yield
@@ -101,7 +115,8 @@ class TrainerHandle:
         self.feedback = DropOldestQueue(queue.Queue(maxsize=1), pcfg.queue_size)
         self.status = self.ctx.Queue()
         self.heartbeat = torch.zeros(1, dtype=torch.float64).share_memory_()
-        self.serving = Serving(torch.zeros(2, dtype=torch.int64).share_memory_())  # the server's busy flag
+        self.serving = Serving(torch.zeros(3, dtype=torch.int64).share_memory_())  # busy flags (throttle.py)
+        self.threads: tuple[int, int] | None = None  # the server's threads: (trainer waiting, trainer computing)
         self.proc = None
         self.start_version = start_version
         self.enabled = True
@@ -119,6 +134,16 @@ class TrainerHandle:
         self.sent_at_start = 0  # feedback records sent to earlier trainer processes
         self.log = log
         atexit.register(kill_at_exit, weakref.ref(self))
+
+    def fit_threads(self) -> None:
+        """Called by the server's decode thread at request starts and cycle boundaries: it takes every core while the
+        trainer waits and leaves the trainer its threads while a round computes (rule: a trainer that rests costs
+        serving nothing)."""
+        if self.threads is None:
+            return
+        n = self.threads[1] if self.serving.training() else self.threads[0]
+        if n != torch.get_num_threads():
+            torch.set_num_threads(n)
 
     def start(self) -> None:
         self.stop_event = self.ctx.Event()
@@ -324,5 +349,8 @@ def start_trainer(cfg, info: TargetInfo, target, pool_dir: Path, out_dir: Path, 
     a restarted run resumes. Not started yet (the serve loop starts it)."""
     export = ExportSpec(str(out_dir), str(pool_dir), info)
     out_embed = target.get_output_embeddings().weight.detach().float().cpu() if cfg.trainer.vocab_every else None
-    return TrainerHandle(members, cfg.trainer, cfg.process, export, state, start_version, out_embed=out_embed,
-                         trainer_factory=factory)
+    handle = TrainerHandle(members, cfg.trainer, cfg.process, export, state, start_version, out_embed=out_embed,
+                           trainer_factory=factory)
+    threads = server_threads(cfg)
+    handle.threads = threads if threads[0] != threads[1] else None
+    return handle

@@ -51,9 +51,10 @@ class Throttle:
 
 
 class Serving:
-    """The server's side of the busy flag, over a shared int64 tensor [2]: [0] 1 while a request decodes, [1] the
-    requests begun so far. `overlapped(mark)` tells the trainer whether serving touched a round: busy at its start
-    (`mark()`) or end, or a request begun in between."""
+    """The busy flags the server and the trainer share, over an int64 tensor [3]: [0] 1 while a request decodes, [1]
+    the requests begun so far, [2] 1 while the trainer computes a round (the server fits its threads to it).
+    `overlapped(mark)` tells the trainer whether serving touched a round: busy at its start (`mark()`) or end, or a
+    request begun in between."""
 
     def __init__(self, flag):
         self.flag = flag
@@ -67,6 +68,13 @@ class Serving:
 
     def busy(self) -> bool:
         return bool(self.flag[0])
+
+    def computing(self, on: bool) -> None:
+        """The trainer's side: a round starts (True) or ends (False)."""
+        self.flag[2] = int(on)
+
+    def training(self) -> bool:
+        return bool(self.flag[2])
 
     def mark(self) -> tuple[bool, int]:
         return self.busy(), int(self.flag[1])

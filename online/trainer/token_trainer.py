@@ -31,6 +31,7 @@ from draftpool.pool import Member
 from online.trainer.config import TrainerConfig
 from online.trainer.feedback import Feedback, TopK
 from online.trainer.guard import Guard, Verdict
+from online.trainer.payoff import PaySchedule
 from online.updaters.ensemble import HedgeEnsemble
 from online.updaters.losses import distill_loss, request_steps
 from online.updaters.ogd import OGD
@@ -108,6 +109,10 @@ class OnlineTrainer:
         self.holdout_changes = 0  # bumped whenever the guard's rows change (every round)
         self.judged: dict[str, dict[str, torch.Tensor]] = {}  # per drafter: the weights the guard judges next
         self.rows: list[Feedback] = []  # what it judges them on
+        # rule: rounds train while the guard measures gains, then rest (online/trainer/payoff.py); no guard, no rest
+        self.schedule = PaySchedule(cfg.pay_patience if cfg.holdout_every else 0, cfg.pay_max_rest, cfg.pay_wake_drop)
+        self.gained: bool | None = None  # the last trained round's outcome, as the guard saw it (None: taken)
+        self.trained = True  # whether the last round trained (False: it rested)
 
     @property
     def min_records(self) -> int:
@@ -115,7 +120,8 @@ class OnlineTrainer:
         return self.cfg.batch
 
     def round_event(self) -> dict:
-        return {"vocab": self.last_vocab} if self.last_vocab else {}
+        out = {"trained": self.trained, "rest": self.schedule.rest}
+        return {**out, "vocab": self.last_vocab} if self.last_vocab else out
 
     def waiting_event(self, batch: list[Feedback]) -> dict:
         return {}  # every round trains at once
@@ -165,6 +171,18 @@ class OnlineTrainer:
             seen = next(iter(self.counters.values()))
             for fb in batch:
                 seen.add(fb.tokens[fb.prompt_len:])  # the target's committed tokens: what a head should propose
+        if self.gained is not None:
+            self.schedule.result(self.gained)
+            self.gained = None
+        self.trained = self.schedule.train_now()
+        if not self.trained:  # rule: a resting round measures what is served on its fresh records, and trains nothing
+            if train:
+                served = [held_out_acceptance(m.kind, m.module, self.published[m.name], train)
+                          for m in self.members.values()]
+                self.schedule.fresh(sum(served) / len(served))
+            self.rounds += 1
+            self.last_vocab = {}
+            return {}
         # rule: the guard judges the weights as they were before this round's update, on rows none of its versions
         # trained on: this round's records and the held-out ones (prequential: a stream that moves on shows a
         # version fitted to its past at once, before the new records are trained on)
@@ -178,6 +196,7 @@ class OnlineTrainer:
                 fn = lambda p, n=name, b=mine: self.loss(n, p, b)  # noqa: E731
                 losses[name] = self.updaters[name].step(fn, self.cfg.epochs)
         self.rounds += 1
+        self.gained = False
         self.last_vocab = {}
         if self.vocab and self.rounds % self.cfg.vocab_every == 0:
             for name in self.counters:
@@ -224,6 +243,10 @@ class OnlineTrainer:
                                           self.holdout_changes, bool(rows) and name in self.judged)
         if verdict.action == "rollback":
             self._restart_from(name, verdict.weights)
+        v = verdict
+        if v.ok and None not in (v.candidate, v.best, v.offline) and v.candidate > v.best and \
+                v.candidate >= v.offline + self.cfg.pay_min_gain:
+            self.gained = True  # a round paid: its weights beat every version known, the offline one by a margin
         return verdict
 
     @torch.no_grad()
@@ -242,6 +265,7 @@ class OnlineTrainer:
                 "guards": {n: g.state() for n, g in self.guards.items()},
                 "holdout": [pack_feedback(fb.to("cpu")) for fb in self.holdout],
                 "seen": self.seen, "rounds": self.rounds, "rejected": self.rejected,
+                "schedule": self.schedule.state(),
                 "vocab": {n: {"d2t": self.members[n].module.d2t.clone(), "t2d": self.members[n].module.t2d.clone(),
                               "seen": c.seen.clone(), "swaps": self.vocab_swaps[n]} for n, c in self.counters.items()}}
 
@@ -262,6 +286,8 @@ class OnlineTrainer:
         self.holdout.extend(unpack_feedback(d).to(device) for d in state.get("holdout", []))
         self.holdout_changes += 1
         self.seen, self.rounds = state["seen"], state["rounds"]
+        if "schedule" in state:
+            self.schedule.load_state(state["schedule"])
         for n, v in state.get("vocab", {}).items():
             if n in self.counters:  # the vocabulary the restored lm_head rows belong to
                 head = self.members[n].module

@@ -41,7 +41,9 @@ def test_the_ratios_are_the_issues_measures():
 
 
 @pytest.mark.parametrize("extra,msg", [(["--head", "nope"], "no member 'nope'"), (["--window", "0"], "--window"),
-                                       (["--adapt", "trainer.lr"], "key=value")])
+                                       (["--adapt", "trainer.lr"], "key=value"),
+                                       (["--extra", "own:trainer.lr=1"], "--extra"),
+                                       (["--extra", "b:trainer.lr"], "--extra")])
 def test_bad_input_is_one_error(tmp_path, capsys, extra, msg):
     stream = tmp_path / "s.jsonl"
     stream.write_text('{"id": "a", "prompt": "hi"}\n')
@@ -62,12 +64,14 @@ def test_a_live_run_on_the_tiny_target(tmp_path, tiny_real_target, tiny_target_i
     out = tmp_path / "out"
     assert shift.main(["--target", tiny_target_info.path, "--pool", str(pool), "--head", "sql-eagle3", "--stream",
                        str(stream), "--window", "2", "--max-new-tokens", "4", "--out", str(out),
-                       "--adapt", "trainer.batch=1", "trainer.holdout_every=0", "process.export_every=0"]) == 0
+                       "--adapt", "trainer.batch=1", "trainer.holdout_every=0", "process.export_every=0",
+                       "--extra", "slow:trainer.batch=2,process.export_every=0"]) == 0
     res = json.loads((out / "results.json").read_text())
-    assert list(res["variants"]) == ["frozen", "adapted"] and "python-eagle3" in res["own_missing"]
+    assert list(res["variants"]) == ["frozen", "adapted", "slow"] and "python-eagle3" in res["own_missing"]
     for name, r in res["variants"].items():
         assert r["member"] == "sql-eagle3" and r["requests"] == 4 and len(r["mat_windows"]) == 2, name
         assert all(m >= 1.0 for m in r["mat_windows"]) and r["scrape_agrees"], name
     assert res["variants"]["frozen"]["rounds"] == 0 and res["variants"]["adapted"]["rounds"] >= 1
+    assert 1 <= res["variants"]["slow"]["rounds"] <= 2  # its own overrides: rounds of 2 records
     assert res["ratios"]["mat_last_vs_own"] is None and res["ratios"]["mat_last_vs_frozen"] > 0
     assert (out / "mat.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and "frozen" in capsys.readouterr().out

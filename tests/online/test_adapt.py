@@ -497,20 +497,21 @@ def test_http_bad_address(tmp_path, tiny, capsys):
 
 
 def test_server_threads_zero_takes_the_cores_the_trainer_leaves():
-    """serve.threads 0: every core when nothing computes beside the server at its priority (adaptation off, or a
-    niced trainer), else the cores less the trainer's threads; a number given is taken as it is."""
+    """serve.threads 0: every core while the trainer waits; while it computes beside the server at the server's
+    priority, the cores less its threads (a niced trainer or adaptation off: every core); a number given is taken
+    as it is."""
     import os
 
-    from online.adapt import server_threads
     from online.config import AdaptConfig
+    from online.trainer.process import server_threads
 
     cores = len(os.sched_getaffinity(0))
     cfg = AdaptConfig()
     cfg.serve.threads, cfg.serve.adapt, cfg.process.nice, cfg.process.threads = 0, True, 0, 1
-    assert server_threads(cfg) == max(1, cores - 1)
+    assert server_threads(cfg) == (cores, max(1, cores - 1))
     cfg.process.nice = 19
-    assert server_threads(cfg) == cores
+    assert server_threads(cfg) == (cores, cores)
     cfg.process.nice, cfg.serve.adapt = 0, False
-    assert server_threads(cfg) == cores
+    assert server_threads(cfg) == (cores, cores)
     cfg.serve.threads = 3
-    assert server_threads(cfg) == 3
+    assert server_threads(cfg) == (3, 3)

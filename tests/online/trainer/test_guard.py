@@ -37,7 +37,7 @@ def test_the_bar_is_the_best_version_known_not_the_last_published():
     v = g.check(version(0.575), r.measure, r.rows, True)
     assert v.action == "hold" and v.best == 0.60 and v.published == 0.59
     v = g.check(version(0.70), r.measure, r.rows, True)  # a better one becomes the bar
-    assert v.ok and float(g.best["w"]) == 0.70
+    assert v.ok and float(g.best["w"]) == 0.70 and v.offline == 0.60  # what the pay schedule measures gains from
     assert g.check(version(0.66), r.measure, r.rows, True).action == "hold"  # 0.66 < 0.70 - 0.02
 
 

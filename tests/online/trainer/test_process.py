@@ -509,3 +509,61 @@ def test_the_trainer_rests_after_rounds_that_overlap_serving(tmp_path, target, p
     finally:
         handle.stop()
     assert handle.faults == [] and server.failed == 0
+
+
+class _Record:
+    def to(self, device):
+        return self
+
+
+class _FlagReader:
+    """A trainer whose one round reads the shared flag the server fits its threads to, then stops the loop."""
+
+    rounds = seen = rejected = 0
+    min_records = 1
+    published: dict = {}
+
+    def __init__(self, serving, stop):
+        self.serving, self.stop, self.during = serving, stop, []
+
+    def round(self, batch):
+        self.during.append(self.serving.training())
+        self.stop.set()
+        self.rounds += 1
+        return {}
+
+    def round_event(self):
+        return {}
+
+
+def test_the_server_takes_every_core_while_the_trainer_waits_and_leaves_it_its_threads_in_a_round(target):
+    """process.nice 0 on the server's device: the trainer's loop raises the shared flag for the length of each round
+    only, and the server's decode thread (`fit_threads`, at request starts and cycle boundaries) takes every core
+    while it is down."""
+    import queue
+    import threading
+
+    from online.trainer.child import TrainerProcess
+    from online.trainer.throttle import Serving
+
+    serving, stop = Serving(torch.zeros(3, dtype=torch.int64)), threading.Event()
+    trainer = _FlagReader(serving, stop)
+    transport, status = queue.Queue(), queue.Queue()
+    transport.put(_Record())
+    loop = TrainerProcess(trainer, [], TrainerConfig(batch=1), ProcessConfig(), {}, status,
+                          torch.zeros(1, dtype=torch.float64), None, 0, torch.device("cpu"))
+    loop.run(transport, stop, serving)
+    assert trainer.during == [True] and not serving.training()  # up in the round, down after it
+    handle = TrainerHandle([Member("h", "eagle3", make_head(target, 1))], TrainerConfig(), ProcessConfig())
+    handle.threads = (2, 1)
+    handle.serving.computing(True)
+    handle.fit_threads()
+    assert torch.get_num_threads() == 1
+    handle.serving.computing(False)
+    handle.fit_threads()
+    assert torch.get_num_threads() == 2
+    handle.threads = None  # serve.threads given, a niced trainer or one on another device: the threads stay
+    torch.set_num_threads(1)
+    handle.serving.computing(False)
+    handle.fit_threads()
+    assert torch.get_num_threads() == 1

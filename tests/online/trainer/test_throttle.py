@@ -67,7 +67,7 @@ def test_bad_duty_is_refused():
 
 
 def test_serving_flag_tells_whether_a_round_overlapped_a_request():
-    s = Serving(torch.zeros(2, dtype=torch.int64))
+    s = Serving(torch.zeros(3, dtype=torch.int64))
     mark = s.mark()
     assert not s.overlapped(mark)  # idle throughout
     s.begin()

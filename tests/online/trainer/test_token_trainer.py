@@ -186,3 +186,55 @@ def test_trainer_state_loads_with_weights_only(tiny, tmp_path, updater):
                           target.get_output_embeddings().weight.detach())
     fresh.load_state(state)
     assert fresh.rounds == 1 and all(torch.equal(v, tr.candidate("a")[k]) for k, v in fresh.candidate("a").items())
+
+
+def test_a_resting_round_measures_the_served_version_and_trains_nothing(tiny):
+    """trainer.pay_patience: after that many trained rounds whose weights never beat the best known version, a round
+    only measures what is served on its fresh records (no update, nothing for the guard); patience 0 trains every
+    round."""
+    target, _ = tiny
+    _, tr, fb = twin_trainer(target, holdout_every=10, lr=1e-3, pay_patience=2, pay_max_rest=4)
+    records = fb([[1, 2, 3], [9, 8], [4, 4, 5], [6, 7], [2, 2], [5, 1]])
+    events = []
+    for i in range(6):
+        before = {k: v.clone() for k, v in tr.candidate("twin").items()}
+        losses = tr.round(records[i:i + 1])
+        for name in losses:
+            tr.guard(name)
+        events.append(tr.round_event()["trained"])
+        assert changed(before, tr.candidate("twin")) == (bool(losses) and i > 0)  # round 0: its record held out
+    # the twin is already perfect: no round can beat it; 2 dry rounds, then one in 2, then one in 4
+    assert events == [True, True, False, True, False, False]
+    assert tr.schedule.level == 1.0 and tr.rounds == 6 and tr.schedule.trained == 3
+    _, always, fb = twin_trainer(target, holdout_every=10, pay_patience=0)
+    for i in range(6):
+        assert always.round(records[i:i + 1]) or i == 0
+        always.guard("twin")
+
+
+def test_a_round_that_gains_keeps_the_trainer_training(tiny):
+    target, _ = tiny
+    _, tr, fb = twin_trainer(target, holdout_every=10, pay_patience=1)
+    records = fb([[1, 2, 3], [9, 8], [4, 4, 5]])
+    tr.round(records[:1])
+    tr.guard("twin")
+    tr.gained = True  # as the guard sets it when a round's weights beat the best known version
+    assert tr.round(records[1:2]) and tr.round_event()["trained"]
+    tr.guard("twin")  # a perfect twin gains nothing: with patience 1 the next round rests
+    assert tr.round(records[2:]) == {} and not tr.round_event()["trained"]
+
+
+@pytest.mark.parametrize("candidate,best,offline,gained", [(0.70, 0.65, 0.60, True), (0.61, 0.605, 0.60, False),
+                                                           (0.70, 0.72, 0.60, False)])
+def test_a_gain_is_a_new_best_version_clear_of_the_offline_one(tiny, monkeypatch, candidate, best, offline, gained):
+    """trainer.pay_min_gain (0.02 here): a round's weights gain when they beat the best known version and the offline
+    one by the margin; a new best within the margin of the offline version is noise on the guard's rows."""
+    from online.trainer.guard import Verdict
+
+    target, _ = tiny
+    _, tr, fb = twin_trainer(target, holdout_every=10, pay_min_gain=0.02)
+    tr.round(fb([[1, 2, 3], [9, 8]]))
+    verdict = Verdict("publish", tr.candidate("twin"), candidate, best, best, offline=offline)
+    monkeypatch.setattr(tr.guards["twin"], "check", lambda *a, **k: verdict)
+    tr.guard("twin")
+    assert tr.gained is gained
