@@ -40,6 +40,10 @@ def log_events(events: list[dict], metrics, log=None) -> None:
             pairs = f"{ev['pairs']} pairs, " if "pairs" in ev else ""
             back = f", rolled back {', '.join(r['drafter'] for r in ev['rolled_back'])}" if ev.get("rolled_back") \
                 else ""
+            if ev.get("trained") is False:  # the pay schedule's resting round (online/trainer/payoff.py)
+                print(f"[online] round {ev['round']} ({ev['records']} requests so far): rested (training 1 round in "
+                      f"{ev.get('rest')}: no gain lately)", file=log, flush=True)
+                continue
             print(f"[online] round {ev['round']} ({pairs}{ev['records']} requests so far): loss {losses or '-'}; "
                   f"published {ev['published'] or 'nothing'}; guard rejected {len(ev['rejected'])}{back} "
                   f"(v{ev['version']})", file=log, flush=True)

@@ -106,6 +106,26 @@ def test_trainer_learns_publishes_and_exports(tmp_path, target, plain_out):
 
 
 @pytest.mark.tier2
+def test_a_seeded_sampled_request_gives_the_same_text_with_adaptation_on(tmp_path, target, plain_out):
+    """A request whose client chose the seed is sampled keyed by (seed, position): the same text before and after the
+    trainer swapped new weights into every head, and equal to plain keyed sampling (issue 53, 6a)."""
+    from draftpool.forward.sampling import SamplingParams
+
+    params = SamplingParams(0.9, top_p=0.95)
+    want = SpecDecoder(target, None, mode="plain").generate(PROMPTS[0], 16, params, seed=5, keyed=True)[0]
+    server, handle, heads, _ = start(tmp_path, target)
+    try:
+        first = server.serve(Request("s0", PROMPTS[0], 16, params=params, seed=5, keyed=True))
+        at = dict(server.swap.versions())
+        serve_until(server, plain_out, lambda: all(v > at[n] for n, v in server.swap.versions().items()))
+        again = server.serve(Request("s1", PROMPTS[0], 16, params=params, seed=5, keyed=True))
+    finally:
+        handle.stop()
+    assert first.ok and again.ok and first.tokens == again.tokens == want
+    assert first.versions_at_start != again.versions_at_start  # the heads that drafted it differ
+
+
+@pytest.mark.tier2
 def test_a_round_waits_for_batch_records_and_the_stop_trains_the_rest(tmp_path, target, plain_out):
     """trainer.batch is the records per round: a trainer idle between requests does not train on fewer (rounds of
     one record each made many small noisy updates and let the guard judge them on a single request); at the stop the
