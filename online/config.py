@@ -67,8 +67,8 @@ class ServeConfig:
     adapt: bool = field(True, help="run the trainer (false: serve the pool as it is)")
     device: str = field("cpu", help="the server's device")
     threads: int = field(0, help="torch threads of the server; 0: every core the process may use, less the "
-                                 "trainer's process.threads when it computes beside the server at full priority "
-                                 "(serve.adapt on, process.device cpu, process.nice 0)")
+                                 "trainer's process.threads only while a round computes beside the server at full "
+                                 "priority (serve.adapt on, process.device cpu, process.nice 0)")
     engine: str = field("draftpool", help="draftpool: this process decodes with the pool | vllm: a vLLM server "
                                           "decodes with one pool head (settings under vllm.*), draftpool's front "
                                           "end at serve.http forwards to it and adapts that head")
