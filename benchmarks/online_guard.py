@@ -54,14 +54,14 @@ def read_stream(path: Path) -> list[tuple[str, str, str]]:
 
 
 KEYS = {"lr": "lr", "m": "guard_margin", "h": "holdout_every", "e": "epochs", "b": "batch", "v": "vocab_every",
-        "p": "pay_patience", "g": "pay_min_gain"}
+        "p": "pay_patience", "g": "pay_min_gain", "w": "pay_wake_drop"}
 INTS = ("h", "e", "b", "v", "p")
 
 
 def variant_config(name: str) -> TrainerConfig | None:
     """static -> None; otherwise TrainerConfig's defaults but for the settings named, ':'-separated: lr<rate>,
-    m<guard margin>, h<holdout_every>, e<epochs>, b<batch>, v<vocab_every>, p<pay_patience>, g<pay_min_gain>
-    (e.g. lr1e-4:m0);
+    m<guard margin>, h<holdout_every>, e<epochs>, b<batch>, v<vocab_every>, p<pay_patience>, g<pay_min_gain>,
+    w<pay_wake_drop> (e.g. lr1e-4:m0);
     `off`
     first turns the guard off (off:lr1e-3)."""
     if name == "static":
