@@ -130,8 +130,7 @@ def run_method(name: str, members: list[Member], feedback: list[Feedback],
     method = (Method(name, arm_of=lambda r: fixed_arm) if fixed_arm is not None
               else Method(name, lambda n, seed: make_learner("normal_hedge", n, seed=seed), GameConfig()))
     out: dict[str, Any] = {"tokens": [], "forwards": [], "arm": [], "rounds": 0, "trained": 0, "rejected": 0,
-                           "table_s": 0.0,
-                           "train_s": 0.0, "losses": [], "ensemble_p": [], "coverage": []}
+                           "table_s": 0.0, "train_s": 0.0, "losses": [], "ensemble_p": [], "coverage": []}
     seen = VocabCounter(members[0].module.config.vocab_size)  # what the stream's answers use
     pending: list[Feedback] = []
     for idx, fb in enumerate(harness.progress(feedback, name, unit="request", interval=30)):
