@@ -103,6 +103,11 @@ def serve(s: ServeConfig, server: Server, handle: TrainerHandle | None, front: H
                 requests = file_requests(source, s, tok, done, wrap)
             if handle is not None:
                 handle.start()
+                waited = handle.wait_ready()
+                shares = (" (its rounds compute on the server's cores and slow serving while they run: "
+                          "process.nice=19 or serve.adapt=false to avoid that, docs/online.md)"
+                          if handle.threads is not None else "")
+                print(f"[online] trainer ready in {waited:.1f} s{shares}", file=sys.stderr, flush=True)
             if front is not None:
                 front.start()
                 print(f"[online] serving {front.address}/v1/completions and /v1/chat/completions", file=sys.stderr,

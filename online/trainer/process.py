@@ -168,6 +168,18 @@ class TrainerHandle:
             self.proc.start()
         self.state = None  # a restart takes the last exported state (`restart_state`), not the first start's
 
+    def wait_ready(self, timeout: float | None = None, poll_s: float = 0.05) -> float:
+        """After `start`: wait until the trainer beats (its imports, copies of the heads and optimizer built), up to
+        `timeout` (default process.start_timeout), or until it dies (poll's crash handling takes over) -> seconds
+        waited. Serving begins after it, so the trainer's start-up does not compete with the first requests for the
+        cores (measured: ~9 s of a core on the 2-core CPU of docs/results/2026-11-29-adaptation-pays.md, section 5)."""
+        t0 = time.monotonic()
+        deadline = t0 + (self.pcfg.start_timeout if timeout is None else timeout)
+        while self.proc is not None and self.proc.is_alive() and float(self.heartbeat[0]) == 0.0 \
+                and time.monotonic() < deadline:
+            time.sleep(poll_s)
+        return time.monotonic() - t0
+
     def restart_state(self) -> tuple[dict | None, str]:
         """What a restarted trainer continues from: the last exported version's trainer state (its weights with their
         optimizer moments, optimistic hints and ensemble weights, consistent with each other; the rounds since that

@@ -85,6 +85,7 @@ class VllmAdapter:
 
     def start(self) -> VllmAdapter:
         self.handle.start()
+        self.handle.wait_ready()  # rule: the trainer's start-up is over before the first request
         for fn in (self._feedback_loop, self._control_loop):
             t = threading.Thread(target=fn, daemon=True)
             t.start()

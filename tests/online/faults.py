@@ -1,5 +1,5 @@
 """Fault injection for the trainer-process tests: trainer factories (TrainerHandle's `trainer_factory`) that make a
-real trainer process crash or hang in a given round.
+real trainer process crash or hang in a given round, or crash at its start.
 
 They cross to the trainer process pickled (by reference to this module, which the process forked from the fork server
 imports as it unpickles them), build the real trainer with the factory they wrap (the token drafters' by default), and
@@ -47,3 +47,13 @@ class HangInRound(CrashInRound):
     def fault(self) -> None:
         while True:
             time.sleep(1)
+
+
+class CrashAtStart(CrashInRound):
+    """The trainer process exits (code 1) while it builds its trainer, before its first heartbeat."""
+
+    def __init__(self, inner: TrainerFactory = TOKEN_TRAINERS):
+        super().__init__(0, inner)
+
+    def __call__(self, members, tcfg, out_embed=None):
+        self.fault()

@@ -82,6 +82,8 @@ def test_serve_adapt_export_resume(tmp_path, pool, target, capsys):
     assert summary["served"] == 2 and summary["failed"] == 0 and summary["errors"] == 1
     assert summary["rounds"] >= 1 and len(summary["exports"]) == 1 and summary["trainer_faults"] == []
     assert "request line 2" in out.err
+    # serving began once the trainer had started, and the log says its rounds take the server's cores
+    assert "trainer ready in" in out.err and "slow serving while they run" in out.err
     answers = [json.loads(line) for line in (tmp_path / "online" / "answers.jsonl").read_text().splitlines()]
     assert [a["id"] for a in answers] == ["a", None, "b"]  # a bad line has no id a request could also use
     assert [answers[0]["text"], answers[2]["text"]] == want[:2]  # lossless at temperature 0

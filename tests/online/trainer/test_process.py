@@ -26,7 +26,7 @@ from specsel.decoding.hooks import Hooks
 from specsel.decoding.loop import GREEDY, SpecDecoder
 from specsel.selection.learners import make_learner
 from specsel.selection.selector import Selector
-from tests.online.faults import CrashInRound, HangInRound
+from tests.online.faults import CrashAtStart, CrashInRound, HangInRound
 from tests.stubs import make_head, tiny_target
 
 PROMPTS = [[5, 17, 33, 2], [9, 9, 40, 41, 7, 100], [3, 8], [60, 61, 62]]
@@ -379,6 +379,31 @@ def test_a_poison_record_is_skipped_not_a_crash(tmp_path, target, plain_out, hol
     assert handle.restarts == 0 and handle.faults == [] and server.failed == 0
     assert handle.skipped == 2  # the poison records only: nothing of them stayed to fail later rounds
     assert handle.lost is None and handle.exports  # the stop exported the adapted pool
+
+
+@pytest.mark.tier2
+def test_serving_begins_once_the_trainer_has_started(tmp_path, target):
+    server, handle, _, _ = start(tmp_path, target)
+    try:
+        assert float(handle.heartbeat[0]) == 0.0  # its imports and heads take seconds: not beating yet
+        waited = handle.wait_ready(timeout=120)
+        assert float(handle.heartbeat[0]) > 0.0 and handle.proc.is_alive() and 0.0 < waited < 120
+    finally:
+        handle.stop()
+    assert handle.faults == [] and handle.lost is None
+
+
+@pytest.mark.tier2
+def test_waiting_for_a_trainer_that_dies_at_its_start_ends_with_it(tmp_path, target):
+    server, handle, _, _ = start(tmp_path, target, factory=CrashAtStart(), max_restarts=0)
+    try:
+        assert handle.wait_ready(timeout=120) < 100
+        assert not handle.proc.is_alive() and float(handle.heartbeat[0]) == 0.0
+        handle.poll()
+        assert [f["kind"] for f in handle.faults] == ["crash"]
+        assert server.serve(Request("r", PROMPTS[0], 16)).ok  # serving goes on without adaptation
+    finally:
+        handle.stop()
 
 
 @pytest.mark.tier2
