@@ -1,14 +1,17 @@
 """Build a target's default drafter pool, then fill pool.json with the domain x drafter held-out acceptance matrix.
 
     python build_pool.py [--target ID_OR_PATH] [--profile quick|full] [--drafters eagle3,suffix[,llama]]
-                         [--domains sql,python,...] [key=value ...]
+                         [--domains sql,python,...] [--specialists whole|low_rank] [key=value ...]
 
 One EAGLE-3 specialist per shipped domain plus the general-mix head, and beside each a suffix index seeded from the
 same self-distilled answers (model-free: no gradient step, about a minute; docs/model_free.md), and the independent
 Llama drafters with `--drafters eagle3,suffix,llama` (llama68m: its older name), each made by `train_drafter.run`
 from its recipe (self-distillation first where the domain's data is missing). Resumable per drafter: a drafter whose
 pool entry records the same build signature is skipped, and a killed drafter resumes from its own checkpoints.
-Extra `key=value` overrides go to every drafter.
+Extra `key=value` overrides go to every drafter. `--specialists low_rank` makes each EAGLE-3 specialist LoRA adapters
+over the pool's general head (`eagle3.finetune=lora`, its draft vocabulary kept; draftpool/models/low_rank.py): the
+exported folder holds the merged head (what vLLM loads) and the adapters, and a pool of such specialists is
+evaluated by reading the general head's weights once (specsel/selection/head_bank.py).
 
 Profiles (the recipes stay the reference for a single drafter):
 - quick: sized for 2 CPU cores and the embedded target: the first 160 train and 32 held-out prompts of each split
@@ -85,9 +88,14 @@ def build_signature(profile: str, overrides: list[str], init_from: str = "") -> 
             **({"init_from": init_from} if init_from else {})}
 
 
-def train_all(target: str, profile: str, drafters: list[str], domains: list[str], overrides: list[str]) -> Path:
+LOW_RANK = {"eagle3": ["eagle3.finetune=lora"]}  # --specialists low_rank: the overrides per kind that has them
+
+
+def train_all(target: str, profile: str, drafters: list[str], domains: list[str], overrides: list[str],
+              specialists: str = "whole") -> Path:
     """Train every missing (domain, drafter) of the pool, the general head first; returns the pool folder. With a
-    warm-start profile an EAGLE-3 specialist starts from the pool's general head when there is one."""
+    warm-start profile an EAGLE-3 specialist starts from the pool's general head when there is one; with
+    specialists="low_rank" it is LoRA adapters over that head (which must then exist)."""
     info = resolve_target(target)
     pool_dir = None
     order = sorted(domains, key=lambda d: d != GENERAL)  # general first: the specialists may start from it
@@ -98,12 +106,16 @@ def train_all(target: str, profile: str, drafters: list[str], domains: list[str]
             folder, warm_start = training_for(drafter).folder, training_for(drafter).warm_start
             general = pool_dir / f"{GENERAL}-{folder}"
             init_from = ""
-            if (PROFILES[profile]["warm_start"] and warm_start and domain != GENERAL
-                    and general.is_dir()):
+            low_rank = LOW_RANK.get(drafter, []) if specialists == "low_rank" and domain != GENERAL else []
+            if low_rank and not general.is_dir():
+                raise ConfigError(f"--specialists low_rank: {name_of(domain, folder)} needs the general head "
+                                  f"{general} (add general to --domains)")
+            if (PROFILES[profile]["warm_start"] or low_rank) and warm_start and domain != GENERAL \
+                    and general.is_dir():
                 init_from = str(general)
-                cfg = load_cfg(target, profile, drafter, domain, overrides, init_from)
-            sig = build_signature(profile, overrides, init_from)
-            name = f"{domain}-{folder}"
+                cfg = load_cfg(target, profile, drafter, domain, overrides + low_rank, init_from)
+            sig = build_signature(profile, overrides + low_rank, init_from)
+            name = name_of(domain, folder)
             entry = _manifest(pool_dir).get("drafters", {}).get(name, {})
             if entry.get("build") == sig and (pool_dir / name).is_dir():
                 print(f"[build_pool] {name}: already built with this signature, skipped")
@@ -117,6 +129,10 @@ def train_all(target: str, profile: str, drafters: list[str], domains: list[str]
             manifest["drafters"][name].update(build=sig, build_seconds=round(time.time() - t0, 1))
             atomic_write_json(pool_dir / "pool.json", manifest)
     return pool_dir
+
+
+def name_of(domain: str, folder: str) -> str:
+    return f"{domain}-{folder}"
 
 
 def fill_matrix(pool_dir: Path, target: str, data_dirs: dict[str, Path], max_sequences: int, depth: int = 7,
@@ -188,6 +204,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--drafters", default="eagle3,suffix", help=f"comma list of {', '.join(drafter_names())}")
     ap.add_argument("--domains", default=",".join(ALL_DOMAINS), help="comma list (default: all shipped + general)")
     ap.add_argument("--matrix-only", action="store_true", help="skip training, recompute the matrix")
+    ap.add_argument("--specialists", default="whole", choices=("whole", "low_rank"),
+                    help="EAGLE-3 specialists as whole heads or as LoRA adapters over the general head")
     args, overrides = ap.parse_known_args(argv)
     try:
         drafters = [d for d in args.drafters.split(",") if d]
@@ -205,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
             if not (pool_dir / "pool.json").is_file():
                 raise ConfigError(f"no pool at {pool_dir}: build it first")
         else:
-            pool_dir = train_all(args.target, args.profile, drafters, domains, overrides)
+            pool_dir = train_all(args.target, args.profile, drafters, domains, overrides, args.specialists)
         fill_matrix(pool_dir, args.target, {d: data_dir_of(c, slug) for d, c in cfgs.items()},
                     PROFILES[args.profile]["matrix_sequences"],
                     names=[f"{d}-{training_for(k).folder}" for k in drafters for d in domains])

@@ -157,6 +157,7 @@ def _run(cfg: TrainConfig, accelerator, info: TargetInfo, run_dir: Path, pool_di
     if loss_fn is not None:
         model.load_state_dict(state, strict=False)
         if hasattr(model, "merge_and_unload"):  # a LoRA fine-tune (peft): its adapters merged into the weights
+            setup.keep_adapters(model)  # (a kind that keeps them exports them beside the merged weights)
             model = model.merge_and_unload()
         model = model.float().to(accelerator.device).eval()
 

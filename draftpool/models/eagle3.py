@@ -23,6 +23,7 @@ from transformers import LlamaConfig
 from transformers.models.llama.modeling_llama import LlamaRMSNorm, LlamaRotaryEmbedding, apply_rotary_pos_emb
 
 from draftpool.io import atomic_dir
+from draftpool.models import low_rank
 from draftpool.models.folder import DrafterLoadError, check_config, is_int, read_json, read_meta
 from draftpool.models.kind import Capabilities, DrafterKind, Steps, call, shift_left
 
@@ -209,6 +210,7 @@ class Eagle3Head(nn.Module):
         self.rotary_emb = LlamaRotaryEmbedding(cfg)
         self.register_buffer("d2t", torch.zeros(vd, dtype=torch.long))
         self.register_buffer("t2d", torch.zeros(cfg.vocab_size, dtype=torch.bool))
+        self.low_rank: low_rank.LowRank | None = None  # a low-rank specialist's adapters (models/low_rank.py)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -333,9 +335,12 @@ def speculators_config_dict(head: Eagle3Head, target: TargetInfo, k: int) -> dic
 
 def write_eagle3(head: Eagle3Head, out: Path, target: TargetInfo, meta: dict[str, Any],
                  speculators: bool = False, k: int = 5) -> None:
-    """Write one head folder atomically (replacing a previous one only once the new one is complete)."""
+    """Write one head folder atomically (replacing a previous one only once the new one is complete); a low-rank
+    specialist's adapters (`head.low_rank`) go beside its merged weights."""
     tensors = {k_: v.float().cpu() for k_, v in head.export_state_dict().items()}
     with atomic_dir(out) as tmp:
+        if head.low_rank is not None:
+            meta = {**meta, "adapter": low_rank.save(head.low_rank, tmp)}
         (tmp / "config.json").write_text(json.dumps(eagle3_config_dict(head), indent=2) + "\n")
         save_file(tensors, str(tmp / "model.safetensors"), metadata={"format": "pt"})
         if speculators:
@@ -350,7 +355,7 @@ def write_eagle3(head: Eagle3Head, out: Path, target: TargetInfo, meta: dict[str
 def load_eagle3(path: str | Path, target: TargetInfo, target_embedding: torch.Tensor) -> Eagle3Head:
     """Load and check an exported head: architecture, sizes against the target, every tensor name and shape."""
     path = Path(path)
-    read_meta(path, "eagle3", target, bound_to_weights=True)
+    meta = read_meta(path, "eagle3", target, bound_to_weights=True)
     raw = read_json(path / "config.json")
     arch = raw.get("architectures")
     if not isinstance(arch, list) or EAGLE3_ARCH not in arch:
@@ -393,6 +398,8 @@ def load_eagle3(path: str | Path, target: TargetInfo, target_embedding: torch.Te
                                f"{unexpected}, wrong shape {wrong})")
     tensors.setdefault("embed_tokens.weight", target_embedding.detach().float().cpu())
     head.load_state_dict(tensors, strict=False)
+    if "adapter" in meta:
+        head.low_rank = low_rank.load(path, meta["adapter"], head)
     return head
 
 

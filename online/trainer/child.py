@@ -247,6 +247,9 @@ def trainer_main(members: list[Member], tcfg: TrainerConfig, pcfg: ProcessConfig
     cleaned = clean_stale_exports(export.out_dir) if export is not None else []
     dev = torch.device(pcfg.device)
     members = [replace(m, module=m.module.to(dev)) for m in members]
+    for m in members:  # rule: updates move a low-rank specialist off base + adapters: its exports are whole heads
+        if getattr(m.module, "low_rank", None) is not None:
+            m.module.low_rank = None
     trainer = factory(members, tcfg, out_embed)
     loop = TrainerProcess(trainer, members, tcfg, pcfg, boards, status, heartbeat, export, start_version, dev)
     trainer.beat_with(loop.beat)  # rule: its long rounds and guards beat inside them

@@ -8,17 +8,27 @@ code TTT and decode-time drafting run) over every member at once with `torch.fun
 hands each head its own cache, last hidden, last logits and tracked predictions back, exactly as
 `Eagle3Drafter.sync` would have left them. The frozen token embedding is shared, not stacked.
 
+Low-rank specialists over one base (draftpool/models/low_rank.py: every member's adapters name the same base
+fingerprint and the rest of their weights are equal) are not stacked whole: the bank keeps the base once (an adapted
+layer's weight is a member's merged weight less its own delta) and stacks only the adapters, and runs each adapted
+layer as base + scale * B A x, so vmap reads a base weight once for every member's rows (one matmul over [N*n] rows)
+and only the small factors per member.
+
 Shapes: N heads, n new positions, L cached positions, h head hidden, nh heads x d head dim, Vd draft vocabulary.
 """
 
 from __future__ import annotations
 
+import copy
 from typing import Protocol
 
 import torch
+import torch.nn.functional as F
+from torch import nn
 from torch.func import functional_call, vmap
 
 from draftpool.models import KINDS
+from draftpool.models.low_rank import delta
 from specsel.decoding.request import DecodeState
 
 SHARED = ("embed_tokens.", "rotary_emb.")  # not stacked: the frozen embedding and the rotary buffers
@@ -58,6 +68,47 @@ def same_shape(drafters: list[Stackable]) -> bool:
     return True
 
 
+RUN = ("fc", "midlayer", "norm", "lm_head")  # the submodules the bank runs (the embedding and rotary are shared)
+
+
+class LowRankLinear(nn.Module):
+    """A linear layer as base + low-rank adapter, for the bank's functional calls: weight [o,i] (the shared base),
+    a [r,i], b [o,r] (one member's factors under vmap)."""
+
+    def __init__(self, weight: torch.Tensor, a: torch.Tensor, b: torch.Tensor, scale: float):
+        super().__init__()
+        self.weight, self.a, self.b = nn.Parameter(weight), nn.Parameter(a), nn.Parameter(b)
+        self.scale = scale
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return F.linear(x, self.weight) + self.scale * F.linear(F.linear(x, self.a), self.b)  # [.., o]
+
+
+def shared_base(drafters: list[Stackable]) -> bool:
+    """Whether the heads are low-rank specialists of one base: the same base fingerprint, rank, scale and adapted
+    layers, and every weight that is not adapted equal."""
+    lows = [getattr(d.head, "low_rank", None) for d in drafters]
+    if len(drafters) < 2 or any(lo is None for lo in lows):
+        return False
+    first = lows[0]
+    if any((lo.base, lo.rank, lo.scale, sorted(lo.factors)) != (first.base, first.rank, first.scale,
+                                                               sorted(first.factors)) for lo in lows[1:]):
+        return False
+    adapted = {f"{m}.weight" for m in first.factors}
+    ref = dict(drafters[0].head.named_parameters())
+    if not all(torch.equal(p, ref[n]) for d in drafters[1:] for n, p in d.head.named_parameters()
+               if n not in adapted and not n.startswith(SHARED)):
+        return False
+
+    def base(d: Stackable, m: str) -> torch.Tensor:  # [o,i] its merged weight less its own delta
+        a, b = d.head.low_rank.factors[m]
+        return d.head.get_submodule(m).weight.detach() - delta(a, b, first.scale).to(ref[f"{m}.weight"].dtype)
+
+    # rule: weights moved off base + adapters (e.g. an online update) make a head a whole head again
+    return all(torch.allclose(base(d, m), base(drafters[0], m), atol=1e-5)
+               for d in drafters[1:] for m in first.factors)
+
+
 class HeadBank:
     """The stacked weights of N same-shape heads; `sync(state)` prefills the suffix every head misses."""
 
@@ -72,26 +123,60 @@ class HeadBank:
         if not drafters or not same_shape(drafters):
             raise ValueError("a head bank needs EAGLE-3 heads of one shape sharing the target's token embedding")
         self.drafters = drafters
-        self.base = drafters[0].head  # the module whose code runs; its weights are swapped for the stacked ones
+        self.base = drafters[0].head  # the embedding and rotary come from it
+        # {submodule: {parameter: [N, ...]}}: the stacked weights, grouped by the submodule that runs them; `shared`:
+        # the same for weights every member reads unstacked (a low-rank bank's base)
+        self.params: dict[str, dict[str, torch.Tensor]] = {}
+        self.shared: dict[str, dict[str, torch.Tensor]] = {}
+        self.low_rank = shared_base(drafters)
+        self.run_modules = self._low_rank_modules() if self.low_rank else {m: getattr(self.base, m) for m in RUN}
+        if self.low_rank:
+            return
         names = [n for n, _ in self.base.named_parameters() if not n.startswith(SHARED)]
         params = [dict(d.head.named_parameters()) for d in drafters]
-        # {submodule: {parameter: [N, ...]}}: the stacked weights, grouped by the submodule that runs them
-        self.params: dict[str, dict[str, torch.Tensor]] = {}
         for n in names:
             module, name = n.split(".", 1)
             self.params.setdefault(module, {})[name] = torch.stack([p[n].detach() for p in params])
+
+    def _low_rank_modules(self) -> dict[str, nn.Module]:
+        """Copies of the run submodules with every adapted linear layer a `LowRankLinear`; the base weights go to
+        `shared`, the members' factors to `params`."""
+        first = self.base.low_rank
+        modules = {m: copy.deepcopy(getattr(self.base, m)) for m in RUN}  # ~the head's size once (no embedding)
+        for name, (a0, b0) in first.factors.items():
+            top, _, rest = name.partition(".")
+            old = modules[top].get_submodule(rest)  # "" -> the submodule itself (fc, lm_head)
+            weight = old.weight.detach() - delta(a0, b0, first.scale).to(old.weight.dtype)  # [o,i] the base
+            new = LowRankLinear(weight, a0.clone(), b0.clone(), first.scale)
+            if rest:
+                parent, _, leaf = rest.rpartition(".")
+                setattr(modules[top].get_submodule(parent), leaf, new)
+            else:
+                modules[top] = new
+        for top, module in modules.items():
+            for pname, p in module.named_parameters():
+                path, _, leaf = pname.rpartition(".")
+                if leaf in ("a", "b") and isinstance(module.get_submodule(path), LowRankLinear):
+                    layer = f"{top}.{path}" if path else top
+                    self.params.setdefault(top, {})[pname] = torch.stack(
+                        [d.head.low_rank.factors[layer][leaf == "b"].to(p.dtype) for d in self.drafters])
+                else:
+                    self.shared.setdefault(top, {})[pname] = p.detach()
+        return modules
 
     def run(self, *args):
         """`_one` vmapped over the stack. Wrapped per call, never kept: a vmapped bound method stored on the bank is a
         reference cycle (bank -> wrapper -> bank), and every bank replaced after a weight swap would keep its stacked
         weights until a full collection of the cyclic garbage collector (hundreds of MB on a serving process)."""
-        return vmap(self._one, in_dims=(0, None, None, None, None, 0, 0, None))(*args)
+        return vmap(self._one, in_dims=(0, None, None, None, None, None, 0, 0, None))(*args)
 
-    def _one(self, params: dict[str, dict[str, torch.Tensor]], feats: torch.Tensor, emb: torch.Tensor,
-             cos: torch.Tensor, sin: torch.Tensor, past_k: torch.Tensor, past_v: torch.Tensor, allowed: torch.Tensor):
+    def _one(self, stacked: dict[str, dict[str, torch.Tensor]], shared: dict[str, dict[str, torch.Tensor]],
+             feats: torch.Tensor, emb: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, past_k: torch.Tensor,
+             past_v: torch.Tensor, allowed: torch.Tensor):
         """One head (vmapped over the stack): feats [1,n,3H], emb [1,n,h], past_k/v [1,nh,L,d], allowed [n,L+n]
         -> (out [1,n,h], logits [1,n,Vd], keys / values [1,nh,L+n,d])."""
-        head = self.base
+        mods = self.run_modules
+        params = {m: {**shared.get(m, {}), **stacked.get(m, {})} for m in RUN}
         cache = {}
 
         def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -102,10 +187,10 @@ class HeadBank:
             s = s.masked_fill(~allowed, torch.finfo(s.dtype).min)
             return torch.softmax(s.float(), dim=-1).to(q.dtype) @ cache["v"]
 
-        hidden = functional_call(head.fc, params["fc"], (feats,))
-        out = functional_call(head.midlayer, params["midlayer"], (hidden, emb, cos, sin, attend))
-        normed = functional_call(head.norm, params["norm"], (out,))
-        logits = functional_call(head.lm_head, params["lm_head"], (normed,))
+        hidden = functional_call(mods["fc"], params["fc"], (feats,))
+        out = functional_call(mods["midlayer"], params["midlayer"], (hidden, emb, cos, sin, attend))
+        normed = functional_call(mods["norm"], params["norm"], (out,))
+        logits = functional_call(mods["lm_head"], params["lm_head"], (normed,))
         return out, logits, cache["k"], cache["v"]
 
     @torch.inference_mode()
@@ -135,7 +220,7 @@ class HeadBank:
         # rule: new pairs see every earlier real pair and are causal among themselves (as Eagle3Drafter.sync)
         allowed = torch.ones(n, end, dtype=torch.bool, device=dev)
         allowed[:, start:] = torch.ones(n, n, dtype=torch.bool, device=dev).tril()
-        out, logits, keys, values = self.run(self.params, feats, emb, cos, sin, past_k, past_v, allowed)
+        out, logits, keys, values = self.run(self.params, self.shared, feats, emb, cos, sin, past_k, past_v, allowed)
         for j, d in enumerate(ds):
             d.k, d.v = keys[j], values[j]
             d.commit(start, end, out[j], logits[j, 0].float())

@@ -51,6 +51,23 @@ def test_tiny_pool_end_to_end_and_resume(tmp_path, capsys):
     assert out.count("already built with this signature, skipped") == 4 and "training (" not in out
 
 
+@pytest.mark.tier2
+def test_low_rank_specialists_are_adapters_over_the_pools_general_head(tmp_path, capsys):
+    args = tiny(tmp_path, "sql,general") + ["--drafters", "eagle3", "--specialists", "low_rank"]
+    assert build_pool.main(args) == 0
+    pool = next((tmp_path / "pools").glob("*/pool.json")).parent
+    manifest = json.loads((pool / "pool.json").read_text())
+    sql = json.loads((pool / "sql-eagle3" / "draftpool.json").read_text())
+    assert "eagle3.finetune=lora" in manifest["drafters"]["sql-eagle3"]["build"]["overrides"]
+    assert manifest["drafters"]["sql-eagle3"]["finetune"] == "lora" and (pool / "sql-eagle3" / "low_rank" /
+                                                                         "adapter.safetensors").is_file()
+    assert "adapter" in sql and "adapter" not in json.loads((pool / "general-eagle3" / "draftpool.json").read_text())
+    assert set(manifest["matrix"]["sql"]) == {"sql-eagle3", "general-eagle3"}
+    # without the general head there is nothing to adapt: one clear error
+    assert build_pool.main(tiny(tmp_path / "x", "sql") + ["--drafters", "eagle3", "--specialists", "low_rank"]) == 2
+    assert "needs the general head" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("args,msg", [(["--drafters", "medusa"], "--drafters"), (["--domains", "cooking"], "cooking"),
                                       (["--oops"], "key=value"), (["--matrix-only", "export.pools_dir=/nonexistent"],
                                                                   "no pool")])

@@ -201,6 +201,8 @@ def test_nan_loss_stops_with_clear_error_and_exports_nothing(tiny_data_root, tin
     (["--domain", "sql", "train.nosuch=1"], "unknown key train.nosuch"),
     (["--domain", "sql", "eval.batch_size=0"], "eval.batch_size must be >= 1"),
     (["--domain", "sql", "eagle3.step_weight=-2"], "eagle3.step_weight must be > 0"),
+    (["--domain", "sql", "eagle3.finetune=lora"], "set eagle3.init_from"),
+    (["--domain", "sql", "eagle3.finetune=lora", "eagle3.init_from=x", "eagle3.lora_r=0"], "eagle3.lora_r"),
 ])
 def test_bad_input_one_clear_error(args, message, tmp_path, request, capsys):
     """The configuration's errors come before any data is read (the tiny data only where the check needs it)."""
@@ -326,6 +328,40 @@ def test_head_initialised_from_the_target_and_frozen_lm_head(tiny_data_root, tmp
     ids = torch.arange(64) + head.d2t
     assert torch.equal(head.lm_head.weight, out[ids]) and head.lm_head.weight.requires_grad
     assert torch.equal(head.norm.weight, model.get_decoder().norm.weight.float())
+
+
+@pytest.mark.tier2
+def test_a_low_rank_specialist_trains_adapters_over_its_base_and_exports_both(tiny_data_root, tiny_target_info,
+                                                                            tiny_real_target, tmp_path):
+    """eagle3.finetune=lora: the base head's weights and draft vocabulary kept, adapters trained; the folder holds
+    the merged weights (what vLLM loads) and the adapters, whose delta is exactly merged - base."""
+    from draftpool.models import low_rank
+    from draftpool.models.eagle3 import load_eagle3
+
+    tiny = on_tiny(tiny_target_info)
+    assert train_drafter.main(tiny_args(tiny_data_root, tmp_path / "b", "train.max_steps=1", tiny)) == 0
+    base_dir = tmp_path / "b" / "pools" / tiny_target_info.slug / "sql-eagle3"
+    assert train_drafter.main(tiny_args(tiny_data_root, tmp_path, "train.max_steps=3", "train.lr=0.01",
+                                        "eagle3.finetune=lora", "eagle3.lora_r=4", f"eagle3.init_from={base_dir}",
+                                        tiny)) == 0
+    model, _ = tiny_real_target
+    emb = model.get_input_embeddings().weight
+    base = load_eagle3(base_dir, tiny_target_info, emb)
+    spec = load_eagle3(tmp_path / "pools" / tiny_target_info.slug / "sql-eagle3", tiny_target_info, emb)
+    assert base.low_rank is None and spec.low_rank is not None
+    low = spec.low_rank
+    assert low.rank == 4 and low.base == low_rank.fingerprint(base) and len(low.factors) == 9
+    assert torch.equal(spec.d2t, base.d2t)  # the base's draft vocabulary
+    layers, base_layers = dict(spec.named_modules()), dict(base.named_modules())
+    moved = 0
+    for name, (a, b) in low.factors.items():
+        d = low_rank.delta(a, b, low.scale)
+        assert torch.allclose(layers[name].weight, base_layers[name].weight + d, atol=1e-6)
+        moved += int(d.abs().max() > 0)
+    assert moved == len(low.factors)  # every adapter trained (B starts at zero)
+    assert torch.equal(spec.norm.weight, base.norm.weight)  # the rest of the base frozen
+    meta = json.loads((tmp_path / "pools" / tiny_target_info.slug / "pool.json").read_text())
+    assert meta["drafters"]["sql-eagle3"]["finetune"] == "lora"
 
 
 @pytest.mark.tier2

@@ -77,6 +77,7 @@ class KindTraining:
     aliases: tuple[str, ...] = ()  # older --drafter names, still accepted (one deprecation line)
     prerequisite: Callable[[Any, SetupContext], Prerequisite | None] = field(default=lambda options, ctx: None)
     write_options: Callable[[Any, ExportConfig], dict[str, Any]] = field(default=lambda options, export: {})
+    keep_adapters: Callable[[Any], None] = field(default=lambda model: None)  # a LoRA model, before its merge
 
     @property
     def folder(self) -> str:

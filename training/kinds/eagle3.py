@@ -6,11 +6,12 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, Literal
 
 import torch
 
 from draftpool.config import ConfigError, field
+from draftpool.models import low_rank
 from draftpool.models.eagle3 import (
     EAGLE3,
     Eagle3Head,
@@ -46,12 +47,22 @@ class Eagle3Options:
     init_from: str = field("", help="an exported EAGLE-3 head of the same target to start from (e.g. the pool's "
                                     "general head): its layers and norms, and its lm_head rows for the tokens both "
                                     "draft vocabularies hold; the draft vocabulary is still chosen from this data")
+    finetune: Literal["full", "lora"] = field("full", help="train every weight, or LoRA adapters over the "
+                                                          "eagle3.init_from head (its draft vocabulary and weights "
+                                                          "kept: a low-rank specialist, draftpool/models/low_rank.py)")
+    lora_r: int = field(16, help="LoRA rank (finetune lora)")
+    lora_alpha: int = field(32, help="LoRA alpha (finetune lora): the adapters' scale is alpha / r")
 
     def validate(self) -> None:
         for key, value, low in (("eagle3.ttt_steps", self.ttt_steps, 1),
                                 ("eagle3.draft_vocab_size", self.draft_vocab_size, 0)):
             if value < low:
                 raise ConfigError(f"{key} must be >= {low}, got {value}")
+        if self.finetune == "lora" and not self.init_from:
+            raise ConfigError("eagle3.finetune=lora trains adapters over a head: set eagle3.init_from to it")
+        if self.lora_r < 1 or self.lora_alpha < 1:
+            raise ConfigError(f"eagle3.lora_r and eagle3.lora_alpha must be >= 1, got {self.lora_r}, "
+                              f"{self.lora_alpha}")
         if not self.step_weight > 0 or self.accept_weight < 0:
             raise ConfigError(f"eagle3.step_weight must be > 0 and eagle3.accept_weight >= 0, got "
                               f"{self.step_weight}, {self.accept_weight}")
@@ -62,6 +73,12 @@ def make_eagle3(options: Eagle3Options, target, info: TargetInfo, train_rows: li
     from `seed`, the target (init_from_target) or another head (init_from)."""
     layers = options.aux_layers or default_aux_layers(info.num_layers)
     check_aux_layers(layers, info.num_layers)
+    if options.finetune == "lora":  # the base head itself, draft vocabulary included: only adapters train
+        source = load_eagle3(options.init_from, info, target.get_input_embeddings().weight)
+        if source.config.eagle_aux_hidden_state_layer_ids != layers:
+            raise ConfigError(f"eagle3.init_from {options.init_from} reads target layers "
+                              f"{source.config.eagle_aux_hidden_state_layer_ids}, this head {layers}")
+        return source.float()
     vd = options.draft_vocab_size or min(32000, info.vocab_size // 4)
     d2t, t2d = select_draft_vocab(response_token_counts(train_rows, info.vocab_size), vd)
     torch.manual_seed(seed)
@@ -106,6 +123,29 @@ def init_head_from_head(head: Eagle3Head, source: Eagle3Head) -> None:
     head.lm_head.weight.data[shared] = source.lm_head.weight.data[pos[shared]].to(head.lm_head.weight.dtype)
 
 
+LORA_MODULES = ("fc", "q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj", "lm_head")
+
+
+def lora_head(head: Eagle3Head, options: Eagle3Options):
+    """The base head with LoRA adapters on every linear layer (peft); the base frozen, its fingerprint kept for the
+    export (`keep_adapters`)."""
+    from peft import LoraConfig, get_peft_model
+
+    base = low_rank.fingerprint(head)
+    head.requires_grad_(False)
+    model = get_peft_model(head, LoraConfig(r=options.lora_r, lora_alpha=options.lora_alpha, lora_dropout=0.0,
+                                            target_modules=list(LORA_MODULES)))
+    model.low_rank_base = base
+    return model
+
+
+def keep_adapters(model) -> None:
+    """Before the adapters are merged for the export: the head keeps them (`Eagle3Head.low_rank`, written beside the
+    merged weights)."""
+    if hasattr(model, "low_rank_base"):
+        model.get_base_model().low_rank = low_rank.from_peft(model, model.low_rank_base)
+
+
 def eagle3_loss(model, batch, target, layers, steps, weight, draft_ids, cache_dir=None, accept_weight=0.0):
     if cache_dir is not None:  # the compact teacher: draft-vocabulary rows only (training/target_cache.py)
         aux, teacher = cached_features(target, cache_dir, batch["index"], batch["input_ids"].shape[1], draft_ids)
@@ -118,8 +158,9 @@ def eagle3_loss(model, batch, target, layers, steps, weight, draft_ids, cache_di
 
 def setup_eagle3(options: Eagle3Options, ctx: SetupContext):
     """-> (the head to train, its TTT loss, what its manifest entry records)."""
-    model = make_eagle3(options, ctx.target, ctx.info, ctx.train_rows, ctx.seed)
-    layers = EAGLE3.aux_layers(model)
+    head = make_eagle3(options, ctx.target, ctx.info, ctx.train_rows, ctx.seed)
+    layers = EAGLE3.aux_layers(head)
+    model = lora_head(head, options) if options.finetune == "lora" else head
     cache_dir = None
     if options.target_cache:
         cache_dir = ctx.run_dir / "target_cache"
@@ -128,9 +169,10 @@ def setup_eagle3(options: Eagle3Options, ctx: SetupContext):
             build_cache(ctx.target, ctx.dataset, layers, cache_dir, f"{ctx.info.weights_sha256} {layers} {data_hash}")
         ctx.accelerator.wait_for_everyone()
     loss_fn = partial(eagle3_loss, target=ctx.target, layers=layers, steps=options.ttt_steps,
-                      weight=options.step_weight, draft_ids=model.draft_ids.to(ctx.accelerator.device),
+                      weight=options.step_weight, draft_ids=head.draft_ids.to(ctx.accelerator.device),
                       cache_dir=cache_dir, accept_weight=options.accept_weight)
-    return model, loss_fn, {"aux_layers": layers, "draft_vocab_size": model.config.draft_vocab_size}
+    return model, loss_fn, {"aux_layers": layers, "draft_vocab_size": head.config.draft_vocab_size,
+                            **({"finetune": "lora", "lora_r": options.lora_r} if options.finetune == "lora" else {})}
 
 
 def write_options(options: Eagle3Options, export: ExportConfig) -> dict[str, Any]:
@@ -139,4 +181,5 @@ def write_options(options: Eagle3Options, export: ExportConfig) -> dict[str, Any
 
 
 TRAINING = KindTraining(kind=EAGLE3.name, section="eagle3", options=Eagle3Options, help="EAGLE-3 head options",
-                        setup=setup_eagle3, warm_start="eagle3.init_from", write_options=write_options)
+                        setup=setup_eagle3, warm_start="eagle3.init_from", write_options=write_options,
+                        keep_adapters=keep_adapters)

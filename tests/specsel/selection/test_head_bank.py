@@ -1,5 +1,6 @@
 """The stacked head bank against one-head-at-a-time prefills, on a tiny random Llama target."""
 
+import copy
 import gc
 import weakref
 
@@ -7,11 +8,12 @@ import pytest
 import torch
 
 from draftpool.forward.sampling import SamplingParams
+from draftpool.models.low_rank import LowRank, delta, fingerprint
 from specsel.decoding.eagle3 import Eagle3Drafter
 from specsel.decoding.loop import SpecDecoder
 from specsel.decoding.request import DecodeState
 from specsel.selection.delayed_feedback import GameConfig
-from specsel.selection.head_bank import HeadBank, same_shape
+from specsel.selection.head_bank import HeadBank, same_shape, shared_base
 from specsel.selection.learners import make_learner
 from specsel.selection.selector import Selector
 from tests.stubs import VOCAB, make_head, tiny_target
@@ -29,15 +31,17 @@ def features(target, tokens):
     return torch.cat([out.hidden_states[i] for i in (1, 2, 3)], -1)[0]  # [T,3H]
 
 
-def assert_same_head_state(a: Eagle3Drafter, b: Eagle3Drafter) -> None:
+def assert_same_head_state(a: Eagle3Drafter, b: Eagle3Drafter, loose: float = 1.0) -> None:
+    """loose: a factor on the tolerances (a low-rank bank computes W_base x + s B A x where the head computes
+    W_merged x: equal up to float32 rounding of the sum)."""
     assert a.n_real == b.n_real
-    torch.testing.assert_close(a.k, b.k, atol=1e-5, rtol=1e-5)
-    torch.testing.assert_close(a.v, b.v, atol=1e-5, rtol=1e-5)
-    torch.testing.assert_close(a.last_hidden, b.last_hidden, atol=1e-4, rtol=1e-4)
-    torch.testing.assert_close(a.last_logits, b.last_logits, atol=1e-3, rtol=1e-4)
+    torch.testing.assert_close(a.k, b.k, atol=1e-5 * loose, rtol=1e-5 * loose)
+    torch.testing.assert_close(a.v, b.v, atol=1e-5 * loose, rtol=1e-5 * loose)
+    torch.testing.assert_close(a.last_hidden, b.last_hidden, atol=1e-4 * loose, rtol=1e-4 * loose)
+    torch.testing.assert_close(a.last_logits, b.last_logits, atol=1e-3 * loose, rtol=1e-4 * loose)
     assert sorted(a.pred_rows) == sorted(b.pred_rows)
     for pos in a.pred_rows:
-        torch.testing.assert_close(a.pred_rows[pos], b.pred_rows[pos], atol=1e-3, rtol=1e-4)
+        torch.testing.assert_close(a.pred_rows[pos], b.pred_rows[pos], atol=1e-3 * loose, rtol=1e-4 * loose)
 
 
 def tracked_pair(heads):
@@ -66,6 +70,62 @@ def test_bank_prefill_equals_each_head_alone(tiny):
         draft_a, _ = alone[i].draft_chain(3, SamplingParams(), None)
         draft_b, _ = banked[i].draft_chain(3, SamplingParams(), None)
         assert draft_a.tolist() == draft_b.tolist()
+
+
+LINEARS = ("fc", "midlayer.self_attn.q_proj", "midlayer.self_attn.k_proj", "midlayer.self_attn.v_proj",
+           "midlayer.self_attn.o_proj", "midlayer.mlp.gate_proj", "midlayer.mlp.up_proj", "midlayer.mlp.down_proj",
+           "lm_head")
+
+
+def low_rank_heads(target, n: int, rank: int = 2, scale: float = 2.0):
+    """n specialists of one base head: random adapters on every linear layer, merged into each head's weights."""
+    base = make_head(target, 7)
+    fp, g = fingerprint(base), torch.Generator().manual_seed(11)
+    heads = []
+    for _ in range(n):
+        head, factors = copy.deepcopy(base), {}
+        for name in LINEARS:
+            layer = head.get_submodule(name)
+            a = torch.randn(rank, layer.in_features, generator=g) * 0.1
+            b = torch.randn(layer.out_features, rank, generator=g) * 0.1
+            factors[name] = (a, b)
+            layer.weight.data += delta(a, b, scale)
+        head.low_rank = LowRank(factors, scale, fp)
+        heads.append(head)
+    return heads
+
+
+def test_low_rank_specialists_of_one_base_are_banked_by_their_factors(tiny):
+    target, _ = tiny
+    heads = low_rank_heads(target, 3)
+    tokens = torch.randint(0, VOCAB, (30,), generator=torch.Generator().manual_seed(6)).tolist()
+    feats = features(target, tokens)
+    alone, banked, bank = tracked_pair(heads)
+    assert bank.low_rank  # the base read once: only the factors are stacked
+    stacked = sum(t.numel() for group in bank.params.values() for t in group.values())
+    assert stacked == 3 * sum(a.numel() + b.numel() for a, b in heads[0].low_rank.factors.values())
+    for end in (9, 12, 13, 20, 29):
+        state = DecodeState(tokens=tokens[:end + 1], prompt_len=9, feats=feats[:end])
+        for d in alone:
+            d.sync(state)
+        bank.sync(state)
+        for a, b in zip(alone, banked):
+            assert_same_head_state(a, b, loose=10.0)
+        assert [d.last_logits.argmax().item() for d in alone] == [d.last_logits.argmax().item() for d in banked]
+
+
+def test_specialists_of_other_bases_or_with_other_frozen_weights_are_stacked_whole(tiny):
+    target, full = tiny
+    heads = low_rank_heads(target, 2)
+    assert shared_base(heads_drafters := [Eagle3Drafter(h) for h in heads])
+    other = copy.deepcopy(heads[1])
+    other.norm.weight.data += 0.01  # a weight the adapters do not cover differs: not one base
+    assert not shared_base([heads_drafters[0], Eagle3Drafter(other)])
+    assert not shared_base([heads_drafters[0], Eagle3Drafter(full[0])])  # a full head has no adapters
+    moved = copy.deepcopy(heads[1])
+    moved.midlayer.mlp.up_proj.weight.data += 0.01  # an update its adapters do not describe
+    assert not shared_base([heads_drafters[0], Eagle3Drafter(moved)])
+    assert not HeadBank([heads_drafters[0], Eagle3Drafter(other)]).low_rank
 
 
 def test_a_head_ahead_is_rewound_and_ends_as_if_synced_alone(tiny):
