@@ -28,7 +28,7 @@ from torch import nn
 from torch.func import functional_call, vmap
 
 from draftpool.models import KINDS
-from draftpool.models.low_rank import delta
+from draftpool.models.low_rank import LowRank, delta, fingerprint
 from specsel.decoding.request import DecodeState
 
 SHARED = ("embed_tokens.", "rotary_emb.")  # not stacked: the frozen embedding and the rotary buffers
@@ -84,29 +84,37 @@ class LowRankLinear(nn.Module):
         return F.linear(x, self.weight) + self.scale * F.linear(F.linear(x, self.a), self.b)  # [.., o]
 
 
-def shared_base(drafters: list[Stackable]) -> bool:
-    """Whether the heads are low-rank specialists of one base: the same base fingerprint, rank, scale and adapted
-    layers, and every weight that is not adapted equal."""
+def shared_base(drafters: list[Stackable]) -> list[LowRank] | None:
+    """Each head's adapters when the heads are low-rank specialists of one base (the same base fingerprint, rank,
+    scale and adapted layers, every weight that is not adapted equal), the base head itself among them with zero
+    adapters; None otherwise."""
     lows = [getattr(d.head, "low_rank", None) for d in drafters]
-    if len(drafters) < 2 or any(lo is None for lo in lows):
-        return False
-    first = lows[0]
+    known = [lo for lo in lows if lo is not None]
+    if len(drafters) < 2 or not known:
+        return None
+    first = known[0]
     if any((lo.base, lo.rank, lo.scale, sorted(lo.factors)) != (first.base, first.rank, first.scale,
-                                                               sorted(first.factors)) for lo in lows[1:]):
-        return False
+                                                               sorted(first.factors)) for lo in known[1:]):
+        return None
+    if len(known) < len(lows):  # a head without adapters joins only as the base itself
+        if any(lo is None and fingerprint(d.head) != first.base for d, lo in zip(drafters, lows)):
+            return None
+        zero = {m: (torch.zeros_like(a), torch.zeros_like(b)) for m, (a, b) in first.factors.items()}
+        lows = [lo if lo is not None else LowRank(zero, first.scale, first.base) for lo in lows]
     adapted = {f"{m}.weight" for m in first.factors}
     ref = dict(drafters[0].head.named_parameters())
     if not all(torch.equal(p, ref[n]) for d in drafters[1:] for n, p in d.head.named_parameters()
                if n not in adapted and not n.startswith(SHARED)):
-        return False
+        return None
 
-    def base(d: Stackable, m: str) -> torch.Tensor:  # [o,i] its merged weight less its own delta
-        a, b = d.head.low_rank.factors[m]
-        return d.head.get_submodule(m).weight.detach() - delta(a, b, first.scale).to(ref[f"{m}.weight"].dtype)
+    def base(i: int, m: str) -> torch.Tensor:  # [o,i] head i's merged weight less its own delta
+        a, b = lows[i].factors[m]
+        w = drafters[i].head.get_submodule(m).weight.detach()
+        return w - delta(a, b, first.scale).to(w.dtype)
 
     # rule: weights moved off base + adapters (e.g. an online update) make a head a whole head again
-    return all(torch.allclose(base(d, m), base(drafters[0], m), atol=1e-5)
-               for d in drafters[1:] for m in first.factors)
+    ok = all(torch.allclose(base(i, m), base(0, m), atol=1e-5) for i in range(1, len(drafters)) for m in first.factors)
+    return lows if ok else None
 
 
 class HeadBank:
@@ -128,7 +136,8 @@ class HeadBank:
         # the same for weights every member reads unstacked (a low-rank bank's base)
         self.params: dict[str, dict[str, torch.Tensor]] = {}
         self.shared: dict[str, dict[str, torch.Tensor]] = {}
-        self.low_rank = shared_base(drafters)
+        self.lows = shared_base(drafters)
+        self.low_rank = self.lows is not None
         self.run_modules = self._low_rank_modules() if self.low_rank else {m: getattr(self.base, m) for m in RUN}
         if self.low_rank:
             return
@@ -141,7 +150,7 @@ class HeadBank:
     def _low_rank_modules(self) -> dict[str, nn.Module]:
         """Copies of the run submodules with every adapted linear layer a `LowRankLinear`; the base weights go to
         `shared`, the members' factors to `params`."""
-        first = self.base.low_rank
+        first = self.lows[0]
         modules = {m: copy.deepcopy(getattr(self.base, m)) for m in RUN}  # ~the head's size once (no embedding)
         for name, (a0, b0) in first.factors.items():
             top, _, rest = name.partition(".")
@@ -159,7 +168,7 @@ class HeadBank:
                 if leaf in ("a", "b") and isinstance(module.get_submodule(path), LowRankLinear):
                     layer = f"{top}.{path}" if path else top
                     self.params.setdefault(top, {})[pname] = torch.stack(
-                        [d.head.low_rank.factors[layer][leaf == "b"].to(p.dtype) for d in self.drafters])
+                        [lo.factors[layer][leaf == "b"].to(p.dtype) for lo in self.lows])
                 else:
                     self.shared.setdefault(top, {})[pname] = p.detach()
         return modules

@@ -77,11 +77,12 @@ LINEARS = ("fc", "midlayer.self_attn.q_proj", "midlayer.self_attn.k_proj", "midl
            "lm_head")
 
 
-def low_rank_heads(target, n: int, rank: int = 2, scale: float = 2.0):
-    """n specialists of one base head: random adapters on every linear layer, merged into each head's weights."""
+def low_rank_heads(target, n: int, rank: int = 2, scale: float = 2.0, with_base: bool = False):
+    """n specialists of one base head: random adapters on every linear layer, merged into each head's weights (and
+    the base head itself first, with_base)."""
     base = make_head(target, 7)
     fp, g = fingerprint(base), torch.Generator().manual_seed(11)
-    heads = []
+    heads = [copy.deepcopy(base)] if with_base else []
     for _ in range(n):
         head, factors = copy.deepcopy(base), {}
         for name in LINEARS:
@@ -95,15 +96,16 @@ def low_rank_heads(target, n: int, rank: int = 2, scale: float = 2.0):
     return heads
 
 
-def test_low_rank_specialists_of_one_base_are_banked_by_their_factors(tiny):
+@pytest.mark.parametrize("with_base", [False, True])
+def test_low_rank_specialists_of_one_base_are_banked_by_their_factors(tiny, with_base):
     target, _ = tiny
-    heads = low_rank_heads(target, 3)
+    heads = low_rank_heads(target, 3 - with_base, with_base=with_base)  # the base head joins with zero adapters
     tokens = torch.randint(0, VOCAB, (30,), generator=torch.Generator().manual_seed(6)).tolist()
     feats = features(target, tokens)
     alone, banked, bank = tracked_pair(heads)
     assert bank.low_rank  # the base read once: only the factors are stacked
     stacked = sum(t.numel() for group in bank.params.values() for t in group.values())
-    assert stacked == 3 * sum(a.numel() + b.numel() for a, b in heads[0].low_rank.factors.values())
+    assert stacked == 3 * sum(a.numel() + b.numel() for a, b in heads[-1].low_rank.factors.values())
     for end in (9, 12, 13, 20, 29):
         state = DecodeState(tokens=tokens[:end + 1], prompt_len=9, feats=feats[:end])
         for d in alone:
@@ -121,7 +123,7 @@ def test_specialists_of_other_bases_or_with_other_frozen_weights_are_stacked_who
     other = copy.deepcopy(heads[1])
     other.norm.weight.data += 0.01  # a weight the adapters do not cover differs: not one base
     assert not shared_base([heads_drafters[0], Eagle3Drafter(other)])
-    assert not shared_base([heads_drafters[0], Eagle3Drafter(full[0])])  # a full head has no adapters
+    assert not shared_base([heads_drafters[0], Eagle3Drafter(full[0])])  # a head that is not their base
     moved = copy.deepcopy(heads[1])
     moved.midlayer.mlp.up_proj.weight.data += 0.01  # an update its adapters do not describe
     assert not shared_base([heads_drafters[0], Eagle3Drafter(moved)])
