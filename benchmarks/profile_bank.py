@@ -11,10 +11,10 @@ alone (the [N, n, h] x [N, h, Vd] product); one head's own sync (what the chosen
 step and a target pass over 5 tokens (a k = 4 verification) with the engine's forward. Writes <out>/results.json and
 <out>/table.md (also printed).
 
---synthetic N:R compares, in one run, the two ways a pool can hold N specialists of the pool's first head: N whole
-heads (its copies, each perturbed, so the stack holds N distinct weights) and N low-rank specialists of rank R over
-it (draftpool/models/low_rank.py: random adapters on every linear layer, merged into each copy; the bank reads the
-base once). The time of a prefill does not depend on the weights' values, only on their shapes and sharing, so
+--synthetic N:R compares, in one run, the ways a pool can hold N specialists of the pool's first head: N whole
+heads (its copies, each perturbed, so the stack holds N distinct weights), N low-rank specialists of rank R over it
+(draftpool/models/low_rank.py: random adapters on every linear layer, merged into each copy; the bank reads the
+base once), and the same with each its own lm_head (`eagle3.lora_vocab=own`: those stacked whole). The time of a prefill does not depend on the weights' values, only on their shapes and sharing, so
 random weights measure what trained specialists would cost.
 """
 
@@ -100,7 +100,7 @@ def synthetic(base: Member, n: int, rank: int, seed: int = 0) -> dict[str, list[
     from draftpool.models.low_rank import LowRank, delta, fingerprint
 
     g = torch.Generator().manual_seed(seed)
-    fp, out = fingerprint(base.module), {"whole": [], "low_rank": []}
+    fp, out = fingerprint(base.module), {"whole": [], "low_rank": [], "low_rank_own_vocab": []}
     for i in range(n):
         whole = copy.deepcopy(base.module)
         for p in whole.parameters():
@@ -116,6 +116,10 @@ def synthetic(base: Member, n: int, rank: int, seed: int = 0) -> dict[str, list[
             layer.weight.add_(delta(a, b, 2.0))
         low.low_rank = LowRank(factors, 2.0, fp)
         out["low_rank"].append(Member(f"low-rank-{i}", base.kind, low))
+        own = copy.deepcopy(low)  # eagle3.lora_vocab=own: its lm_head its own (stacked whole), no adapter there
+        own.lm_head.weight.add_(torch.randn(own.lm_head.weight.shape, generator=g) * 1e-3)
+        own.low_rank = LowRank({k: v for k, v in factors.items() if k != "lm_head"}, 2.0, fp)
+        out["low_rank_own_vocab"].append(Member(f"low-rank-own-{i}", base.kind, own))
     return out
 
 

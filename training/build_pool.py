@@ -88,9 +88,6 @@ def build_signature(profile: str, overrides: list[str], init_from: str = "") -> 
             **({"init_from": init_from} if init_from else {})}
 
 
-LOW_RANK = {"eagle3": ["eagle3.finetune=lora"]}  # --specialists low_rank: the overrides per kind that has them
-
-
 def train_all(target: str, profile: str, drafters: list[str], domains: list[str], overrides: list[str],
               specialists: str = "whole") -> Path:
     """Train every missing (domain, drafter) of the pool, the general head first; returns the pool folder. With a
@@ -106,7 +103,7 @@ def train_all(target: str, profile: str, drafters: list[str], domains: list[str]
             folder, warm_start = training_for(drafter).folder, training_for(drafter).warm_start
             general = pool_dir / f"{GENERAL}-{folder}"
             init_from = ""
-            low_rank = LOW_RANK.get(drafter, []) if specialists == "low_rank" and domain != GENERAL else []
+            low_rank = list(training_for(drafter).low_rank) if specialists == "low_rank" and domain != GENERAL else []
             if low_rank and not general.is_dir():
                 raise ConfigError(f"--specialists low_rank: {name_of(domain, folder)} needs the general head "
                                   f"{general} (add general to --domains)")

@@ -86,8 +86,9 @@ class LowRankLinear(nn.Module):
 
 def shared_base(drafters: list[Stackable]) -> list[LowRank] | None:
     """Each head's adapters when the heads are low-rank specialists of one base (the same base fingerprint, rank,
-    scale and adapted layers, every weight that is not adapted equal), the base head itself among them with zero
-    adapters; None otherwise."""
+    scale and adapted layers, and the adapted layers' base weights equal), the base head itself among them with
+    zero adapters; None otherwise. Weights that are not adapted may differ (a specialist's own lm_head): the bank
+    stacks those whole."""
     lows = [getattr(d.head, "low_rank", None) for d in drafters]
     known = [lo for lo in lows if lo is not None]
     if len(drafters) < 2 or not known:
@@ -101,12 +102,6 @@ def shared_base(drafters: list[Stackable]) -> list[LowRank] | None:
             return None
         zero = {m: (torch.zeros_like(a), torch.zeros_like(b)) for m, (a, b) in first.factors.items()}
         lows = [lo if lo is not None else LowRank(zero, first.scale, first.base) for lo in lows]
-    adapted = {f"{m}.weight" for m in first.factors}
-    ref = dict(drafters[0].head.named_parameters())
-    if not all(torch.equal(p, ref[n]) for d in drafters[1:] for n, p in d.head.named_parameters()
-               if n not in adapted and not n.startswith(SHARED)):
-        return None
-
     def base(i: int, m: str) -> torch.Tensor:  # [o,i] head i's merged weight less its own delta
         a, b = lows[i].factors[m]
         w = drafters[i].head.get_submodule(m).weight.detach()
@@ -169,8 +164,12 @@ class HeadBank:
                     layer = f"{top}.{path}" if path else top
                     self.params.setdefault(top, {})[pname] = torch.stack(
                         [lo.factors[layer][leaf == "b"].to(p.dtype) for lo in self.lows])
-                else:
-                    self.shared.setdefault(top, {})[pname] = p.detach()
+                elif isinstance(module.get_submodule(path), LowRankLinear) or all(
+                        torch.equal(d.head.get_parameter(f"{top}.{pname}"), p) for d in self.drafters[1:]):
+                    self.shared.setdefault(top, {})[pname] = p.detach()  # the base, or a weight all members share
+                else:  # a weight of each member's own (e.g. its own vocabulary's lm_head): stacked whole
+                    self.params.setdefault(top, {})[pname] = torch.stack(
+                        [d.head.get_parameter(f"{top}.{pname}").detach() for d in self.drafters])
         return modules
 
     def run(self, *args):

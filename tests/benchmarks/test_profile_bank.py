@@ -20,3 +20,5 @@ def test_synthetic_whole_and_low_rank_specialists_of_one_head():
     per_member = sum(a.numel() + b.numel() for a, b in sets["low_rank"][0].module.low_rank.factors.values())
     assert sum(t.numel() for g in low.params.values() for t in g.values()) == 3 * per_member
     assert all(m.module.low_rank.rank == 2 for m in sets["low_rank"])
+    own = HeadBank([Eagle3Drafter(m.module) for m in sets["low_rank_own_vocab"]])
+    assert own.low_rank and own.params["lm_head"]["weight"].shape[0] == 3  # its own lm_heads stacked whole

@@ -255,13 +255,16 @@ def test_signals_during_the_stop_are_ignored_and_said_so(tmp_path, capfd, record
             if first is not None:
                 _send(first)
 
+        def wait_ready(self):
+            return 0.0
+
         def stop(self):
             _send(signal.SIGINT, signal.SIGTERM)
             assert signal.getsignal(signal.SIGTERM) is on_signal  # not the caller's yet
             stopped.append(True)
             return [{"event": "stopped", "unsaved_rounds": 0}]
 
-    handle = Handle(faults=[], restarts=0, dropped=0, rounds_seen=0, exports=[], skipped=0, lost=None)
+    handle = Handle(faults=[], restarts=0, dropped=0, rounds_seen=0, exports=[], skipped=0, lost=None, threads=None)
     server = ServingBase(None, {})  # the skeleton: a bad line is answered without a decoder
     reqs = requests(tmp_path / "r.jsonl", ["{not json"])  # a bad line: its record needs no tokenizer
     summary = serve(ServeConfig(requests=str(reqs)), server, handle, None, None, tmp_path / "online", [])

@@ -331,10 +331,12 @@ def test_head_initialised_from_the_target_and_frozen_lm_head(tiny_data_root, tmp
 
 
 @pytest.mark.tier2
+@pytest.mark.parametrize("vocab", ["base", "own"])
 def test_a_low_rank_specialist_trains_adapters_over_its_base_and_exports_both(tiny_data_root, tiny_target_info,
-                                                                            tiny_real_target, tmp_path):
-    """eagle3.finetune=lora: the base head's weights and draft vocabulary kept, adapters trained; the folder holds
-    the merged weights (what vLLM loads) and the adapters, whose delta is exactly merged - base."""
+                                                                            tiny_real_target, tmp_path, vocab):
+    """eagle3.finetune=lora: the base head's weights kept, adapters trained (with lora_vocab=base on the lm_head
+    too, over the base's vocabulary; with own, the head's own vocabulary and lm_head, trained whole); the folder
+    holds the merged weights (what vLLM loads) and the adapters, whose delta is exactly merged - base."""
     from draftpool.models import low_rank
     from draftpool.models.eagle3 import load_eagle3
 
@@ -343,15 +345,17 @@ def test_a_low_rank_specialist_trains_adapters_over_its_base_and_exports_both(ti
     base_dir = tmp_path / "b" / "pools" / tiny_target_info.slug / "sql-eagle3"
     assert train_drafter.main(tiny_args(tiny_data_root, tmp_path, "train.max_steps=3", "train.lr=0.01",
                                         "eagle3.finetune=lora", "eagle3.lora_r=4", f"eagle3.init_from={base_dir}",
-                                        tiny)) == 0
+                                        f"eagle3.lora_vocab={vocab}", "eagle3.draft_vocab_size=512", tiny)) == 0
     model, _ = tiny_real_target
     emb = model.get_input_embeddings().weight
     base = load_eagle3(base_dir, tiny_target_info, emb)
     spec = load_eagle3(tmp_path / "pools" / tiny_target_info.slug / "sql-eagle3", tiny_target_info, emb)
     assert base.low_rank is None and spec.low_rank is not None
     low = spec.low_rank
-    assert low.rank == 4 and low.base == low_rank.fingerprint(base) and len(low.factors) == 9
-    assert torch.equal(spec.d2t, base.d2t)  # the base's draft vocabulary
+    assert low.rank == 4 and low.base == low_rank.fingerprint(base)
+    assert len(low.factors) == (9 if vocab == "base" else 8) and ("lm_head" in low.factors) == (vocab == "base")
+    # the base's draft vocabulary (1,024 tokens), or its own of eagle3.draft_vocab_size
+    assert torch.equal(spec.d2t, base.d2t) if vocab == "base" else spec.d2t.numel() == 512
     layers, base_layers = dict(spec.named_modules()), dict(base.named_modules())
     moved = 0
     for name, (a, b) in low.factors.items():

@@ -78,6 +78,7 @@ class KindTraining:
     prerequisite: Callable[[Any, SetupContext], Prerequisite | None] = field(default=lambda options, ctx: None)
     write_options: Callable[[Any, ExportConfig], dict[str, Any]] = field(default=lambda options, export: {})
     keep_adapters: Callable[[Any], None] = field(default=lambda model: None)  # a LoRA model, before its merge
+    low_rank: tuple[str, ...] = ()  # overrides that make a specialist low rank (build_pool --specialists low_rank)
 
     @property
     def folder(self) -> str:

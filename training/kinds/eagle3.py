@@ -48,8 +48,11 @@ class Eagle3Options:
                                     "general head): its layers and norms, and its lm_head rows for the tokens both "
                                     "draft vocabularies hold; the draft vocabulary is still chosen from this data")
     finetune: Literal["full", "lora"] = field("full", help="train every weight, or LoRA adapters over the "
-                                                          "eagle3.init_from head (its draft vocabulary and weights "
-                                                          "kept: a low-rank specialist, draftpool/models/low_rank.py)")
+                                                          "eagle3.init_from head (its weights kept: a low-rank "
+                                                          "specialist, draftpool/models/low_rank.py)")
+    lora_vocab: Literal["own", "base"] = field("own", help="finetune lora: a draft vocabulary chosen from this data "
+                                                           "with its own lm_head, trained whole (own), or the base's "
+                                                           "vocabulary and lm_head, adapted (base)")
     lora_r: int = field(16, help="LoRA rank (finetune lora)")
     lora_alpha: int = field(32, help="LoRA alpha (finetune lora): the adapters' scale is alpha / r")
 
@@ -73,7 +76,7 @@ def make_eagle3(options: Eagle3Options, target, info: TargetInfo, train_rows: li
     from `seed`, the target (init_from_target) or another head (init_from)."""
     layers = options.aux_layers or default_aux_layers(info.num_layers)
     check_aux_layers(layers, info.num_layers)
-    if options.finetune == "lora":  # the base head itself, draft vocabulary included: only adapters train
+    if options.finetune == "lora" and options.lora_vocab == "base":  # the base head itself, vocabulary included
         source = load_eagle3(options.init_from, info, target.get_input_embeddings().weight)
         if source.config.eagle_aux_hidden_state_layer_ids != layers:
             raise ConfigError(f"eagle3.init_from {options.init_from} reads target layers "
@@ -126,15 +129,17 @@ def init_head_from_head(head: Eagle3Head, source: Eagle3Head) -> None:
 LORA_MODULES = ("fc", "q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj", "lm_head")
 
 
-def lora_head(head: Eagle3Head, options: Eagle3Options):
-    """The base head with LoRA adapters on every linear layer (peft); the base frozen, its fingerprint kept for the
-    export (`keep_adapters`)."""
+def lora_head(head: Eagle3Head, options: Eagle3Options, base: str):
+    """The head with LoRA adapters (peft) on every linear layer but, with its own vocabulary, the lm_head, which then
+    trains whole (peft's modules_to_save); the rest frozen. `base`: the fingerprint of the eagle3.init_from head the
+    adapted layers start from, kept for the export (`keep_adapters`)."""
     from peft import LoraConfig, get_peft_model
 
-    base = low_rank.fingerprint(head)
+    own = options.lora_vocab == "own"
     head.requires_grad_(False)
     model = get_peft_model(head, LoraConfig(r=options.lora_r, lora_alpha=options.lora_alpha, lora_dropout=0.0,
-                                            target_modules=list(LORA_MODULES)))
+                                            target_modules=[m for m in LORA_MODULES if not (own and m == "lm_head")],
+                                            modules_to_save=["lm_head"] if own else None))
     model.low_rank_base = base
     return model
 
@@ -160,7 +165,10 @@ def setup_eagle3(options: Eagle3Options, ctx: SetupContext):
     """-> (the head to train, its TTT loss, what its manifest entry records)."""
     head = make_eagle3(options, ctx.target, ctx.info, ctx.train_rows, ctx.seed)
     layers = EAGLE3.aux_layers(head)
-    model = lora_head(head, options) if options.finetune == "lora" else head
+    model = head
+    if options.finetune == "lora":
+        base = load_eagle3(options.init_from, ctx.info, ctx.target.get_input_embeddings().weight)
+        model = lora_head(head, options, low_rank.fingerprint(base.float()))
     cache_dir = None
     if options.target_cache:
         cache_dir = ctx.run_dir / "target_cache"
@@ -172,7 +180,8 @@ def setup_eagle3(options: Eagle3Options, ctx: SetupContext):
                       weight=options.step_weight, draft_ids=head.draft_ids.to(ctx.accelerator.device),
                       cache_dir=cache_dir, accept_weight=options.accept_weight)
     return model, loss_fn, {"aux_layers": layers, "draft_vocab_size": head.config.draft_vocab_size,
-                            **({"finetune": "lora", "lora_r": options.lora_r} if options.finetune == "lora" else {})}
+                            **({"finetune": "lora", "lora_r": options.lora_r, "lora_vocab": options.lora_vocab}
+                               if options.finetune == "lora" else {})}
 
 
 def write_options(options: Eagle3Options, export: ExportConfig) -> dict[str, Any]:
@@ -182,4 +191,7 @@ def write_options(options: Eagle3Options, export: ExportConfig) -> dict[str, Any
 
 TRAINING = KindTraining(kind=EAGLE3.name, section="eagle3", options=Eagle3Options, help="EAGLE-3 head options",
                         setup=setup_eagle3, warm_start="eagle3.init_from", write_options=write_options,
-                        keep_adapters=keep_adapters)
+                        keep_adapters=keep_adapters,
+                        # LoRA at the whole fine-tune's 1e-3 reached 0.79x its in-domain chain, 3e-3 with its own
+                        # vocabulary 0.93x (docs/results/2026-11-29-low-rank-specialists.md)
+                        low_rank=("eagle3.finetune=lora", "eagle3.lora_vocab=own", "train.lr=0.003"))

@@ -77,15 +77,18 @@ LINEARS = ("fc", "midlayer.self_attn.q_proj", "midlayer.self_attn.k_proj", "midl
            "lm_head")
 
 
-def low_rank_heads(target, n: int, rank: int = 2, scale: float = 2.0, with_base: bool = False):
+def low_rank_heads(target, n: int, rank: int = 2, scale: float = 2.0, with_base: bool = False,
+                   own_lm_head: bool = False):
     """n specialists of one base head: random adapters on every linear layer, merged into each head's weights (and
-    the base head itself first, with_base)."""
+    the base head itself first, with_base); own_lm_head: each its own lm_head instead of an adapted one."""
     base = make_head(target, 7)
     fp, g = fingerprint(base), torch.Generator().manual_seed(11)
     heads = [copy.deepcopy(base)] if with_base else []
     for _ in range(n):
         head, factors = copy.deepcopy(base), {}
-        for name in LINEARS:
+        if own_lm_head:
+            head.lm_head.weight.data = torch.randn(head.lm_head.weight.shape, generator=g) * 0.05
+        for name in LINEARS[:-1] if own_lm_head else LINEARS:
             layer = head.get_submodule(name)
             a = torch.randn(rank, layer.in_features, generator=g) * 0.1
             b = torch.randn(layer.out_features, rank, generator=g) * 0.1
@@ -96,16 +99,18 @@ def low_rank_heads(target, n: int, rank: int = 2, scale: float = 2.0, with_base:
     return heads
 
 
-@pytest.mark.parametrize("with_base", [False, True])
-def test_low_rank_specialists_of_one_base_are_banked_by_their_factors(tiny, with_base):
+@pytest.mark.parametrize("with_base,own_lm_head", [(False, False), (True, False), (True, True)])
+def test_low_rank_specialists_of_one_base_are_banked_by_their_factors(tiny, with_base, own_lm_head):
     target, _ = tiny
-    heads = low_rank_heads(target, 3 - with_base, with_base=with_base)  # the base head joins with zero adapters
+    # the base head joins with zero adapters; with their own lm_heads, those are stacked whole
+    heads = low_rank_heads(target, 3 - with_base, with_base=with_base, own_lm_head=own_lm_head)
     tokens = torch.randint(0, VOCAB, (30,), generator=torch.Generator().manual_seed(6)).tolist()
     feats = features(target, tokens)
     alone, banked, bank = tracked_pair(heads)
-    assert bank.low_rank  # the base read once: only the factors are stacked
+    assert bank.low_rank  # the base read once: only the factors (and each member's own weights) are stacked
     stacked = sum(t.numel() for group in bank.params.values() for t in group.values())
-    assert stacked == 3 * sum(a.numel() + b.numel() for a, b in heads[-1].low_rank.factors.values())
+    own = heads[-1].lm_head.weight.numel() if own_lm_head else 0
+    assert stacked == 3 * (own + sum(a.numel() + b.numel() for a, b in heads[-1].low_rank.factors.values()))
     for end in (9, 12, 13, 20, 29):
         state = DecodeState(tokens=tokens[:end + 1], prompt_len=9, feats=feats[:end])
         for d in alone:
@@ -116,18 +121,19 @@ def test_low_rank_specialists_of_one_base_are_banked_by_their_factors(tiny, with
         assert [d.last_logits.argmax().item() for d in alone] == [d.last_logits.argmax().item() for d in banked]
 
 
-def test_specialists_of_other_bases_or_with_other_frozen_weights_are_stacked_whole(tiny):
+def test_specialists_of_other_bases_or_moved_off_their_adapters_are_stacked_whole(tiny):
     target, full = tiny
     heads = low_rank_heads(target, 2)
     assert shared_base(heads_drafters := [Eagle3Drafter(h) for h in heads])
     other = copy.deepcopy(heads[1])
-    other.norm.weight.data += 0.01  # a weight the adapters do not cover differs: not one base
-    assert not shared_base([heads_drafters[0], Eagle3Drafter(other)])
+    other.norm.weight.data += 0.01  # a weight the adapters do not cover differs: still one base, that one stacked
+    assert shared_base([heads_drafters[0], Eagle3Drafter(other)])
+    assert "weight" in HeadBank([heads_drafters[0], Eagle3Drafter(other)]).params["norm"]
     assert not shared_base([heads_drafters[0], Eagle3Drafter(full[0])])  # a head that is not their base
     moved = copy.deepcopy(heads[1])
     moved.midlayer.mlp.up_proj.weight.data += 0.01  # an update its adapters do not describe
     assert not shared_base([heads_drafters[0], Eagle3Drafter(moved)])
-    assert not HeadBank([heads_drafters[0], Eagle3Drafter(other)]).low_rank
+    assert not HeadBank([heads_drafters[0], Eagle3Drafter(moved)]).low_rank
 
 
 def test_a_head_ahead_is_rewound_and_ends_as_if_synced_alone(tiny):
