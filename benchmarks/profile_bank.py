@@ -14,8 +14,9 @@ step and a target pass over 5 tokens (a k = 4 verification) with the engine's fo
 --synthetic N:R compares, in one run, the ways a pool can hold N specialists of the pool's first head: N whole
 heads (its copies, each perturbed, so the stack holds N distinct weights), N low-rank specialists of rank R over it
 (draftpool/models/low_rank.py: random adapters on every linear layer, merged into each copy; the bank reads the
-base once), and the same with each its own lm_head (`eagle3.lora_vocab=own`: those stacked whole). The time of a prefill does not depend on the weights' values, only on their shapes and sharing, so
-random weights measure what trained specialists would cost.
+base once), and the same with each its own lm_head (`eagle3.lora_vocab=own`: those stacked whole). The time of a
+prefill does not depend on the weights' values, only on their shapes and sharing, so random weights measure what
+trained specialists would cost.
 """
 
 from __future__ import annotations

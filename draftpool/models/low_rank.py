@@ -2,9 +2,10 @@
 weights.
 
 The folder's `model.safetensors` holds the merged weights (W + scale * B A per adapted linear layer), so vLLM, SGLang
-and a pool of one load it unchanged. `low_rank/adapter.safetensors` keeps the adapters themselves (`<module>.lora_A` [r,in],
-`<module>.lora_B` [out,r]) and draftpool.json's "adapter" entry their rank, scale, layers and the fingerprint of the
-base they were trained over. Heads whose adapters share a base fingerprint are evaluated together by reading the base
+and a pool of one load it unchanged. `low_rank/adapter.safetensors` keeps the adapters themselves (`<module>.lora_A`
+[r,in], `<module>.lora_B` [out,r]) and draftpool.json's "adapter" entry their rank, scale, layers and the fingerprint
+of the base they were trained over; a specialist's own weights outside the adapters (its own vocabulary's lm_head)
+are only in the merged file. Heads whose adapters share a base fingerprint are evaluated together by reading the base
 once (specsel/selection/head_bank.py): the base's weight of an adapted layer is the merged weight less the member's
 own delta.
 
