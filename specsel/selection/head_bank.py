@@ -9,10 +9,11 @@ hands each head its own cache, last hidden, last logits and tracked predictions 
 `Eagle3Drafter.sync` would have left them. The frozen token embedding is shared, not stacked.
 
 Low-rank specialists over one base (draftpool/models/low_rank.py: every member's adapters name the same base
-fingerprint and the rest of their weights are equal) are not stacked whole: the bank keeps the base once (an adapted
-layer's weight is a member's merged weight less its own delta) and stacks only the adapters, and runs each adapted
-layer as base + scale * B A x, so vmap reads a base weight once for every member's rows (one matmul over [N*n] rows)
-and only the small factors per member.
+fingerprint, and each adapted layer's merged weight less the member's own delta is the same base weight; the base
+head itself joins with zero adapters) are not stacked whole: the bank keeps the base once and stacks the adapters,
+and runs each adapted layer as base + scale * B A x, so vmap reads a base weight once for every member's rows (one
+matmul over [N*n] rows) and only the small factors per member. Weights outside the adapters are shared where every
+member's are equal and stacked whole where they differ (a specialist's own vocabulary's lm_head).
 
 Shapes: N heads, n new positions, L cached positions, h head hidden, nh heads x d head dim, Vd draft vocabulary.
 """
@@ -102,6 +103,7 @@ def shared_base(drafters: list[Stackable]) -> list[LowRank] | None:
             return None
         zero = {m: (torch.zeros_like(a), torch.zeros_like(b)) for m, (a, b) in first.factors.items()}
         lows = [lo if lo is not None else LowRank(zero, first.scale, first.base) for lo in lows]
+
     def base(i: int, m: str) -> torch.Tensor:  # [o,i] head i's merged weight less its own delta
         a, b = lows[i].factors[m]
         w = drafters[i].head.get_submodule(m).weight.detach()
