@@ -87,18 +87,13 @@ def profile(model, tok, members: list[Member], prompt: str, positions: list[int]
             "plain_step_ms": 1000 * pm.total_s / max(1, pm.new_tokens), "target_5_tokens_ms": target_5, "rows": rows}
 
 
-LINEAR_LAYERS = ("fc", "midlayer.self_attn.q_proj", "midlayer.self_attn.k_proj", "midlayer.self_attn.v_proj",
-                 "midlayer.self_attn.o_proj", "midlayer.mlp.gate_proj", "midlayer.mlp.up_proj",
-                 "midlayer.mlp.down_proj", "lm_head")
-
-
 @torch.no_grad()
 def synthetic(base: Member, n: int, rank: int, seed: int = 0) -> dict[str, list[Member]]:
-    """N whole specialists and N rank-`rank` low-rank specialists of `base`'s head (random weights: see --synthetic).
-    -> {"whole": [...], "low_rank": [...]}"""
+    """N whole specialists and N rank-`rank` low-rank specialists of `base`'s head, with the base's lm_head adapted
+    and with their own (random weights: see --synthetic) -> {"whole", "low_rank", "low_rank_own_vocab": [...]}"""
     import copy
 
-    from draftpool.models.low_rank import LowRank, delta, fingerprint
+    from draftpool.models.low_rank import LowRank, delta, fingerprint, linear_layers
 
     g = torch.Generator().manual_seed(seed)
     fp, out = fingerprint(base.module), {"whole": [], "low_rank": [], "low_rank_own_vocab": []}
@@ -109,7 +104,7 @@ def synthetic(base: Member, n: int, rank: int, seed: int = 0) -> dict[str, list[
                 p.add_(torch.randn(p.shape, generator=g) * 1e-3)
         out["whole"].append(Member(f"whole-{i}", base.kind, whole))
         low, factors = copy.deepcopy(base.module), {}
-        for name in LINEAR_LAYERS:
+        for name in linear_layers(low):
             layer = low.get_submodule(name)
             a = torch.randn(rank, layer.in_features, generator=g) * 0.01
             b = torch.randn(layer.out_features, rank, generator=g) * 0.01

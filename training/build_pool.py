@@ -9,9 +9,9 @@ Llama drafters with `--drafters eagle3,suffix,llama` (llama68m: its older name),
 from its recipe (self-distillation first where the domain's data is missing). Resumable per drafter: a drafter whose
 pool entry records the same build signature is skipped, and a killed drafter resumes from its own checkpoints.
 Extra `key=value` overrides go to every drafter. `--specialists low_rank` makes each EAGLE-3 specialist LoRA adapters
-over the pool's general head (`eagle3.finetune=lora`, its draft vocabulary kept; draftpool/models/low_rank.py): the
-exported folder holds the merged head (what vLLM loads) and the adapters, and a pool of such specialists is
-evaluated by reading the general head's weights once (specsel/selection/head_bank.py).
+over the pool's general head (the kind's low-rank overrides: `eagle3.finetune=lora`, its own draft vocabulary, lr
+3e-3; draftpool/models/low_rank.py): the exported folder holds the merged head (what vLLM loads) and the adapters,
+and a pool of such specialists is evaluated by reading the general head's weights once (head_bank.py).
 
 Profiles (the recipes stay the reference for a single drafter):
 - quick: sized for 2 CPU cores and the embedded target: the first 160 train and 32 held-out prompts of each split
@@ -102,17 +102,16 @@ def train_all(target: str, profile: str, drafters: list[str], domains: list[str]
             pool_dir = pool_dir_of(cfg, info.slug)
             folder, warm_start = training_for(drafter).folder, training_for(drafter).warm_start
             general = pool_dir / f"{GENERAL}-{folder}"
-            init_from = ""
+            init_from, name = "", f"{domain}-{folder}"
             low_rank = list(training_for(drafter).low_rank) if specialists == "low_rank" and domain != GENERAL else []
             if low_rank and not general.is_dir():
-                raise ConfigError(f"--specialists low_rank: {name_of(domain, folder)} needs the general head "
+                raise ConfigError(f"--specialists low_rank: {name} needs the general head "
                                   f"{general} (add general to --domains)")
             if (PROFILES[profile]["warm_start"] or low_rank) and warm_start and domain != GENERAL \
                     and general.is_dir():
                 init_from = str(general)
                 cfg = load_cfg(target, profile, drafter, domain, overrides + low_rank, init_from)
             sig = build_signature(profile, overrides + low_rank, init_from)
-            name = name_of(domain, folder)
             entry = _manifest(pool_dir).get("drafters", {}).get(name, {})
             if entry.get("build") == sig and (pool_dir / name).is_dir():
                 print(f"[build_pool] {name}: already built with this signature, skipped")
@@ -126,10 +125,6 @@ def train_all(target: str, profile: str, drafters: list[str], domains: list[str]
             manifest["drafters"][name].update(build=sig, build_seconds=round(time.time() - t0, 1))
             atomic_write_json(pool_dir / "pool.json", manifest)
     return pool_dir
-
-
-def name_of(domain: str, folder: str) -> str:
-    return f"{domain}-{folder}"
 
 
 def fill_matrix(pool_dir: Path, target: str, data_dirs: dict[str, Path], max_sequences: int, depth: int = 7,

@@ -50,6 +50,11 @@ def delta(a: torch.Tensor, b: torch.Tensor, scale: float) -> torch.Tensor:
     return scale * (b @ a)
 
 
+def linear_layers(head: nn.Module) -> list[str]:
+    """The names of a head's linear layers (what its adapters may cover)."""
+    return [name for name, m in head.named_modules() if isinstance(m, nn.Linear)]
+
+
 def fingerprint(head: nn.Module) -> str:
     """sha256 over a head's tensors by name (float32 bytes): equal for one base, whatever folder holds it."""
     h = hashlib.sha256()

@@ -126,9 +126,6 @@ def init_head_from_head(head: Eagle3Head, source: Eagle3Head) -> None:
     head.lm_head.weight.data[shared] = source.lm_head.weight.data[pos[shared]].to(head.lm_head.weight.dtype)
 
 
-LORA_MODULES = ("fc", "q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj", "lm_head")
-
-
 def lora_head(head: Eagle3Head, options: Eagle3Options, base: str):
     """The head with LoRA adapters (peft) on every linear layer but, with its own vocabulary, the lm_head, which then
     trains whole (peft's modules_to_save); the rest frozen. `base`: the fingerprint of the eagle3.init_from head the
@@ -138,7 +135,8 @@ def lora_head(head: Eagle3Head, options: Eagle3Options, base: str):
     own = options.lora_vocab == "own"
     head.requires_grad_(False)
     model = get_peft_model(head, LoraConfig(r=options.lora_r, lora_alpha=options.lora_alpha, lora_dropout=0.0,
-                                            target_modules=[m for m in LORA_MODULES if not (own and m == "lm_head")],
+                                            target_modules=[m for m in low_rank.linear_layers(head)
+                                                            if not (own and m == "lm_head")],
                                             modules_to_save=["lm_head"] if own else None))
     model.low_rank_base = base
     return model
@@ -167,8 +165,9 @@ def setup_eagle3(options: Eagle3Options, ctx: SetupContext):
     layers = EAGLE3.aux_layers(head)
     model = head
     if options.finetune == "lora":
-        base = load_eagle3(options.init_from, ctx.info, ctx.target.get_input_embeddings().weight)
-        model = lora_head(head, options, low_rank.fingerprint(base.float()))
+        base = head if options.lora_vocab == "base" else load_eagle3(options.init_from, ctx.info,
+                                                                    ctx.target.get_input_embeddings().weight).float()
+        model = lora_head(head, options, low_rank.fingerprint(base))
     cache_dir = None
     if options.target_cache:
         cache_dir = ctx.run_dir / "target_cache"

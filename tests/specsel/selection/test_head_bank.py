@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from draftpool.forward.sampling import SamplingParams
-from draftpool.models.low_rank import LowRank, delta, fingerprint
+from draftpool.models.low_rank import LowRank, delta, fingerprint, linear_layers
 from specsel.decoding.eagle3 import Eagle3Drafter
 from specsel.decoding.loop import SpecDecoder
 from specsel.decoding.request import DecodeState
@@ -72,11 +72,6 @@ def test_bank_prefill_equals_each_head_alone(tiny):
         assert draft_a.tolist() == draft_b.tolist()
 
 
-LINEARS = ("fc", "midlayer.self_attn.q_proj", "midlayer.self_attn.k_proj", "midlayer.self_attn.v_proj",
-           "midlayer.self_attn.o_proj", "midlayer.mlp.gate_proj", "midlayer.mlp.up_proj", "midlayer.mlp.down_proj",
-           "lm_head")
-
-
 def low_rank_heads(target, n: int, rank: int = 2, scale: float = 2.0, with_base: bool = False,
                    own_lm_head: bool = False):
     """n specialists of one base head: random adapters on every linear layer, merged into each head's weights (and
@@ -88,7 +83,7 @@ def low_rank_heads(target, n: int, rank: int = 2, scale: float = 2.0, with_base:
         head, factors = copy.deepcopy(base), {}
         if own_lm_head:
             head.lm_head.weight.data = torch.randn(head.lm_head.weight.shape, generator=g) * 0.05
-        for name in LINEARS[:-1] if own_lm_head else LINEARS:
+        for name in [n for n in linear_layers(head) if not (own_lm_head and n == "lm_head")]:
             layer = head.get_submodule(name)
             a = torch.randn(rank, layer.in_features, generator=g) * 0.1
             b = torch.randn(layer.out_features, rank, generator=g) * 0.1
