@@ -3,6 +3,8 @@
 Full-information learners (`full_information = True`: Hedge, NormalHedge, AdaNormalHedge) see every arm's loss in
 [0, 1] each round: probs(), select(), update(losses). Bandit learners (`full_information = False`) see only the
 played arm's reward in [0, 1]: select(), update(arm, reward). Every learner samples with its own random.Random(seed).
+`CalibratedRate` (per-cycle selection) stands apart: it chooses from this cycle's scores, select(scores), and is not
+in `LEARNERS`.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from specsel.selection.learners.ada_normal_hedge import AdaNormalHedge
+from specsel.selection.learners.calibrated_rate import CalibratedRate
 from specsel.selection.learners.discounted_ucb import DiscountedUCB
 from specsel.selection.learners.exp3 import EXP3
 from specsel.selection.learners.exp3_spec import EXP3Spec
@@ -49,6 +52,7 @@ def make_learner(name: str, n_arms: int, seed: int = 0, **kw: Any) -> Any:
 __all__ = [
     "LEARNERS",
     "AdaNormalHedge",
+    "CalibratedRate",
     "DiscountedUCB",
     "EXP3",
     "EXP3Spec",

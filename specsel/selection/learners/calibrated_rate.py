@@ -1,0 +1,104 @@
+"""Per-cycle choice by expected tokens per second (this project's rule for pools with model-free members).
+
+Every cycle each arm gets a value, and the largest is played (ties -> lowest index):
+
+    value_i = (a_i + 1) / c_i                      tokens committed per second of the cycle
+    a_i (scored arm: a model-free member that scores its proposal, s = its expected accepted drafts)
+        = (sum of accepted in s's bin + w0 * s) / (count of s's bin + w0)   the score, calibrated on its outcomes
+    a_i (model arm: a network drafter, no score before it drafts)
+        = exponential moving average of its accepted drafts per cycle it drafted (rate alpha)
+    c_i = exponential moving average of the seconds of a cycle it drafted (rate alpha); before its first, the
+          mean of its class's measured arms (else of all, else 1)
+
+Scored arms learn every cycle, played or not: a proposal's outcome is the number of its leading drafts that the
+committed tokens confirm (`observe_score`: counterfactual, free for a model-free member). Model arms learn only from
+their own cycles, so a model arm is played when it has never drafted, and again after `explore` cycles without
+drafting (its estimate may be stale after the stream changed). Deterministic: the seed is unused.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+from specsel.selection.learners.checks import check_n_arms
+
+
+class CalibratedRate:
+    full_information = False
+
+    def __init__(self, scored: list[bool], k: int, seed: int = 0, alpha: float = 0.1, prior_weight: float = 2.0,
+                 bins_per_token: int = 2, explore: int = 64, prior_accepted: float = 1.0):
+        self.n_arms = check_n_arms(len(scored))
+        if k < 1:
+            raise ValueError(f"k must be >= 1, got {k!r}")
+        if not (0 < alpha <= 1) or not (prior_weight > 0 and math.isfinite(prior_weight)):
+            raise ValueError(f"alpha must be in (0, 1] and prior_weight > 0, got {alpha!r}, {prior_weight!r}")
+        if bins_per_token < 1 or explore < 1 or not (0 <= prior_accepted <= k):
+            raise ValueError("bins_per_token and explore must be >= 1, prior_accepted in [0, k]")
+        self.scored, self.k, self.alpha, self.w0 = list(scored), k, alpha, prior_weight
+        self.bins_per_token, self.explore = bins_per_token, explore
+        self.rng = random.Random(seed)  # unused: the rule is deterministic
+        n_bins = k * bins_per_token + 1
+        self.bin_sum = [[0.0] * n_bins for _ in scored]  # scored arms: accepted drafts summed per score bin
+        self.bin_count = [[0] * n_bins for _ in scored]
+        self.accepted = [prior_accepted] * self.n_arms  # model arms: moving average of accepted drafts per cycle
+        self.cost: list[float | None] = [None] * self.n_arms  # moving average of seconds per cycle, once measured
+        self.played = [0] * self.n_arms
+        self.idle = [0] * self.n_arms  # cycles since the arm last drafted
+        self.last_values: list[float] = [0.0] * self.n_arms
+
+    def _bin(self, score: float) -> int:
+        return min(max(int(score * self.bins_per_token), 0), self.k * self.bins_per_token)
+
+    def expected(self, arm: int, score: float | None) -> float:
+        """Expected accepted drafts of `arm` this cycle (its calibrated score, or its model estimate)."""
+        if not self.scored[arm]:
+            return self.accepted[arm]
+        s = min(max(float(score or 0.0), 0.0), float(self.k))
+        b = self._bin(s)
+        # rule: the bin's mean outcome, the score itself as a prior of weight w0
+        return (self.bin_sum[arm][b] + self.w0 * s) / (self.bin_count[arm][b] + self.w0)
+
+    def _cost(self, arm: int) -> float:
+        if self.cost[arm] is not None:
+            return self.cost[arm]
+        same = [c for c, s in zip(self.cost, self.scored) if c is not None and s == self.scored[arm]]
+        known = same or [c for c in self.cost if c is not None]
+        return sum(known) / len(known) if known else 1.0
+
+    def select(self, scores: list[float | None]) -> int:
+        """scores: this cycle's score of each scored arm (None for model arms) -> the arm to play."""
+        if len(scores) != self.n_arms:
+            raise ValueError(f"{len(scores)} scores for {self.n_arms} arms")
+        for i in range(self.n_arms):  # rule: a model arm that never drafted, or not for `explore` cycles, drafts
+            if not self.scored[i] and (self.played[i] == 0 or self.idle[i] >= self.explore):
+                return i
+        # rule: the most tokens per second, (expected accepted + 1) / seconds per cycle
+        self.last_values = [(self.expected(i, scores[i]) + 1.0) / self._cost(i) for i in range(self.n_arms)]
+        return max(range(self.n_arms), key=self.last_values.__getitem__)
+
+    def observe_score(self, arm: int, score: float, accepted: int) -> None:
+        """A scored arm's proposal of this score had its first `accepted` drafts confirmed (played or not)."""
+        if not self.scored[arm]:
+            raise ValueError(f"arm {arm} is not scored")
+        b = self._bin(min(max(float(score), 0.0), float(self.k)))
+        self.bin_sum[arm][b] += min(max(accepted, 0), self.k)
+        self.bin_count[arm][b] += 1
+
+    def update(self, arm: int, accepted: int, seconds: float) -> None:
+        """The played arm's cycle: its accepted drafts (model arms learn them; scored arms through observe_score) and
+        the cycle's seconds."""
+        if not 0 <= arm < self.n_arms:
+            raise ValueError(f"arm {arm} out of range for {self.n_arms} arms")
+        if not (seconds >= 0 and math.isfinite(seconds)):
+            raise ValueError(f"seconds must be finite and >= 0, got {seconds!r}")
+        a = self.alpha
+        if not self.scored[arm]:  # rule: moving average of accepted drafts per cycle it drafted
+            self.accepted[arm] = float(accepted) if self.played[arm] == 0 else \
+                (1 - a) * self.accepted[arm] + a * accepted
+        c = self.cost[arm]  # rule: moving average of its cycles' seconds
+        self.cost[arm] = seconds if c is None else (1 - a) * c + a * seconds
+        self.played[arm] += 1
+        for i in range(self.n_arms):
+            self.idle[i] = 0 if i == arm else self.idle[i] + 1
