@@ -25,6 +25,7 @@ share of the cycle's time), switches and the share of cycles per member. Writes 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import time
 from pathlib import Path
@@ -35,7 +36,9 @@ from benchmarks.decode import read_prompt_file
 from data_gen.domains import domain_prompts
 from draftpool.chat import render_prompt, stop_token_ids
 from draftpool.config import ConfigError
+from draftpool.io import cache_root
 from specsel.decoding.auto import auto_spec
+from specsel.decoding.costs import cache_path
 from specsel.decoding.drafter import make_drafter
 from specsel.decoding.loop import SpecDecoder
 from specsel.selection.delayed_feedback import GameConfig
@@ -99,9 +102,10 @@ def share_quantiles(shares: list[float]) -> tuple[float, float]:
 
 
 def live(model, members: list, stream: list[dict[str, str]], prompts: list[list[int]], methods: list[str], k: int,
-         max_new_tokens: int, stops: list[int]) -> dict[str, Any]:
-    """Decode the stream with plain decoding and every method (one decoder each, kept across the stream, auto mode),
-    request by request -> per method: tok/s, x plain, x the best single member, MAT, exact, selection shares,
+         max_new_tokens: int, stops: list[int], evals: dict[str, dict | None] | None = None) -> dict[str, Any]:
+    """Decode the stream with plain decoding and every method (one decoder each, kept across the stream, auto mode:
+    its priors each member's exported evaluation, `evals`, its costs cached per machine as the engine's), request by
+    request -> per method: tok/s, x plain, x the best single member, MAT, exact, selection shares,
     switches, share of cycles per member; and the best single member in hindsight."""
     names = [m.name for m in members]
     kinds = {m.name: m.kind for m in members}
@@ -116,13 +120,17 @@ def live(model, members: list, stream: list[dict[str, str]], prompts: list[list[
         game = SETTLED if m == "hedgespec-nh-settled" else GameConfig()
         return Selector(make_learner("normal_hedge", len(names), seed=idx), len(names), k, game)
 
+    evals = evals or {}
+    costs = cache_path("", cache_root() / "auto_costs.json")
+
     def decoder(m: str) -> SpecDecoder:
-        auto = auto_spec({}, priors={})
-        if m.startswith("single:"):
+        if m.startswith("single:"):  # alone, auto may weigh trees (its default)
             member = members[names.index(m[7:])]
+            auto = auto_spec({"drafter": evals.get(member.name)}, costs_cache=costs)
             return SpecDecoder(model, make_drafter(member.kind, member.module), k=k, stop_ids=stops, mode="auto",
                                auto=auto)
         drafters = {mb.name: make_drafter(mb.kind, mb.module) for mb in members}
+        auto = auto_spec({n: evals.get(n) for n in names}, costs_cache=costs, with_trees=False)
         return SpecDecoder(model, drafters, selector=selector(m, 0, stream[0]), k=k, stop_ids=stops, mode="auto",
                            auto=auto)
 
@@ -174,12 +182,15 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     info = harness.resolve(args)
     target = harness.load_target(args, info)
     model, tok = target.model, target.tok
-    members = harness.load_members(harness.pool_dir(args, info), info, model, harness.csv(args.kinds), at_least=2)
+    folder = harness.pool_dir(args, info)
+    members = harness.load_members(folder, info, model, harness.csv(args.kinds), at_least=2)
+    entries = json.loads((folder / "pool.json").read_text())["drafters"]
     stream = make_stream(args.stream, harness.csv(args.domains), args.per_domain, args.block, args.seed)
     prompts = [render_prompt(tok, r["prompt"]) for r in stream]
     methods = methods_of(harness.csv(args.methods), [m.name for m in members])
     # 2. plain and every method over the stream
-    res = live(model, members, stream, prompts, methods, args.k, args.max_new_tokens, stop_token_ids(tok, model))
+    res = live(model, members, stream, prompts, methods, args.k, args.max_new_tokens, stop_token_ids(tok, model),
+               {m.name: entries.get(m.name, {}).get("eval") for m in members})
     # 3. report
     report = {"target": info.name, "members": [m.name for m in members], "stream": args.stream,
               "domains": harness.csv(args.domains), "requests": [r["id"] for r in stream], **res,

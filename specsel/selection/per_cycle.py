@@ -8,8 +8,9 @@ long suffix match here, novel text for a head there). This selector re-chooses e
   the committed tokens, played or not (its leading drafts the answer confirms), which calibrates the scores per
   member and score bin;
 - model drafters (heads) have no score before they draft: each is valued by the moving average of its own cycles;
-- every member's cost is the moving average of its cycles' seconds (draft, with any catch-up after a switch, and
-  verification), measured here on the host clock.
+- a head's cost is the moving average of its cycles' seconds (draft, with any catch-up after a switch, and
+  verification), measured here on the host clock; a model-free proposal's, that of the model-free cycles that
+  drafted as many tokens (a lookup drafts: the time is the target's verification of those rows).
 
 The rule (`learners/calibrated_rate.py`) plays the largest (expected accepted + 1) / seconds. No head is evaluated
 counterfactually (no stacked pass); Arctic's hybrid rule (`hybrid.py`) is the fixed-threshold special case of one
@@ -77,18 +78,20 @@ class PerCycleSelector:
     def select(self) -> int:
         state = self.state
         scores: list[float | None] = [None] * len(self.drafters)
+        self.lengths: list[int | None] = [None] * len(self.drafters)
         for m in self.free:  # rule: every model-free member proposes now (memoised: the chosen one drafts it)
             d = self.drafters[m]
             d.sync(state)
             prop = d.propose(self.k)
-            scores[m] = prop.score
+            scores[m], self.lengths[m] = prop.score, len(prop.tokens)
             self.pending.append((m, len(state.tokens), prop.score, list(prop.tokens)))
-        i = self.rule.select(scores)
+        i = self.rule.select(scores, self.lengths)
         self.t0 = self.clock()
         return i
 
     def after_cycle(self, state: DecodeState, i: int, n_acc: int, out: TargetPass, params: SamplingParams) -> None:
-        self.rule.update(i, n_acc, self.clock() - self.t0)  # rule: the cycle's draft + verify seconds
+        # rule: the cycle's draft + verify seconds
+        self.rule.update(i, n_acc, self.clock() - self.t0, self.lengths[i])
         self._score(state, final=False)
 
     def finish_request(self, state: DecodeState, params: SamplingParams) -> None:

@@ -6,9 +6,13 @@ Every cycle each arm gets a value, and the largest is played (ties -> lowest ind
     a_i (scored arm: a model-free member that scores its proposal, s = its expected accepted drafts)
         = (sum of accepted in s's bin + w0 * s) / (count of s's bin + w0)   the score, calibrated on its outcomes
     a_i (model arm: a network drafter, no score before it drafts)
-        = exponential moving average of its accepted drafts per cycle it drafted (rate alpha)
-    c_i = exponential moving average of the seconds of a cycle it drafted (rate alpha); before its first, the
-          mean of its class's measured arms (else of all, else 1)
+        = exponential moving average of its accepted drafts per cycle it drafted (rate alpha), starting from
+          `prior_accepted` (one unlucky first cycle does not bury a head)
+    c_i (model arm) = exponential moving average of the seconds of a cycle it drafted (rate alpha)
+    c_i (scored arm) = moving average of the seconds of a scored arm's cycle that drafted as many tokens as this
+          proposal holds, shared by the scored arms (their drafting is a lookup: the cycle's time is the target's
+          verification of that many rows); the nearest measured length where this one is not measured yet
+    an arm with no measured cost: the mean of the measured ones (else 1)
 
 Scored arms learn every cycle, played or not: a proposal's outcome is the number of its leading drafts that the
 committed tokens confirm (`observe_score`: counterfactual, free for a model-free member). Model arms learn only from
@@ -43,7 +47,8 @@ class CalibratedRate:
         self.bin_sum = [[0.0] * n_bins for _ in scored]  # scored arms: accepted drafts summed per score bin
         self.bin_count = [[0] * n_bins for _ in scored]
         self.accepted = [prior_accepted] * self.n_arms  # model arms: moving average of accepted drafts per cycle
-        self.cost: list[float | None] = [None] * self.n_arms  # moving average of seconds per cycle, once measured
+        self.cost: list[float | None] = [None] * self.n_arms  # model arms: moving average of seconds per cycle
+        self.free_cost: list[float | None] = [None] * (k + 1)  # scored arms: the same by drafted tokens 0..k
         self.played = [0] * self.n_arms
         self.idle = [0] * self.n_arms  # cycles since the arm last drafted
         self.last_values: list[float] = [0.0] * self.n_arms
@@ -60,22 +65,30 @@ class CalibratedRate:
         # rule: the bin's mean outcome, the score itself as a prior of weight w0
         return (self.bin_sum[arm][b] + self.w0 * s) / (self.bin_count[arm][b] + self.w0)
 
-    def _cost(self, arm: int) -> float:
-        if self.cost[arm] is not None:
+    def _cost(self, arm: int, length: int) -> float:
+        if not self.scored[arm] and self.cost[arm] is not None:
             return self.cost[arm]
-        same = [c for c, s in zip(self.cost, self.scored) if c is not None and s == self.scored[arm]]
-        known = same or [c for c in self.cost if c is not None]
-        return sum(known) / len(known) if known else 1.0
+        if self.scored[arm]:
+            known = [(abs(n - length), c) for n, c in enumerate(self.free_cost) if c is not None]
+            if known:
+                return min(known)[1]  # rule: this length's cost, else the nearest measured length's
+        measured = [c for c in self.cost + self.free_cost if c is not None]
+        return sum(measured) / len(measured) if measured else 1.0
 
-    def select(self, scores: list[float | None]) -> int:
-        """scores: this cycle's score of each scored arm (None for model arms) -> the arm to play."""
-        if len(scores) != self.n_arms:
+    def _length(self, n: int | None) -> int:
+        return self.k if n is None else min(max(int(n), 0), self.k)
+
+    def select(self, scores: list[float | None], lengths: list[int | None] | None = None) -> int:
+        """scores / lengths: this cycle's score and proposal length of each scored arm (None for model arms;
+        lengths default to k) -> the arm to play."""
+        if len(scores) != self.n_arms or (lengths is not None and len(lengths) != self.n_arms):
             raise ValueError(f"{len(scores)} scores for {self.n_arms} arms")
         for i in range(self.n_arms):  # rule: a model arm that never drafted, or not for `explore` cycles, drafts
             if not self.scored[i] and (self.played[i] == 0 or self.idle[i] >= self.explore):
                 return i
+        lens = [self._length(n) for n in (lengths or [None] * self.n_arms)]
         # rule: the most tokens per second, (expected accepted + 1) / seconds per cycle
-        self.last_values = [(self.expected(i, scores[i]) + 1.0) / self._cost(i) for i in range(self.n_arms)]
+        self.last_values = [(self.expected(i, scores[i]) + 1.0) / self._cost(i, lens[i]) for i in range(self.n_arms)]
         return max(range(self.n_arms), key=self.last_values.__getitem__)
 
     def observe_score(self, arm: int, score: float, accepted: int) -> None:
@@ -86,19 +99,19 @@ class CalibratedRate:
         self.bin_sum[arm][b] += min(max(accepted, 0), self.k)
         self.bin_count[arm][b] += 1
 
-    def update(self, arm: int, accepted: int, seconds: float) -> None:
-        """The played arm's cycle: its accepted drafts (model arms learn them; scored arms through observe_score) and
-        the cycle's seconds."""
+    def update(self, arm: int, accepted: int, seconds: float, length: int | None = None) -> None:
+        """The played arm's cycle: its accepted drafts (model arms learn them; scored arms through observe_score),
+        the cycle's seconds and (scored arms) how many tokens it drafted (default k)."""
         if not 0 <= arm < self.n_arms:
             raise ValueError(f"arm {arm} out of range for {self.n_arms} arms")
         if not (seconds >= 0 and math.isfinite(seconds)):
             raise ValueError(f"seconds must be finite and >= 0, got {seconds!r}")
         a = self.alpha
-        if not self.scored[arm]:  # rule: moving average of accepted drafts per cycle it drafted
-            self.accepted[arm] = float(accepted) if self.played[arm] == 0 else \
-                (1 - a) * self.accepted[arm] + a * accepted
-        c = self.cost[arm]  # rule: moving average of its cycles' seconds
-        self.cost[arm] = seconds if c is None else (1 - a) * c + a * seconds
+        if not self.scored[arm]:  # rule: moving average of accepted drafts per cycle it drafted, from the prior
+            self.accepted[arm] = (1 - a) * self.accepted[arm] + a * accepted
+        table, key = (self.free_cost, self._length(length)) if self.scored[arm] else (self.cost, arm)
+        c = table[key]  # rule: moving average of its cycles' seconds (scored arms: by drafted length)
+        table[key] = seconds if c is None else (1 - a) * c + a * seconds
         self.played[arm] += 1
         for i in range(self.n_arms):
             self.idle[i] = 0 if i == arm else self.idle[i] + 1

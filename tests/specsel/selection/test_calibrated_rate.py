@@ -76,3 +76,14 @@ def test_bad_input():
         rule.observe_score(1, 1.0, 1)
     with pytest.raises(ValueError):
         rule.update(0, 1, float("nan"))
+
+
+def test_a_scored_proposal_costs_what_cycles_of_its_length_cost():
+    """Scored arms share a cost per drafted length (their drafting is a lookup): of two proposals expecting about one
+    accepted draft, the one of 1 token (0.1 s cycles) wins over the one of 4 tokens (0.3 s cycles)."""
+    rule = CalibratedRate([True, True], K)
+    rule.update(0, 0, 0.1, length=1)
+    rule.update(1, 0, 0.3, length=4)
+    assert rule.select([1.0, 1.1], [4, 1]) == 1
+    assert rule.select([1.0, 1.1], [1, 4]) == 0
+    assert rule._cost(0, 3) == pytest.approx(0.3)  # unmeasured length: the nearest measured one
