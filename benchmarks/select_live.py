@@ -15,7 +15,9 @@ cycle, a model-free member's up to --k): `singles` (every member alone; the best
 tok/s over the stream), `hedgespec-nh` (NormalHedge, full information, a fresh learner per request),
 `hedgespec-nh-settled` (the same, evaluated every 8 rounds once the weights settle), `hybrid` (Arctic's rule over the
 request's own domain's suffix member and head, domain from the stream's label: an oracle router, the rule's best case)
-and `per-cycle` (`specsel/selection/per_cycle.py`: every cycle the member with the most expected tokens per second).
+`per-cycle` (`specsel/selection/per_cycle.py`: every cycle the member with the most expected tokens per second;
+heads valued by their moving averages) and `per-cycle-confidence` (the same, the leading head synced every cycle and
+valued by its calibrated confidence).
 Request by request, plain and then every method in turn, so machine drift hits them alike. Per method: tok/s, x
 plain, x the best single member, MAT, exact outputs, selection + feedback per cycle (median and 95th percentile of its
 share of the cycle's time), switches and the share of cycles per member. Writes <out>/results.json and
@@ -49,7 +51,7 @@ from specsel.selection.selector import Selector
 
 STREAM_FILES = {"sql": "sql_three_schemas.jsonl", "python": "python_six_domains.jsonl",
                 "math": "math_six_topics.jsonl"}
-SELECTORS = ("hedgespec-nh", "hedgespec-nh-settled", "hybrid", "per-cycle")
+SELECTORS = ("hedgespec-nh", "hedgespec-nh-settled", "hybrid", "per-cycle", "per-cycle-confidence")
 SETTLED = GameConfig(warmup_rounds=4, feedback_every=8, settle=0.9)
 
 
@@ -102,10 +104,11 @@ def share_quantiles(shares: list[float]) -> tuple[float, float]:
 
 
 def live(model, members: list, stream: list[dict[str, str]], prompts: list[list[int]], methods: list[str], k: int,
-         max_new_tokens: int, stops: list[int], evals: dict[str, dict | None] | None = None) -> dict[str, Any]:
+         max_new_tokens: int, stops: list[int], evals: dict[str, dict | None] | None = None,
+         costs: str | None = None) -> dict[str, Any]:
     """Decode the stream with plain decoding and every method (one decoder each, kept across the stream, auto mode:
-    its priors each member's exported evaluation, `evals`, its costs cached per machine as the engine's), request by
-    request -> per method: tok/s, x plain, x the best single member, MAT, exact, selection shares,
+    its priors each member's exported evaluation, `evals`, its measured costs cached in the file `costs`, None for
+    none), request by request -> per method: tok/s, x plain, x the best single member, MAT, exact, selection shares,
     switches, share of cycles per member; and the best single member in hindsight."""
     names = [m.name for m in members]
     kinds = {m.name: m.kind for m in members}
@@ -115,13 +118,12 @@ def live(model, members: list, stream: list[dict[str, str]], prompts: list[list[
             return None
         if m == "hybrid":
             return HybridSelector(*hybrid_pair(names, kinds, row["domain"]), threshold=k)
-        if m == "per-cycle":
-            return PerCycleSelector(k)
+        if m in ("per-cycle", "per-cycle-confidence"):
+            return PerCycleSelector(k, confidence=m == "per-cycle-confidence")
         game = SETTLED if m == "hedgespec-nh-settled" else GameConfig()
         return Selector(make_learner("normal_hedge", len(names), seed=idx), len(names), k, game)
 
     evals = evals or {}
-    costs = cache_path("", cache_root() / "auto_costs.json")
 
     def decoder(m: str) -> SpecDecoder:
         if m.startswith("single:"):  # alone, auto may weigh trees (its default)
@@ -190,7 +192,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     methods = methods_of(harness.csv(args.methods), [m.name for m in members])
     # 2. plain and every method over the stream
     res = live(model, members, stream, prompts, methods, args.k, args.max_new_tokens, stop_token_ids(tok, model),
-               {m.name: entries.get(m.name, {}).get("eval") for m in members})
+               {m.name: entries.get(m.name, {}).get("eval") for m in members},
+               cache_path("", cache_root() / "auto_costs.json"))  # the engine's costs cache, per machine
     # 3. report
     report = {"target": info.name, "members": [m.name for m in members], "stream": args.stream,
               "domains": harness.csv(args.domains), "requests": [r["id"] for r in stream], **res,

@@ -63,6 +63,11 @@ class Drafter(Protocol):
         accepted drafts), as Arctic's hybrid rule compares it."""
         ...
 
+    def confidence(self) -> float | None:
+        """After a sync: its own probability of the token it would draft first (a network drafter's top-1 next-token
+        probability, read by per-cycle selection); None for a drafter that scores proposals instead."""
+        ...
+
     def take_predictions(self, start: int, end: int) -> torch.Tensor: ...
 
     def take_chain_hits(self, start: int, end: int, tokens: list[int]) -> torch.Tensor:

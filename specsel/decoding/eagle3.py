@@ -13,7 +13,7 @@ import torch.nn.functional as F
 from draftpool.forward.packed import packed_view
 from draftpool.forward.sampling import SamplingParams, probs_from_logits, sample
 from draftpool.models.eagle3 import EAGLE3, OFFSET
-from specsel.decoding.rows import take_rows
+from specsel.decoding.rows import take_rows, top1_probability
 from specsel.decoding.tree import DraftTree, TreeSpec, reindex, select_nodes
 
 
@@ -111,6 +111,10 @@ class Eagle3Drafter:
         self.last_logits = logits[-1]
         if self.track:  # the pair at entry j predicts token j + OFFSET (the kind's alignment)
             self.pred_rows.update(zip(range(start + OFFSET, end + OFFSET), logits))
+
+    def confidence(self) -> float | None:
+        """After a sync: its probability of the token it would draft first."""
+        return top1_probability(self.last_logits)
 
     def take_predictions(self, start: int, end: int) -> torch.Tensor:
         """[end-start, Vd] logits this head gave (prefilled with the verified prefix) for positions start..end-1;

@@ -8,7 +8,7 @@ from transformers import DynamicCache
 from draftpool.forward.sampling import SamplingParams, probs_from_logits, sample
 from draftpool.models.llama import LLAMA
 from draftpool.target import cache_kw
-from specsel.decoding.rows import take_rows
+from specsel.decoding.rows import take_rows, top1_probability
 from specsel.decoding.tree import DraftTree, TreeSpec
 
 
@@ -65,6 +65,10 @@ class LlamaDrafter:
         del self.cached[n:]
         self._feed(tokens[n:])
         self.known = len(self.cached)
+
+    def confidence(self) -> float | None:
+        """After a sync: its probability of the token it would draft first."""
+        return top1_probability(self.last_logits)
 
     def take_predictions(self, start: int, end: int) -> torch.Tensor:
         """[end-start, V] logits this drafter gave (after the verified prefix) for positions start..end-1; forgets

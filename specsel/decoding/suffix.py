@@ -184,6 +184,9 @@ class NgramDrafter:
         self.last_score = prop.score
         return one_path(prop.tokens)
 
+    def confidence(self) -> float | None:
+        return None  # its proposal's score is its signal (`propose`)
+
     def take_predictions(self, start: int, end: int) -> torch.Tensor:
         """[end-start, V+1] its next-token guesses (each kept chain's first token) at positions start..end-1."""
         firsts = {p: self._row(c[0] if c else None) for p, c in self.chains.items() if start <= p < end}

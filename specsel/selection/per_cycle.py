@@ -7,7 +7,11 @@ long suffix match here, novel text for a head there). This selector re-chooses e
   (`Drafter.propose`: the expected accepted drafts from the index's counts); every proposal is scored later against
   the committed tokens, played or not (its leading drafts the answer confirms), which calibrates the scores per
   member and score bin;
-- model drafters (heads) have no score before they draft: each is valued by the moving average of its own cycles;
+- model drafters (heads) have no score before they draft: each is valued by the moving average of its own cycles,
+  and the leading one (the most tokens per second by those averages) is synced every cycle and read for its
+  confidence, its own probability of its first draft (`Drafter.confidence`), which the rule calibrates per
+  confidence bin from that head's cycles (`confidence=True`; off by default: measured no better on held-out SQL, for
+  a head sync every cycle);
 - a head's cost is the moving average of its cycles' seconds (draft, with any catch-up after a switch, and
   verification), measured here on the host clock; a model-free proposal's, that of the model-free cycles that
   drafted as many tokens (a lookup drafts: the time is the target's verification of those rows).
@@ -45,12 +49,13 @@ class PerCycleSelector:
     fixed = False
     bandit = False  # learns from tokens per second of any cycle length: auto may vary k
 
-    def __init__(self, k: int, clock: Callable[[], float] = time.perf_counter, **rule):
-        """k: the longest proposal asked of a model-free member (the decoder's k); clock: seconds (tests fix it);
-        rule: CalibratedRate's settings (alpha, prior_weight, bins_per_token, explore, prior_accepted)."""
+    def __init__(self, k: int, confidence: bool = False, clock: Callable[[], float] = time.perf_counter, **rule):
+        """k: the longest proposal asked of a model-free member (the decoder's k); confidence: read the leading
+        head's confidence every cycle; clock: seconds (tests fix it); rule: CalibratedRate's settings (alpha,
+        prior_weight, bins_per_token, explore, prior_accepted, conf_bins)."""
         if k < 1:
             raise SpecError(f"per-cycle selection needs k >= 1, got {k}")
-        self.k, self.settings, self.clock = k, rule, clock
+        self.k, self.confidence, self.settings, self.clock = k, confidence, rule, clock
         self.rule: CalibratedRate | None = None
         self.names: list[str] = []
         self.state: DecodeState | None = None
@@ -85,6 +90,11 @@ class PerCycleSelector:
             prop = d.propose(self.k)
             scores[m], self.lengths[m] = prop.score, len(prop.tokens)
             self.pending.append((m, len(state.tokens), prop.score, list(prop.tokens)))
+        lead = self.rule.leading_model_arm() if self.confidence else None
+        if lead is not None:  # rule: the leading head reads the verified tokens now and says how sure it is
+            d = self.drafters[lead]
+            d.sync(state)
+            scores[lead] = d.confidence()
         i = self.rule.select(scores, self.lengths)
         self.t0 = self.clock()
         return i

@@ -87,3 +87,18 @@ def test_a_scored_proposal_costs_what_cycles_of_its_length_cost():
     assert rule.select([1.0, 1.1], [4, 1]) == 1
     assert rule.select([1.0, 1.1], [1, 4]) == 0
     assert rule._cost(0, 3) == pytest.approx(0.3)  # unmeasured length: the nearest measured one
+
+
+def test_a_model_arm_s_confidence_is_calibrated_per_bin():
+    """A head that accepts 4 drafts when it is sure (0.9) and none when it is not (0.2), a member scoring 1 that is
+    confirmed for 1: after a seeded stream the head drafts at 0.9 and the member at 0.2."""
+    rng = random.Random(1)
+    rule = CalibratedRate([True, False], K, explore=4)
+    for _ in range(300):
+        c = rng.choice([0.2, 0.9])
+        arm = rule.select([1.0, c])
+        rule.observe_score(0, 1.0, 1)
+        rule.update(arm, (4 if c > 0.5 else 0) if arm == 1 else 1, 0.1)
+    assert rule.select([1.0, 0.9]) == 1 and rule.select([1.0, 0.2]) == 0
+    assert rule.expected(1, 0.95) > 3 and rule.expected(1, 0.25) < rule.expected(0, 1.0)
+    assert rule.leading_model_arm() == 1
