@@ -7,11 +7,10 @@ long suffix match here, novel text for a head there). This selector re-chooses e
   (`Drafter.propose`: the expected accepted drafts from the index's counts); every proposal is scored later against
   the committed tokens, played or not (its leading drafts the answer confirms), which calibrates the scores per
   member and score bin;
-- model drafters (heads) have no score before they draft: each is valued by the moving average of its own cycles,
-  and the leading one (the most tokens per second by those averages) is synced every cycle and read for its
-  confidence, its own probability of its first draft (`Drafter.confidence`), which the rule calibrates per
-  confidence bin from that head's cycles (`confidence=True`; off by default: measured no better on held-out SQL, for
-  a head sync every cycle);
+- model drafters (heads) have no score before they draft: each is valued by the moving average of its own cycles;
+  with `confidence=True` the leading one (the most tokens per second by those averages) is also synced and read for
+  its confidence, its own probability of its first draft (`Drafter.confidence`), calibrated per confidence bin from
+  that head's cycles, in every cycle where some confidence could change the choice;
 - a head's cost is the moving average of its cycles' seconds (draft, with any catch-up after a switch, and
   verification), measured here on the host clock; a model-free proposal's, that of the model-free cycles that
   drafted as many tokens (a lookup drafts: the time is the target's verification of those rows).
@@ -91,7 +90,9 @@ class PerCycleSelector:
             scores[m], self.lengths[m] = prop.score, len(prop.tokens)
             self.pending.append((m, len(state.tokens), prop.score, list(prop.tokens)))
         lead = self.rule.leading_model_arm() if self.confidence else None
-        if lead is not None:  # rule: the leading head reads the verified tokens now and says how sure it is
+        if lead is not None and self.rule.worth_reading(lead, scores, self.lengths):
+            # rule: the leading head reads the verified tokens now and says how sure it is, unless no confidence
+            # it could state would beat this cycle's best model-free proposal
             d = self.drafters[lead]
             d.sync(state)
             scores[lead] = d.confidence()

@@ -111,6 +111,15 @@ class CalibratedRate:
         arms = [i for i in range(self.n_arms) if not self.scored[i]]
         return max(arms, key=lambda i: (self.accepted[i] + 1.0) / self._cost(i, self.k)) if arms else None
 
+    def worth_reading(self, arm: int, scores: list[float | None], lengths: list[int | None] | None = None) -> bool:
+        """Whether model arm `arm`'s confidence could change this cycle's choice: its best calibrated value over every
+        confidence bin beats the best value of the other arms as they stand (a head synced only to lose costs a
+        forward for nothing)."""
+        lens = [self._length(n) for n in (lengths or [None] * self.n_arms)]
+        others = [(self.expected(i, scores[i]) + 1.0) / self._cost(i, lens[i]) for i in range(self.n_arms) if i != arm]
+        best = max(self.expected(arm, (b + 0.5) / self.conf_bins) for b in range(self.conf_bins))
+        return not others or (best + 1.0) / self._cost(arm, self.k) > max(others)
+
     def observe_score(self, arm: int, score: float, accepted: int) -> None:
         """A scored arm's proposal of this score had its first `accepted` drafts confirmed (played or not)."""
         if not self.scored[arm]:

@@ -102,3 +102,11 @@ def test_a_model_arm_s_confidence_is_calibrated_per_bin():
     assert rule.select([1.0, 0.9]) == 1 and rule.select([1.0, 0.2]) == 0
     assert rule.expected(1, 0.95) > 3 and rule.expected(1, 0.25) < rule.expected(0, 1.0)
     assert rule.leading_model_arm() == 1
+
+
+def test_a_head_is_read_only_where_its_confidence_could_win():
+    rule = CalibratedRate([True, False], K)
+    rule.update(1, 1, 0.1)  # the head: about 1 accepted draft per 0.1 s cycle
+    rule.update(0, 0, 0.1, length=4)
+    assert rule.worth_reading(1, [0.2, None], [4, None])  # a weak proposal: the head may beat it
+    assert not rule.worth_reading(1, [4.0, None], [4, None])  # a sure chain of 4: no confidence of the head beats it

@@ -76,3 +76,25 @@ def test_needs_a_model_free_member():
         SpecDecoder(target(), only_head, selector=PerCycleSelector(K), mode="chain", k=K)
     with pytest.raises(SpecError):
         PerCycleSelector(0)
+
+
+def test_with_confidence_the_leading_head_is_read_where_it_could_change_the_choice():
+    seen = []
+    sel = PerCycleSelector(K, confidence=True, clock=ticks())
+    dec = SpecDecoder(target(), members(), selector=sel, mode="chain", k=K)
+    rule_select = sel.rule.select
+
+    def spy(scores, lengths=None):
+        worth = sel.rule.worth_reading(0, [None, *scores[1:]], lengths)
+        seen.append((scores[0], dec.drafters[0].confidence(), worth))
+        return rule_select(scores, lengths)
+
+    sel.rule.select = spy
+    out, m = dec.generate([9], 14)
+    assert out == plain([9], 14)
+    read = [s for s, _, _ in seen if s is not None]
+    assert read and all(s == c and w for s, c, w in seen if s is not None)  # read after its sync, only when worth it
+    assert all(s is not None for s, _, w in seen if w)
+    assert all(0.5 < s <= 1.0 for s in read)  # the stub head's own bigram rows are sure of its draft
+    picked = [s for (s, _, _), c in zip(seen, m.choices) if c == 0 and s is not None]
+    assert sum(sel.rule.conf_count[0]) == len(picked)  # each head cycle drafted with a confidence lands in a bin
