@@ -49,7 +49,9 @@ class ServeConfig:
                                                   "token (<|im_start|> ...) becomes that token (true: a client can "
                                                   "forge turns) or stays text (false)")
     answers: str = field("", help="answers JSONL (default <out_dir>/answers.jsonl), appended as requests finish")
-    selection: str = field("normal_hedge", help="normal_hedge (HedgeSpec) or fixed:<drafter name>")
+    selection: str = field("normal_hedge", help="normal_hedge (HedgeSpec), per_cycle (every cycle the member with the "
+                           "most expected tokens per second; needs a model-free member, mode auto or chain) or "
+                           "fixed:<drafter name>")
     selection_state: str = field("reset", help="reset: a fresh selector per request; persistent: one for the run")
     mode: str = field("auto", help="auto (the chain length per cycle from measured costs and each drafter's "
                                     "acceptance, 0 = a plain step when nothing pays) | chain | tree (EAGLE-3 heads "
@@ -108,8 +110,12 @@ class AdaptConfig:
                 self.lookahead.validate()
             except ValueError as e:
                 raise ConfigError(str(e)) from None
-        if not (s.selection == "normal_hedge" or s.selection.startswith("fixed:")):
-            raise ConfigError(f"serve.selection must be normal_hedge or fixed:<drafter>, got {s.selection!r}")
+        if not (s.selection in ("normal_hedge", "per_cycle") or s.selection.startswith("fixed:")):
+            raise ConfigError(f"serve.selection must be normal_hedge, per_cycle or fixed:<drafter>, got "
+                              f"{s.selection!r}")
+        if s.selection == "per_cycle" and s.mode not in ("auto", "chain"):
+            raise ConfigError(f"serve.selection per_cycle chooses chains: serve.mode must be auto or chain, got "
+                              f"{s.mode!r}")
         if s.engine not in ("draftpool", "vllm"):
             raise ConfigError(f"serve.engine must be draftpool or vllm, got {s.engine!r}")
         if s.engine == "vllm":

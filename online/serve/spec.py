@@ -25,13 +25,17 @@ from specsel.decoding.drafter import make_drafter
 from specsel.decoding.loop import SpecDecoder
 from specsel.selection.delayed_feedback import GameConfig
 from specsel.selection.learners import make_learner
+from specsel.selection.per_cycle import PerCycleSelector
 from specsel.selection.selector import Selector
 
 
-def make_selector(cfg: ServeConfig, names: list[str]) -> Selector:
-    """serve.selection: Hedge over the drafters (normal_hedge) or always one (fixed:<name>)."""
+def make_selector(cfg: ServeConfig, names: list[str]) -> Selector | PerCycleSelector:
+    """serve.selection: Hedge over the drafters (normal_hedge), per-cycle selection (per_cycle) or always one
+    (fixed:<name>)."""
     if cfg.selection == "normal_hedge":
         return Selector(make_learner("normal_hedge", len(names)), len(names), cfg.k, GameConfig())
+    if cfg.selection == "per_cycle":
+        return PerCycleSelector(cfg.k)
     name = cfg.selection.split(":", 1)[1]
     if name not in names:
         raise ConfigError(f"serve.selection names drafter {name!r}; the pool has {', '.join(names)}")

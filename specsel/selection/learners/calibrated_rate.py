@@ -34,7 +34,8 @@ class CalibratedRate:
     full_information = False
 
     def __init__(self, scored: list[bool], k: int, seed: int = 0, alpha: float = 0.1, prior_weight: float = 2.0,
-                 bins_per_token: int = 2, explore: int = 64, prior_accepted: float = 1.0, conf_bins: int = 10):
+                 bins_per_token: int = 2, explore: int = 64, prior_accepted: float = 1.0, conf_bins: int = 10,
+                 forget: float = 0.0):
         self.n_arms = check_n_arms(len(scored))
         if k < 1:
             raise ValueError(f"k must be >= 1, got {k!r}")
@@ -44,10 +45,13 @@ class CalibratedRate:
             raise ValueError("bins_per_token, explore and conf_bins must be >= 1, prior_accepted in [0, k]")
         self.scored, self.k, self.alpha, self.w0 = list(scored), k, alpha, prior_weight
         self.bins_per_token, self.explore = bins_per_token, explore
+        if not 0 <= forget < 1:
+            raise ValueError(f"forget must be in [0, 1), got {forget!r}")
+        self.forget = forget
         self.rng = random.Random(seed)  # unused: the rule is deterministic
         n_bins = k * bins_per_token + 1
         self.bin_sum = [[0.0] * n_bins for _ in scored]  # scored arms: accepted drafts summed per score bin
-        self.bin_count = [[0] * n_bins for _ in scored]
+        self.bin_count = [[0.0] * n_bins for _ in scored]
         self.accepted = [prior_accepted] * self.n_arms  # model arms: moving average of accepted drafts per cycle
         self.conf_bins = conf_bins
         self.conf_sum = [[0.0] * conf_bins for _ in scored]  # model arms: accepted drafts summed per confidence bin
@@ -125,6 +129,10 @@ class CalibratedRate:
         if not self.scored[arm]:
             raise ValueError(f"arm {arm} is not scored")
         b = self._bin(min(max(float(score), 0.0), float(self.k)))
+        if self.forget:  # rule: older outcomes fade (the stream moves on to other text), each bin alike
+            keep = 1.0 - self.forget
+            self.bin_sum[arm] = [x * keep for x in self.bin_sum[arm]]
+            self.bin_count[arm] = [x * keep for x in self.bin_count[arm]]
         self.bin_sum[arm][b] += min(max(accepted, 0), self.k)
         self.bin_count[arm][b] += 1
 

@@ -110,3 +110,15 @@ def test_a_head_is_read_only_where_its_confidence_could_win():
     rule.update(0, 0, 0.1, length=4)
     assert rule.worth_reading(1, [0.2, None], [4, None])  # a weak proposal: the head may beat it
     assert not rule.worth_reading(1, [4.0, None], [4, None])  # a sure chain of 4: no confidence of the head beats it
+
+
+def test_forgetting_follows_a_member_whose_proposals_stop_holding():
+    """100 proposals of score 4 confirmed in full, then 30 confirmed for none (the stream changed domain): with
+    `forget` the calibration follows the change, without it the old outcomes still dominate."""
+    keep, fade = CalibratedRate([True], K), CalibratedRate([True], K, forget=0.05)
+    for rule in (keep, fade):
+        for accepted in [4] * 100 + [0] * 30:
+            rule.observe_score(0, 4.0, accepted)
+    assert keep.expected(0, 4.0) > 2.5 and fade.expected(0, 4.0) < 1.0
+    with pytest.raises(ValueError):
+        CalibratedRate([True], K, forget=1.0)
