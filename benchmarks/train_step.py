@@ -34,10 +34,11 @@ from benchmarks import harness
 from draftpool.config import ConfigError, load_config
 from draftpool.models.eagle3 import EAGLE3
 from draftpool.models.kind import Steps
+from draftpool.precision import cpu_has_bf16
 from training.config import TrainConfig
 from training.data import ResponseDataset, collate
 from training.kinds.eagle3 import make_eagle3, setup_eagle3
-from training.loop import cpu_has_bf16, epoch_order
+from training.loop import epoch_order
 from training.target_cache import cached_features
 from training.train_drafter import make_accelerator, prepare_rows, setup_context
 from training.ttt import Teacher, ttt_loss

@@ -53,7 +53,7 @@ def run(cfg: DataGenConfig, info: TargetInfo | None = None, model=None, tok=None
     table = prompt_table(cfg, skipped)
     if model is None and (cfg.backend == "auto" or BACKENDS[cfg.backend].in_process):
         device = resolve_device(cfg.device)
-        model, tok = load_target(info, device, target_dtype(cfg.dtype, device))
+        model, tok = load_target(info, device, target_dtype(cfg.dtype, device, info))
     cfg = dataclasses.replace(cfg, backend=resolve_backend(cfg.backend, model))
     backend = BACKENDS[cfg.backend]
     checked = backend.check(cfg)  # rule: before any file is written (a missing or old vLLM is one clear error)

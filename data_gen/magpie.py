@@ -163,7 +163,7 @@ def run(cfg: MagpieConfig, model=None, tok=None, info=None) -> Path:
     info = info or resolve_target(cfg.target)
     if model is None:
         device = resolve_device("auto")
-        model, tok = load_target(info, device, target_dtype("auto", device))
+        model, tok = load_target(info, device, target_dtype("auto", device, info))
     out = Path(cfg.out.format(target_slug=info.slug, domain=cfg.domain))
     samples_path, report_path = out.with_suffix(".samples.jsonl"), out.with_suffix(".report.json")
     prefix = pre_query_ids(tok, cfg.system_prompt)

@@ -79,9 +79,17 @@ def data_dir_for(cfg_data_dir: str, target_slug: str, domain: str) -> Path:
     return Path(cfg_data_dir.format(target_slug=target_slug, domain=domain))
 
 
-def target_dtype(name: str, device: torch.device) -> torch.dtype:
-    """The precision a config names (auto: bf16 on a GPU that has it, else fp32)."""
-    return default_dtype(device) if name == "auto" else getattr(torch, name)
+def target_dtype(name: str, device: torch.device, info: TargetInfo | None = None) -> torch.dtype:
+    """The precision a config names (auto: bf16 on a GPU that has it; on a CPU, given the target, the measured
+    choice for batched generation, draftpool/precision.py; else fp32). An explicit name always wins."""
+    if name != "auto":
+        return getattr(torch, name)
+    config = None
+    if info is not None and torch.device(device).type == "cpu":
+        from transformers import AutoConfig
+
+        config = AutoConfig.from_pretrained(info.path)
+    return default_dtype(device, config, "batch")
 
 
 def prompt_table(cfg: DataGenConfig, skipped: list[str] | None = None) -> dict[str, list[dict[str, str]]]:

@@ -182,11 +182,17 @@ def resolve_dtype(name: str, device: str | torch.device) -> torch.dtype:
     return dtype
 
 
-def default_dtype(device: str | torch.device) -> torch.dtype:
-    """bf16 where the device has it, else fp32."""
+def default_dtype(device: str | torch.device, config=None, use: str = "decode") -> torch.dtype:
+    """`auto`: bf16 on a GPU that has it; on a CPU, with the target's config, the measured choice for the use
+    (draftpool/precision.py: fp32 without bf16 units, else a cached probe of the target's layer shapes), without
+    it fp32."""
     device = torch.device(device)
     if device.type == "cuda" and torch.cuda.is_bf16_supported():
         return torch.bfloat16
+    if device.type == "cpu" and config is not None:
+        from draftpool.precision import cpu_dtype
+
+        return cpu_dtype(config, use)
     return torch.float32
 
 

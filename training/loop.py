@@ -28,6 +28,7 @@ from torch.utils.data import DataLoader, Dataset, Subset
 
 from draftpool.config import ConfigError, field
 from draftpool.io import atomic_write_json
+from draftpool.precision import cpu_has_bf16
 from draftpool.progress import progress
 from training.accelerate_shim import quiet_checkpoint_rotation
 from training.data import collate
@@ -74,26 +75,6 @@ class OptimConfig:
             raise ConfigError("train.budget_minutes and train.curve_minutes must be >= 0")
         if self.mixed_precision not in ("auto", "no", "bf16", "fp16"):
             raise ConfigError("train.mixed_precision must be auto, no, bf16 or fp16")
-
-
-CPU_BF16_ENV = "DRAFTPOOL_CPU_BF16"  # 1 or 0: what cpu_has_bf16 answers, whatever the CPU (docs/training.md)
-
-
-def cpu_has_bf16() -> bool:
-    """Whether the CPU computes bf16 natively (avx512_bf16 or AMX); elsewhere bf16 is emulated and slower than fp32.
-    DRAFTPOOL_CPU_BF16=1 (or 0) answers yes (no) whatever the CPU: auto's bf16 branch runs, and is tested, on a CPU
-    without bf16 units too."""
-    forced = os.environ.get(CPU_BF16_ENV, "")
-    if forced:
-        if forced not in ("0", "1"):
-            raise ConfigError(f"{CPU_BF16_ENV} must be 1 or 0 (or unset: the CPU's flags decide), got {forced!r}")
-        return forced == "1"
-    try:
-        with open("/proc/cpuinfo") as f:
-            flags = next((ln for ln in f if ln.startswith("flags")), "").split()
-    except OSError:
-        return False
-    return "avx512_bf16" in flags or "amx_bf16" in flags
 
 
 def resolve_mixed_precision(mp: str) -> str:
