@@ -175,6 +175,29 @@ def test_bfloat16_chains_are_token_exact_through_the_lean_forward(setup):  # noq
         SpecDecoder(model16, Eagle3Drafter(head16), mode="tree", tree=TreeSpec(4, 4, 16), stop_ids=stops)
 
 
+
+@pytest.mark.tier2
+def test_bfloat16_suffix_chains_and_per_cycle_selection_are_token_exact(setup):  # noqa: F811
+    """In bf16 through the lean forward, a suffix member's chains (seeded with the bf16 answer itself, so they are
+    long and mostly accepted) and per-cycle selection over it and a head equal bf16 plain decoding token for token."""
+    from draftpool.models.suffix import build_suffix
+    from specsel.decoding.suffix import SuffixDrafter
+    from specsel.selection.per_cycle import PerCycleSelector
+
+    model, head, _, prompts, _, stops = setup
+    model16, head16 = copy.deepcopy(model).to(torch.bfloat16), copy.deepcopy(head).to(torch.bfloat16)
+    ref, _ = SpecDecoder(model16, mode="plain", stop_ids=stops).generate(prompts["sql"], 3 * NEW)
+    index = build_suffix([prompts["sql"] + ref], model.config.vocab_size)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ReducedPrecisionWarning)
+        out, m = SpecDecoder(model16, SuffixDrafter(index), mode="chain", k=8, stop_ids=stops).generate(
+            prompts["sql"], 3 * NEW)
+        assert out == ref and max(m.accepted) >= 4
+        pool = {"head": Eagle3Drafter(head16), "suffix": SuffixDrafter(index)}
+        dec = SpecDecoder(model16, pool, selector=PerCycleSelector(8), mode="chain", k=8, stop_ids=stops)
+        out, m = dec.generate(prompts["sql"], 3 * NEW)
+        assert out == ref and dec.token_exact and 1 in m.choices
+
 def test_packed_view_computes_the_module_and_follows_in_place_weight_swaps():
     """The drafter's prepacked view shares the module's weights: same outputs, and an online hot swap (`copy_` into
     the parameters) is seen at the next call; the module itself is left untouched."""
