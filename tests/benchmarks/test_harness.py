@@ -179,3 +179,24 @@ def test_loading_the_target_logs_one_line_not_a_bar(capsys):
     err = capsys.readouterr().err
     assert "loading target smollm2-135m-instruct (cpu, float32)" in err
     assert "Loading weights" not in err and "\r" not in err
+
+
+def test_dtype_auto_on_a_cpu_is_the_measured_choice_for_decoding(tiny_target_info, monkeypatch):
+    """--dtype auto: the precision module's choice for decoding (forced here: bf16 units and injected figures where
+    bf16 is faster at 1 and 8 rows, then where it is slower at 8); an explicit dtype is loaded as named."""
+    import argparse
+
+    import torch
+
+    from draftpool import target as target_mod
+
+    loaded = []
+    monkeypatch.setattr(target_mod, "load_target", lambda info, dev, dt: loaded.append(dt) or (None, None))
+    monkeypatch.setenv("DRAFTPOOL_CPU_BF16", "1")
+    args = argparse.Namespace(target=tiny_target_info.name, device="cpu", dtype="auto")
+    for b8, want in ((0.5, torch.bfloat16), (3.0, torch.float32)):
+        monkeypatch.setenv("DRAFTPOOL_PRECISION_FIGURES", json.dumps(
+            {"float32": {"1": 1.0, "8": 2.0, "64": 8.0}, "bfloat16": {"1": 0.5, "8": b8, "64": 3.0}}))
+        assert harness.load_target(args, tiny_target_info).dtype == want
+    assert harness.load_target(args, tiny_target_info, dtype="float32").dtype == torch.float32
+    assert loaded == [torch.bfloat16, torch.float32, torch.float32]
