@@ -76,12 +76,30 @@ def _serve(cfg: AdaptConfig, info, pool_dir: Path, out_dir: Path) -> dict[str, A
         state = load_trainer_state(state_path) if state_path.is_file() else None  # weights_only: no code runs
         print(f"[online] resuming from exported pool version {start_version} ({serve_dir})", file=sys.stderr)
     # 2. the mode serves (vLLM: the head of the last exported version after a restart)
-    target, tok = load_target(info, s.device)
+    target, tok = load_target(info, s.device, serve_dtype(s, info))
     if s.engine == "vllm":
         return serve_vllm(cfg, info, target, pool_dir, out_dir, serve_dir, start_version, state)
     if s.mode == "lookahead":
         return serve_lookahead(cfg, info, target, tok, pool_dir, serve_dir, out_dir, start_version, state)
     return serve_spec(cfg, info, target, tok, pool_dir, serve_dir, out_dir, start_version, state)
+
+
+def serve_dtype(s, info) -> torch.dtype:
+    """serve.dtype -> the target's dtype: explicit as named; auto: the measured choice for decoding on a CPU where
+    the draftpool engine drafts tokens, float32 elsewhere (as before)."""
+    if s.dtype != "auto":
+        return getattr(torch, s.dtype)
+    device = resolve_device(s.device)
+    if device.type != "cpu" or s.engine == "vllm" or s.mode == "lookahead":
+        return torch.float32
+    from transformers import AutoConfig
+
+    from draftpool.target import default_dtype
+
+    dtype = default_dtype(device, AutoConfig.from_pretrained(info.path), "decode")
+    print(f"[online] target precision {str(dtype).removeprefix('torch.')} (serve.dtype auto, measured: "
+          f"draftpool/precision.py)", file=sys.stderr, flush=True)
+    return dtype
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -68,6 +68,10 @@ class ServeConfig:
                                     "step, before every round) or only between requests (request)")
     adapt: bool = field(True, help="run the trainer (false: serve the pool as it is)")
     device: str = field("cpu", help="the server's device")
+    dtype: str = field("auto", help="the target's precision: auto (on a CPU the measured choice for decoding, "
+                                    "draftpool/precision.py: float32 without bf16 units; elsewhere float32, as "
+                                    "before), float32 or bfloat16 (token drafting with the draftpool engine only); "
+                                    "the heads run in it too, the trainer in float32")
     threads: int = field(0, help="torch threads of the server; 0: every core the process may use, less the "
                                  "trainer's process.threads only while a round computes beside the server at full "
                                  "priority (serve.adapt on, process.device cpu, process.nice 0)")
@@ -116,6 +120,11 @@ class AdaptConfig:
         if s.selection == "per_cycle" and s.mode not in ("auto", "chain"):
             raise ConfigError(f"serve.selection per_cycle chooses chains: serve.mode must be auto or chain, got "
                               f"{s.mode!r}")
+        if s.dtype not in ("auto", "float32", "bfloat16"):
+            raise ConfigError(f"serve.dtype must be auto, float32 or bfloat16, got {s.dtype!r}")
+        if s.dtype == "bfloat16" and (s.engine == "vllm" or s.mode == "lookahead"):
+            raise ConfigError("serve.dtype bfloat16 serves token drafting with the draftpool engine only (not "
+                              "serve.engine vllm, whose dtype is vllm.dtype, nor lookahead)")
         if s.engine not in ("draftpool", "vllm"):
             raise ConfigError(f"serve.engine must be draftpool or vllm, got {s.engine!r}")
         if s.engine == "vllm":

@@ -31,7 +31,9 @@ def serving_members(s, info, target, pool_dir: Path, serve_dir: Path, out_dir: P
         members.append(m)
     if not members:
         raise DrafterLoadError(f"{serve_dir} has no drafter of kind {s.kinds}")
-    return [replace(m, module=m.module.to(s.device)) for m in sorted(members, key=lambda m: m.name)]
+    dtype = next(target.parameters()).dtype  # rule: heads run in the target's precision (its features' dtype)
+    return [replace(m, module=m.module.to(s.device, dtype) if get_kind(m.kind).trained else m.module.to(s.device))
+            for m in sorted(members, key=lambda m: m.name)]
 
 
 class IndexSaver:

@@ -267,6 +267,7 @@ def test_an_answers_file_of_every_record_kind_is_resumed(tmp_path, tiny, capsys)
 @pytest.mark.parametrize("extra,msg", [
     (["serve.selection=fixed:nope"], "nope"), (["serve.selection=ucb"], "selection"),
     (["serve.selection=per_cycle", "serve.mode=tree"], "per_cycle"), (["serve.selection=per_cycle"], "model-free"),
+    (["serve.dtype=float16"], "serve.dtype"), (["serve.dtype=bfloat16", "serve.engine=vllm"], "serve.dtype"),
     (["trainer.updater=adagrad"], "updater"), (["serve.oops=1"], "serve.oops"),
     (["process.fault=crash_after:1"], "process.fault"), (["process.threads=0"], "process.threads"),
     (["trainer.lr=-1"], "trainer.lr"), (["trainer.holdout_every=-1"], "holdout_every"),

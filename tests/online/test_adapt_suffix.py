@@ -77,3 +77,28 @@ def test_per_cycle_selection_serves_plain_greedy_answers(tmp_path, pool, target,
     assert summary["served"] == 2 and summary["failed"] == 0
     answers = [json.loads(x) for x in (tmp_path / "online" / "answers.jsonl").read_text().splitlines()]
     assert [a["text"] for a in answers] == want
+
+
+def test_bfloat16_serving_with_adaptation_equals_bfloat16_plain_decoding(tmp_path, pool, target, target_info,
+                                                                           capsys):
+    """serve.dtype=bfloat16: the target and its heads in bf16 (the trainer in fp32, its weights cast at each swap),
+    every answer equal to bf16 plain greedy decoding of the same target loaded in bf16, adaptation on."""
+    import torch
+
+    from draftpool.target import load_target
+
+    model, tok = target
+    model16, _ = load_target(target_info, "cpu", torch.bfloat16)  # as the server loads it (not a cast copy)
+    prompts = [p["prompt"] for p in domain_prompts("sql")["held_out"][4:6]]
+    plain = SpecDecoder(model16, mode="plain", stop_ids=stop_token_ids(tok, model))
+    want = [tok.decode(plain.generate(render_prompt(tok, p), NEW)[0], skip_special_tokens=True) for p in prompts]
+    reqs = tmp_path / "r.jsonl"
+    reqs.write_text("".join(json.dumps({"id": str(i), "prompt": p}) + "\n" for i, p in enumerate(prompts)))
+    assert online_adapt.main([f"serve.pool={pool}", f"serve.out_dir={tmp_path}/online", f"serve.requests={reqs}",
+                              f"serve.max_new_tokens={NEW}", "serve.dtype=bfloat16", "trainer.batch=1",
+                              "trainer.holdout_every=0", "process.export_every=0",
+                              f"serve.auto_costs={tmp_path}/auto_costs.json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["served"] == 2 and summary["failed"] == 0
+    answers = [json.loads(x) for x in (tmp_path / "online" / "answers.jsonl").read_text().splitlines()]
+    assert [a["text"] for a in answers] == want
