@@ -21,7 +21,7 @@ from data_gen.user_data import UserData, load_user_rows, user_prompt_id, user_sp
 from data_gen.vllm_backend import VllmOptions
 from draftpool.chat import render_prompt
 from draftpool.config import ConfigError, field, to_dict
-from draftpool.target import DEFAULT_TARGET, TargetInfo, default_dtype
+from draftpool.target import DEFAULT_TARGET, TargetInfo, auto_dtype, default_dtype
 
 
 @dataclass
@@ -84,12 +84,7 @@ def target_dtype(name: str, device: torch.device, info: TargetInfo | None = None
     choice for batched generation, draftpool/precision.py; else fp32). An explicit name always wins."""
     if name != "auto":
         return getattr(torch, name)
-    config = None
-    if info is not None and torch.device(device).type == "cpu":
-        from transformers import AutoConfig
-
-        config = AutoConfig.from_pretrained(info.path)
-    return default_dtype(device, config, "batch")
+    return auto_dtype(device, info, "batch") if info is not None else default_dtype(device)
 
 
 def prompt_table(cfg: DataGenConfig, skipped: list[str] | None = None) -> dict[str, list[dict[str, str]]]:

@@ -196,6 +196,16 @@ def default_dtype(device: str | torch.device, config=None, use: str = "decode") 
     return torch.float32
 
 
+def auto_dtype(device: str | torch.device, info: TargetInfo, use: str = "decode") -> torch.dtype:
+    """`auto` for this target on this device: default_dtype with the target's config (read from its folder) where
+    the choice is measured (a CPU), without it elsewhere."""
+    if torch.device(device).type != "cpu":
+        return default_dtype(device)
+    from transformers import AutoConfig
+
+    return default_dtype(device, AutoConfig.from_pretrained(info.path), use)
+
+
 @functools.cache
 def _cache_name(cls: type) -> str:
     return "cache" if "cache" in inspect.signature(cls.forward).parameters else "past_key_values"

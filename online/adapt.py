@@ -32,7 +32,7 @@ import torch
 from draftpool.config import ConfigError, help_text, load_config
 from draftpool.heap import bound_heap
 from draftpool.io import LockedError, run_lock
-from draftpool.target import TargetError, load_target, resolve_device, resolve_target
+from draftpool.target import TargetError, auto_dtype, load_target, resolve_device, resolve_target
 from draftpool.version_guard import UncheckedVersionError
 from online.config import RECIPE, AdaptConfig
 from online.lookahead.mode import serve_lookahead
@@ -92,11 +92,7 @@ def serve_dtype(s, info) -> torch.dtype:
     device = resolve_device(s.device)
     if device.type != "cpu" or s.engine == "vllm" or s.mode == "lookahead":
         return torch.float32
-    from transformers import AutoConfig
-
-    from draftpool.target import default_dtype
-
-    dtype = default_dtype(device, AutoConfig.from_pretrained(info.path), "decode")
+    dtype = auto_dtype(device, info, "decode")
     print(f"[online] target precision {str(dtype).removeprefix('torch.')} (serve.dtype auto, measured: "
           f"draftpool/precision.py)", file=sys.stderr, flush=True)
     return dtype

@@ -60,23 +60,27 @@ def test_suffix_member_indexes_served_answers_and_resumes(tmp_path, pool, target
     assert answers[-1]["text"] == tok.decode(want[1], skip_special_tokens=True)
 
 
-def test_per_cycle_selection_serves_plain_greedy_answers(tmp_path, pool, target, capsys):
-    """serve.selection=per_cycle over the head and the model-free members: the answers are plain greedy decoding's,
-    with adaptation on (the trainer adapts the head while the selector picks per cycle)."""
-    model, tok = target
-    prompts = [p["prompt"] for p in domain_prompts("sql")["held_out"][2:4]]
+def served_equals_plain(tmp_path, pool, tok, model, prompts, setting, capsys) -> None:
+    """Serve `prompts` with adaptation on and `setting`; every answer equals plain greedy decoding with `model`."""
     plain = SpecDecoder(model, mode="plain", stop_ids=stop_token_ids(tok, model))
     want = [tok.decode(plain.generate(render_prompt(tok, p), NEW)[0], skip_special_tokens=True) for p in prompts]
     reqs = tmp_path / "r.jsonl"
     reqs.write_text("".join(json.dumps({"id": str(i), "prompt": p}) + "\n" for i, p in enumerate(prompts)))
     assert online_adapt.main([f"serve.pool={pool}", f"serve.out_dir={tmp_path}/online", f"serve.requests={reqs}",
-                              f"serve.max_new_tokens={NEW}", "serve.selection=per_cycle", "trainer.batch=1",
-                              "trainer.holdout_every=0", "process.export_every=0",
-                              f"serve.auto_costs={tmp_path}/auto_costs.json"]) == 0
+                              f"serve.max_new_tokens={NEW}", setting, "trainer.batch=1", "trainer.holdout_every=0",
+                              "process.export_every=0", f"serve.auto_costs={tmp_path}/auto_costs.json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["served"] == 2 and summary["failed"] == 0
     answers = [json.loads(x) for x in (tmp_path / "online" / "answers.jsonl").read_text().splitlines()]
     assert [a["text"] for a in answers] == want
+
+
+def test_per_cycle_selection_serves_plain_greedy_answers(tmp_path, pool, target, capsys):
+    """serve.selection=per_cycle over the head and the model-free members: the answers are plain greedy decoding's,
+    with adaptation on (the trainer adapts the head while the selector picks per cycle)."""
+    model, tok = target
+    prompts = [p["prompt"] for p in domain_prompts("sql")["held_out"][2:4]]
+    served_equals_plain(tmp_path, pool, tok, model, prompts, "serve.selection=per_cycle", capsys)
 
 
 def test_bfloat16_serving_with_adaptation_equals_bfloat16_plain_decoding(tmp_path, pool, target, target_info,
@@ -87,18 +91,7 @@ def test_bfloat16_serving_with_adaptation_equals_bfloat16_plain_decoding(tmp_pat
 
     from draftpool.target import load_target
 
-    model, tok = target
+    _, tok = target
     model16, _ = load_target(target_info, "cpu", torch.bfloat16)  # as the server loads it (not a cast copy)
     prompts = [p["prompt"] for p in domain_prompts("sql")["held_out"][4:6]]
-    plain = SpecDecoder(model16, mode="plain", stop_ids=stop_token_ids(tok, model))
-    want = [tok.decode(plain.generate(render_prompt(tok, p), NEW)[0], skip_special_tokens=True) for p in prompts]
-    reqs = tmp_path / "r.jsonl"
-    reqs.write_text("".join(json.dumps({"id": str(i), "prompt": p}) + "\n" for i, p in enumerate(prompts)))
-    assert online_adapt.main([f"serve.pool={pool}", f"serve.out_dir={tmp_path}/online", f"serve.requests={reqs}",
-                              f"serve.max_new_tokens={NEW}", "serve.dtype=bfloat16", "trainer.batch=1",
-                              "trainer.holdout_every=0", "process.export_every=0",
-                              f"serve.auto_costs={tmp_path}/auto_costs.json"]) == 0
-    summary = json.loads(capsys.readouterr().out)
-    assert summary["served"] == 2 and summary["failed"] == 0
-    answers = [json.loads(x) for x in (tmp_path / "online" / "answers.jsonl").read_text().splitlines()]
-    assert [a["text"] for a in answers] == want
+    served_equals_plain(tmp_path, pool, tok, model16, prompts, "serve.dtype=bfloat16", capsys)
