@@ -20,8 +20,8 @@ from benchmarks import harness
 from data_gen.generate import load_distilled
 from data_gen.plan import data_dir_for
 from draftpool.config import ConfigError
+from draftpool.models.proposal import Proposal, choose
 from draftpool.models.request_index import RequestIndex
-from draftpool.models.suffix_index import Proposal, choose
 
 RULES = {
     "score": lambda corpus, mine: corpus if corpus.score >= mine.score else mine,

@@ -5,7 +5,7 @@ the members that read one request can share one index. Proposals are suffix_inde
 
 from __future__ import annotations
 
-from draftpool.models.suffix_index import NO_PROPOSAL, Proposal
+from draftpool.models.proposal import NO_PROPOSAL, Proposal
 
 
 class RequestIndex:

@@ -25,9 +25,10 @@ import torch
 from draftpool.io import atomic_dir
 from draftpool.models.folder import DrafterLoadError, check_config, read_json, read_meta
 from draftpool.models.kind import Capabilities, DrafterKind, Steps
+from draftpool.models.proposal import choose
 from draftpool.models.request_index import RequestIndex
 from draftpool.models.suffix_array import SEP, Segment
-from draftpool.models.suffix_index import SuffixIndex, choose
+from draftpool.models.suffix_index import SuffixIndex
 
 if TYPE_CHECKING:
     from draftpool.target import TargetInfo

@@ -18,7 +18,7 @@ import torch
 
 from draftpool.forward.sampling import SamplingParams
 from draftpool.models import part
-from draftpool.models.suffix_index import Proposal
+from draftpool.models.proposal import Proposal
 from specsel.decoding.tree import DraftTree, TreeSpec
 
 

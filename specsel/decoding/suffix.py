@@ -3,7 +3,7 @@
 `NgramDrafter` is prompt lookup: the longest n-gram ending the request that occurred earlier in it (prompt or answer)
 is continued with what followed its latest occurrence. `SuffixDrafter` adds a global suffix index (seeded from
 self-distilled answers, grown by served answers): the request's own continuation where its match is at least as long
-as the corpus's, else whichever proposal scores higher (SuffixDecoding's rule; `suffix_index.choose`).
+as the corpus's, else whichever proposal scores higher (SuffixDecoding's rule; `proposal.choose`).
 In tree cycles (greedy) the suffix drafter drafts SuffixDecoding's tree: the index's continuations best-first by path
 probability; prompt lookup drafts its chain as a one-path tree.
 
@@ -35,9 +35,9 @@ import numpy as np
 import torch
 
 from draftpool.forward.sampling import SamplingParams
+from draftpool.models.proposal import Proposal, choose
 from draftpool.models.request_index import RequestIndex
 from draftpool.models.suffix import NGRAM, SUFFIX, NgramModel, SuffixModel
-from draftpool.models.suffix_index import Proposal, choose
 from specsel.decoding.rows import take_rows
 from specsel.decoding.tree import DraftTree, TreeSpec
 
@@ -250,6 +250,6 @@ class SuffixDrafter(NgramDrafter):
         return DraftTree(tokens=tree.tokens, parents=tree.parents, depths=tree.depths)
 
     def _propose(self, n: int, k: int) -> Proposal:
-        """The global index's or this request's proposal (frequency walk for both; `suffix_index.choose`)."""
+        """The global index's or this request's proposal (frequency walk for both; `proposal.choose`)."""
         self.matcher.follow(self.request.tokens, n)
         return choose(self.matcher.propose(k), self.request.propose(k, most_frequent=True, upto=n))

@@ -99,9 +99,10 @@ def test_evaluation_of_a_model_free_drafter_reads_its_chains(target_info, target
 def test_teacher_forced_steps_follow_the_index_with_a_matcher_and_equal_a_search_per_position():
     """The suffix kind's steps (every position's chain, used by evaluation and the selection replay) follow each row
     with one SuffixIndex matcher; they equal the chains of a fresh index search after every prefix."""
+    from draftpool.models.proposal import choose
     from draftpool.models.request_index import RequestIndex
     from draftpool.models.suffix import SuffixModel
-    from draftpool.models.suffix_index import SuffixIndex, choose
+    from draftpool.models.suffix_index import SuffixIndex
 
     rng = np.random.default_rng(3)
     index = SuffixIndex(depth=12, segment_tokens=40)

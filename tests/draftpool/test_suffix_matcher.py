@@ -13,9 +13,10 @@ import numpy as np
 import pytest
 
 from draftpool.models import suffix_index
+from draftpool.models.proposal import NO_PROPOSAL, Proposal, TreeProposal
 from draftpool.models.request_index import RequestIndex
 from draftpool.models.suffix_array import SEP, common_prefixes
-from draftpool.models.suffix_index import NO_PROPOSAL, Proposal, SuffixIndex, TreeProposal
+from draftpool.models.suffix_index import SuffixIndex
 
 
 # --- the reference: the index's proposal path and the request index before issue 43 --------------------------------

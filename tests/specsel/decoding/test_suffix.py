@@ -227,7 +227,7 @@ def test_a_request_repeat_at_least_as_long_as_the_corpus_match_is_drafted_over_c
     """The corpus has seen 3 -> 9 ... many times (a confident, high-scoring chain); the request itself holds the
     target's own cycle, a longer match seen once. The request's chain is drafted (the old rule, the higher score
     alone, drafted the corpus's and accepted nothing), in chains and in trees."""
-    from draftpool.models.suffix_index import NO_PROPOSAL, Proposal, choose
+    from draftpool.models.proposal import NO_PROPOSAL, Proposal, choose
 
     seed = [[3, 4, 9, 9, 9, 9, 9]] * 20
     prompt = list(range(V)) + [0, 1, 2, 3]  # the cycle once, then its start; the prefill's token is 4

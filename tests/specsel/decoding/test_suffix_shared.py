@@ -10,8 +10,8 @@ import random
 
 import pytest
 
+from draftpool.models.proposal import choose
 from draftpool.models.suffix import NgramModel, build_suffix
-from draftpool.models.suffix_index import choose
 from specsel.decoding.loop import SpecDecoder
 from specsel.decoding.request import DecodeState
 from specsel.decoding.suffix import NgramDrafter, SuffixDrafter, request_index
