@@ -105,6 +105,17 @@ def target(target_info):
 
 
 @pytest.fixture(scope="session")
+def target16(target_info):
+    """(model, tokenizer) of the embedded target loaded in bf16, as `dtype: bfloat16` loads it (a cast copy of the fp32
+    model differs: it casts the rotary inverse frequencies too)."""
+    import torch
+
+    from draftpool.target import load_target
+
+    return load_target(target_info, "cpu", torch.bfloat16)
+
+
+@pytest.fixture(scope="session")
 def tiny_target_info(tmp_path_factory, target_info):
     """The TargetInfo of a 4-layer random Llama over the embedded target's vocabulary (tests/stubs.py), saved as a
     Hugging Face folder with the real tokenizer (made once for the session's workers): the target of tests of

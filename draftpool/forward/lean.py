@@ -15,7 +15,9 @@ Batch invariance: with `pad_single=True` a pass of fewer than `pad_rows` rows is
 so that every pass uses the same M >= 2 kernels, and causal rows after the prefill attend one call per row over exactly
 the keys they see. A verified row is then computed exactly as a plain step computes it wherever the kernels are
 row-invariant for M >= 2 (oneDNN fp32 and bf16 are on the CPU tried; `batch_invariant` measures it for the model at
-hand). Masked passes (trees) attend in query blocks of at most QUERY_BLOCK rows.
+hand). Masked passes (trees) attend in query blocks of at most QUERY_BLOCK rows in fp32; in 16-bit dtypes a tree's
+rows attend one call per row too, each over the cache and its own path copied in place right after it, so tree
+verification is exact there as well.
 
 Memory: oneDNN keeps native memory for every row count a linear has run at (~1-2 MB each for SmolLM2-135M on CPU,
 never freed), so a server prefilling prompts of ever new lengths grew for its whole life. A causal pass of more than
@@ -210,11 +212,14 @@ class LeanForward:
         pos = list(positions) if positions is not None else list(range(n, n + T))
         # rule: causal rows after the prefill attend row by row (no mask); other passes take one masked call
         per_row = allowed is None and (n > 0 or T == 1) and T <= PER_ROW_MAX
+        # rule: in 16-bit dtypes a tree's rows attend row by row too, each over the cache and its own path (where the
+        # mask is one): a masked pass rounds otherwise than the plain steps it must equal
+        paths = tree_paths(allowed, n, pos) if allowed is not None and self.dtype.itemsize < 4 else None
         rows = self.pad_rows if T < self.pad_rows and self.pad_single else T
         if allowed is None and positions is None:
             rows = max(rows, padded_rows(T))  # rule: a long causal pass runs at one of a few row counts (memory)
         extra = rows - T
-        if not per_row:
+        if not per_row and paths is None:
             if allowed is None:  # rule: causal over the cache and the new rows
                 allowed = torch.ones(T, n + T, dtype=torch.bool, device=self.device).tril(n)
             allowed = allowed.to(self.device)
@@ -244,6 +249,17 @@ class LeanForward:
                 att = torch.cat([self._attend(q[:, :, j:j + 1], i, n + j + 1, None) for j in range(T)], dim=2)
                 if rows > T:  # pad rows copy the last row
                     att = torch.cat([att, att[:, :, -1:].expand(-1, -1, rows - T, -1)], dim=2)  # [1,nh,R,d]
+            elif paths is not None:
+                # rule: row j's path (root .. j) is copied right after the cache, where a plain step would have
+                # its keys, and attended as that step would (same view, same kernel, same bits); then the tree's
+                # keys and values go back in tree order
+                outs = []
+                for j, path in enumerate(paths):
+                    m = len(path)
+                    self.k[i, :, n:n + m], self.v[i, :, n:n + m] = k[0][:, path], v[:, path]
+                    outs.append(self._attend(q[:, :, j:j + 1], i, n + m, None))
+                self.k[i, :, n:end], self.v[i, :, n:end] = k[0], v
+                att = torch.cat(outs + outs[-1:] * (rows - T), dim=2)  # [1,nh,R,d], pad rows copy the last
             else:
                 att = torch.cat([self._attend(q[:, :, r:r + QUERY_BLOCK], i, end, allowed[r:r + QUERY_BLOCK])
                                  for r in range(0, rows, QUERY_BLOCK)], dim=2)  # [1,nh,R,d]
@@ -308,6 +324,21 @@ def build(model, prepack: bool = True, pad_single: bool = True,
         lean.pad_rows = fastest_pad(lean, ids.tolist())
     lean.batch_invariant = batch_invariant(lean, ids.tolist())
     return lean, None
+
+
+def tree_paths(allowed: torch.Tensor, n: int, pos: list[int]) -> list[list[int]] | None:
+    """allowed [T, n+T] bool, pos [T] -> per new row, the new rows it attends to in position order (root .. itself),
+    where each row sees the whole cache and a path at positions n, n+1, .., its own (a tree's ancestor mask); else
+    None."""
+    if n == 0 or not bool(allowed[:, :n].all()):
+        return None
+    paths = []
+    for j, row in enumerate(allowed[:, n:].tolist()):
+        path = sorted((r for r, ok in enumerate(row) if ok), key=lambda r: pos[r])
+        if not path or path[-1] != j or [pos[r] for r in path] != list(range(n, n + len(path))):
+            return None
+        paths.append(path)
+    return paths
 
 
 @torch.inference_mode()

@@ -133,16 +133,14 @@ class SpecDecoder:
 
     def _check_exact(self) -> None:
         # rule: speculation is token-exact by construction where every verified row is computed bit for bit as a
-        # one-token step computes it: the lean forward's chains on kernels measured row-invariant. Elsewhere fp32
-        # differs only in the last bits; bf16 / fp16 logits are coarse (steps of 0.125 near 20), so a near-tie can
-        # resolve differently in a pass over several tokens
+        # one-token step computes it: the lean forward's chains and (in 16-bit dtypes) trees on kernels measured
+        # row-invariant. Elsewhere fp32 differs only in the last bits; bf16 / fp16 logits are coarse (steps of
+        # 0.125 near 20), so a near-tie can resolve differently in a pass over several tokens
         mode, target = self.mode, self.target
-        invariant = target.lean is not None and target.lean.batch_invariant and mode != "tree"
-        self.token_exact = mode == "plain" or invariant or target.dtype in (torch.float32, torch.float64)
+        self.token_exact = mode == "plain" or target.token_exact
         if not self.token_exact:
             name = str(target.dtype).removeprefix("torch.")
-            why = ("tree verification attends through one masked pass" if mode == "tree" and target.lean
-                   else f"this target's forward ({target.backend}) is not batch-invariant here")
+            why = f"this target's forward ({target.backend}) is not batch-invariant here"
             warnings.warn(f"speculative decoding in {name} is not token-exact against plain decoding in that dtype: "
                           f"{why}, so a verification pass over several tokens rounds differently from one-token "
                           f"steps and near-tied logits can pick another token (each emitted token is still the "

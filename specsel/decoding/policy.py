@@ -7,8 +7,6 @@ plan only."""
 
 from __future__ import annotations
 
-import torch
-
 from specsel.decoding import costs as cost_model
 from specsel.decoding.auto import AutoChooser, AutoSpec, Costs
 from specsel.decoding.observer import Cycle
@@ -20,9 +18,9 @@ SYNTHETIC_PREFIX = 64  # tokens of the prefix costs are measured after
 
 def auto_trees(spec: AutoSpec, target: TargetRunner, drafters: list) -> tuple:
     """The trees `auto` may weigh: its grid, where every drafter drafts trees within its vocabulary, the target cache
-    packs a tree's path and tree verification is token-exact (fp32 / fp64: a masked pass is not row-invariant in
-    16-bit dtypes); else none."""
-    if not spec.trees or target.dtype not in (torch.float32, torch.float64) or not all(d.can_tree for d in drafters):
+    packs a tree's path and tree verification is token-exact (`TargetRunner.token_exact`: fp32 / fp64, or the lean
+    forward on row-invariant kernels); else none."""
+    if not spec.trees or not target.token_exact or not all(d.can_tree for d in drafters):
         return ()
     try:
         target.check_cache(tree=True)

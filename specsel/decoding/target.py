@@ -168,6 +168,13 @@ class TargetRunner:
                                  f"cache layers ({', '.join(bad)}) do not allow: use mode chain")
 
     @property
+    def token_exact(self) -> bool:
+        """Whether a verification pass (chain or tree) computes every row as a one-token step does: fp32 / fp64
+        (to the last bits), or the lean forward on kernels measured row-invariant (bit for bit, any dtype)."""
+        invariant = self.lean is not None and self.lean.batch_invariant
+        return invariant or self.dtype in (torch.float32, torch.float64)
+
+    @property
     def vocab_size(self) -> int:
         return self.config.vocab_size
 

@@ -156,28 +156,69 @@ def test_verification_rows_are_bitwise_one_token_steps_on_the_real_target(setup,
 
 
 @pytest.mark.tier2
-def test_bfloat16_chains_are_token_exact_through_the_lean_forward(setup):  # noqa: F811
+def test_bfloat16_chains_and_trees_are_token_exact_through_the_lean_forward(setup, target16):  # noqa: F811
+    """The target loaded in bf16: chains, `auto` (trees among its plans) and trees, steered to accept 1 or 3 drafts,
+    equal bf16 plain decoding token for token, silently (each verified row is a one-token step's bits); a tree's
+    masked blocks (what fp32 runs) would not be."""
     model, head, _, prompts, _, stops = setup
-    model16, head16 = copy.deepcopy(model).to(torch.bfloat16), copy.deepcopy(head).to(torch.bfloat16)
+    model16, head16 = target16[0], copy.deepcopy(head).to(torch.bfloat16)
     plain = SpecDecoder(model16, mode="plain", stop_ids=stops)
     assert plain.target.backend == "lean"
     ref, _ = plain.generate(prompts["sql"], 3 * NEW)
-    cheap = AutoSpec(priors={"drafter": [0.9]}, costs=Costs({1: 0.05, 9: 0.051}, 0.001), time_weight=0.0)
+    cheap = AutoSpec(priors={"drafter": [0.9]}, rank_priors={"drafter": [[0.9, 0.5, 0.3, 0.1]]},
+                     costs=Costs({1: 0.05, 9: 0.051}, 0.001, tree_target={17: 0.052}, tree_step={4: 0.001}),
+                     trees=((4, 4, 16),), time_weight=0.0)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ReducedPrecisionWarning)
-        for mode, kw in (("chain", {}), ("auto", {"auto": cheap})):
+        for mode, kw in (("chain", {}), ("auto", {"auto": cheap}), ("tree", {"tree": TreeSpec(4, 4, 16)})):
             for correct in (1, 3):
                 dec = SpecDecoder(model16, SteeredHead(head16, ref, correct=correct), mode=mode, k=4,
                                   stop_ids=stops, **kw)
                 out, m = dec.generate(prompts["sql"], 3 * NEW)
                 assert out == ref and dec.token_exact and max(m.accepted) == correct, (mode, correct)
-    with pytest.warns(ReducedPrecisionWarning, match="tree verification attends through one masked pass"):
-        SpecDecoder(model16, Eagle3Drafter(head16), mode="tree", tree=TreeSpec(4, 4, 16), stop_ids=stops)
-
+                if mode == "auto":
+                    assert dec.auto_trees == ((4, 4, 16),) and "tree 4/4/16" in m.plans
+        dec = SpecDecoder(model16, Eagle3Drafter(head16), mode="tree", tree=TreeSpec(4, 4, 16), stop_ids=stops)
+        assert dec.generate(prompts["sql"], 3 * NEW)[0] == ref  # a random head: trees rejected, paths of one
 
 
 @pytest.mark.tier2
-def test_bfloat16_suffix_chains_and_per_cycle_selection_are_token_exact(setup):  # noqa: F811
+def test_bfloat16_tree_rows_are_bitwise_the_one_token_steps_of_their_path(target16):
+    """A tree pass in bf16 (root, two children, two grandchildren under one, a great-grandchild) after a 100-token
+    prefill: the rows on one root-to-leaf path equal, bit for bit, one-token steps along that path; the masked blocks
+    fp32 runs do not (they round otherwise here)."""
+    from specsel.decoding.tree import ancestor_mask
+
+    fwd, why = lean.build(target16[0])
+    assert why is None and fwd.batch_invariant
+    ids = torch.randint(0, fwd.decoder.embed_tokens.num_embeddings, (106,),
+                        generator=torch.Generator().manual_seed(1)).tolist()
+    n, tokens, parents, depths = 100, ids[100:], [-1, -1, 0, 0, 2], [1, 1, 2, 2, 3]
+    allowed = torch.ones(6, n + 6, dtype=torch.bool)
+    allowed[:, n:] = ancestor_mask(parents)
+    path = [0, 1, 3, 5]  # root, a, its child c, c's child e
+
+    def tree_rows() -> torch.Tensor:
+        fwd.reset()
+        fwd.forward(ids[:n], None, None, None)
+        return fwd.forward(tokens, [n] + [n + d for d in depths], allowed, None)[0][path]
+
+    fwd.reset()
+    fwd.forward(ids[:n], None, None, None)
+    steps = torch.cat([fwd.forward([tokens[i]], None, None, None)[0] for i in path])
+    assert lean.tree_paths(allowed, n, [n] + [n + d for d in depths]) == [[0], [0, 1], [0, 2], [0, 1, 3], [0, 1, 4],
+                                                                           [0, 1, 3, 5]]
+    assert torch.equal(tree_rows(), steps)
+    old = lean.tree_paths
+    try:
+        lean.tree_paths = lambda *a: None  # the masked blocks
+        assert not torch.equal(tree_rows(), steps)
+    finally:
+        lean.tree_paths = old
+
+
+@pytest.mark.tier2
+def test_bfloat16_suffix_chains_and_per_cycle_selection_are_token_exact(setup, target16):  # noqa: F811
     """In bf16 through the lean forward, a suffix member's chains (seeded with the bf16 answer itself, so they are
     long and mostly accepted) and per-cycle selection over it and a head equal bf16 plain decoding token for token."""
     from draftpool.models.suffix import build_suffix
@@ -185,7 +226,7 @@ def test_bfloat16_suffix_chains_and_per_cycle_selection_are_token_exact(setup): 
     from specsel.selection.per_cycle import PerCycleSelector
 
     model, head, _, prompts, _, stops = setup
-    model16, head16 = copy.deepcopy(model).to(torch.bfloat16), copy.deepcopy(head).to(torch.bfloat16)
+    model16, head16 = target16[0], copy.deepcopy(head).to(torch.bfloat16)
     ref, _ = SpecDecoder(model16, mode="plain", stop_ids=stops).generate(prompts["sql"], 3 * NEW)
     index = build_suffix([prompts["sql"] + ref], model.config.vocab_size)
     with warnings.catch_warnings():
@@ -197,6 +238,7 @@ def test_bfloat16_suffix_chains_and_per_cycle_selection_are_token_exact(setup): 
         dec = SpecDecoder(model16, pool, selector=PerCycleSelector(8), mode="chain", k=8, stop_ids=stops)
         out, m = dec.generate(prompts["sql"], 3 * NEW)
         assert out == ref and dec.token_exact and 1 in m.choices
+
 
 def test_packed_view_computes_the_module_and_follows_in_place_weight_swaps():
     """The drafter's prepacked view shares the module's weights: same outputs, and an online hot swap (`copy_` into

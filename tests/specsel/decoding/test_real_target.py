@@ -14,7 +14,7 @@ from specsel.decoding import costs as cost_model
 from specsel.decoding.auto import TREE_GRID, AutoSpec, Costs
 from specsel.decoding.eagle3 import Eagle3Drafter
 from specsel.decoding.llama import LlamaDrafter
-from specsel.decoding.loop import SpecDecoder
+from specsel.decoding.loop import ReducedPrecisionWarning, SpecDecoder
 from specsel.decoding.tree import TreeSpec
 from tests.stubs import OracleTreeDrafter, SteeredHead, fresh_cache_matches
 
@@ -95,7 +95,7 @@ def test_keyed_sampling_equals_plain_keyed_sampling_whoever_drafts(setup):
     assert all(a == 3 for a in m.accepted[:-1])  # the target drafting for itself with the same noise
 
 
-def test_bfloat16_transformers_forward_warns_and_follows_the_bf16_targets_argmax_up_to_near_ties(setup):
+def test_bfloat16_transformers_forward_warns_and_follows_the_bf16_targets_argmax_up_to_near_ties(setup, target16):
     """Through the transformers forward bf16 is not batch-invariant: a 5-token verification pass rounds differently
     from one-token steps, so speculative output can leave plain bf16 output at a near-tie (measured: most 128-token SQL
     answers do). What holds: the decoder says so (ReducedPrecisionWarning; none in fp32 or for plain decoding), and
@@ -105,13 +105,12 @@ def test_bfloat16_transformers_forward_warns_and_follows_the_bf16_targets_argmax
     import warnings
 
     from specsel.decoding.auto import AutoSpec, Costs
-    from specsel.decoding.loop import ReducedPrecisionWarning
 
     model, head, _, prompts, refs, stops = setup
     with warnings.catch_warnings():
         warnings.simplefilter("error", ReducedPrecisionWarning)
         SpecDecoder(model, Eagle3Drafter(head), mode="chain", k=4, stop_ids=stops, backend="hf")  # fp32: silent
-    model16, head16 = copy.deepcopy(model).to(torch.bfloat16), copy.deepcopy(head).to(torch.bfloat16)
+    model16, head16 = target16[0], copy.deepcopy(head).to(torch.bfloat16)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ReducedPrecisionWarning)
         ref, _ = SpecDecoder(model16, mode="plain", stop_ids=stops, backend="hf").generate(prompts["sql"], NEW)
@@ -129,10 +128,11 @@ def test_bfloat16_transformers_forward_warns_and_follows_the_bf16_targets_argmax
         assert float(gap.max()) <= 0.5, (mode, gap.max())  # two bf16 ulps at logits of 32-64
 
 
-def test_auto_weighs_trees_and_stays_exact(setup):
+def test_auto_weighs_trees_and_stays_exact(setup, target16):
     """`auto` with rank rates that make a tree pay (cheap given costs): it runs tree cycles through the real head's
-    tree expansion and the target's masked pass, accepts long paths and equals plain greedy; in bf16 it weighs no
-    trees (a masked pass is not token-exact there); measured costs include the masked passes and tree steps."""
+    tree expansion and the target's masked pass, accepts long paths and equals plain greedy; in bf16 it weighs trees
+    through the lean forward (exact there) and none through the transformers forward (not token-exact); measured
+    costs include the masked passes and tree steps."""
     model, head, _, prompts, refs, stops = setup
     trees = ((3, 2, 6), (4, 4, 16))
     costs = Costs({1: 0.05, 5: 0.056}, 0.01, tree_target={7: 0.052, 17: 0.06}, tree_step={2: 0.001, 4: 0.002})
@@ -142,8 +142,10 @@ def test_auto_weighs_trees_and_stays_exact(setup):
     assert dec.auto_trees == trees and dec.lookahead == 4
     out, m = dec.generate(prompts["sql"], NEW)
     assert out == refs["sql"] and set(m.plans) == {"tree 4/4/16"} and max(m.accepted) == 3
-    model16, head16 = copy.deepcopy(model).to(torch.bfloat16), copy.deepcopy(head).to(torch.bfloat16)
-    assert SpecDecoder(model16, Eagle3Drafter(head16), mode="auto", auto=auto).auto_trees == ()
+    model16, head16 = target16[0], copy.deepcopy(head).to(torch.bfloat16)
+    assert SpecDecoder(model16, Eagle3Drafter(head16), mode="auto", auto=auto).auto_trees == trees
+    with pytest.warns(ReducedPrecisionWarning):
+        assert SpecDecoder(model16, Eagle3Drafter(head16), mode="auto", auto=auto, backend="hf").auto_trees == ()
     dec = SpecDecoder(model, Eagle3Drafter(head), mode="auto", k=4, stop_ids=stops,
                       auto=AutoSpec(trees=TREE_GRID, costs=costs))
     state = dec.decode(prompts["sql"], 4).state  # a request's state to time after
