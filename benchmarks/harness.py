@@ -117,13 +117,13 @@ def load_target(args: Any, info: TargetInfo | None = None, *, device: str | None
     """The target of args.target on args.device in args.dtype (parsed arguments or a config with those fields; a
     script without --device / --dtype: cpu, float32), device / dtype given here winning. `auto` on a CPU is the
     measured choice for decoding (draftpool/precision.py)."""
-    from draftpool.target import auto_dtype, resolve_device, resolve_dtype
     from draftpool.target import load_target as load
+    from draftpool.target import resolve_device, target_dtype
 
     info = info or resolve(args)
     dev = resolve_device(device or getattr(args, "device", None) or "cpu")
     name = dtype or getattr(args, "dtype", None) or "float32"
-    dt = auto_dtype(dev, info, "decode") if name == "auto" else resolve_dtype(name, dev)
+    dt = target_dtype(name, dev, info, "decode")
     log.info("loading target %s (%s, %s)", info.name, dev, str(dt).removeprefix("torch."))
     if not _isatty(sys.stderr):  # a log gets our line above, not transformers' carriage-return bar
         from transformers.utils import logging as hf_logging

@@ -50,6 +50,9 @@ VARIANTS = {  # name -> overrides on the domain's eagle3 recipe
 
 def run_variant(name: str, args, extra: list[str]) -> list[dict]:
     """Train one variant (unless <out>/<name> finished with the same settings) -> its curve rows."""
+    from draftpool.target import DTYPES
+    from training.target_cache import cache_dir
+
     run_dir = Path(args.out) / name
     overrides = [*VARIANTS[name], *extra, f"run_dir={run_dir}", f"export.pools_dir={Path(args.out) / 'pools' / name}",
                  f"train.budget_minutes={args.minutes}", f"train.curve_minutes={args.every}",
@@ -58,11 +61,12 @@ def run_variant(name: str, args, extra: list[str]) -> list[dict]:
     done, used = run_dir / "curve.done.json", run_dir / "config.json"
     if done.is_file() and used.is_file() and json.loads(used.read_text()) == want:
         return [json.loads(x) for x in (run_dir / "curve.jsonl").read_text().splitlines()]
-    shared = Path(args.out) / "target_cache"  # one feature cache for every variant (same target, layers, data)
     run_dir.mkdir(parents=True, exist_ok=True)
-    if not (run_dir / "target_cache").exists():
-        shared.mkdir(parents=True, exist_ok=True)
-        (run_dir / "target_cache").symlink_to(shared.resolve(), target_is_directory=True)
+    for dtype in DTYPES:  # one feature cache per precision for every variant (same target, layers, data)
+        shared, own = cache_dir(Path(args.out), dtype), cache_dir(run_dir, dtype)
+        if not own.exists():
+            shared.mkdir(parents=True, exist_ok=True)
+            own.symlink_to(shared.resolve(), target_is_directory=True)
     cmd = [sys.executable, str(ROOT / "train_drafter.py"), "--domain", args.domain, "--recipe", args.recipe,
            *overrides]
     harness.log.info("[learning_curve] %s: %s", name, " ".join(cmd[2:]))

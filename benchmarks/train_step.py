@@ -39,7 +39,7 @@ from training.config import TrainConfig
 from training.data import ResponseDataset, collate
 from training.kinds.eagle3 import make_eagle3, setup_eagle3
 from training.loop import epoch_order
-from training.target_cache import cached_features
+from training.target_cache import cache_dir, cached_features
 from training.train_drafter import make_accelerator, prepare_rows, setup_context
 from training.ttt import Teacher, ttt_loss
 
@@ -124,7 +124,7 @@ def _main(argv: list[str] | None) -> int:
     for name in names:
         if VARIANTS[name][3] and not cpu_has_bf16() and accelerator.device.type == "cpu":
             harness.log.warning("%s: this CPU has no native bf16 (avx512_bf16 / AMX): bf16 is emulated", name)
-        r = time_variant(name, head0, target, run_dir / "target_cache", batches, cfg.eagle3.ttt_steps,
+        r = time_variant(name, head0, target, cache_dir(run_dir, target.dtype), batches, cfg.eagle3.ttt_steps,
                          cfg.eagle3.step_weight, cfg.train.lr)
         results.append(r)
         harness.log.info(json.dumps({k: v for k, v in r.items() if k != "losses"}))

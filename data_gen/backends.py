@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from data_gen.plan import DataGenConfig, shard_seed, target_dtype
-from draftpool.target import TargetInfo, resolve_device
+from data_gen.plan import DataGenConfig, shard_seed
+from draftpool.target import TargetInfo, dtype_name, resolve_device, target_dtype
 
 Results = list[tuple[list[int], bool]]  # per row of a shard: (answer ids, stop token included; finished)
 
@@ -111,7 +111,7 @@ def generate_vllm(work: Work) -> dict[str, Any]:
 
     cfg = work.cfg
     device = resolve_device(cfg.device)
-    dtype = str(target_dtype(cfg.dtype, device)).removeprefix("torch.")
+    dtype = dtype_name(target_dtype(cfg.dtype, device))
     longest = max(len(p) for ids in work.rendered.values() for p in ids)
     engine = engine_args(cfg.vllm, device.type, dtype, longest + cfg.max_new_tokens + 8, cfg.seed)
     jobs = [{"name": s["name"], "temperature": s["temperature"], "top_p": cfg.top_p,

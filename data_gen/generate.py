@@ -35,13 +35,20 @@ from data_gen.plan import (
     prompt_table,
     provenance,
     shard_seed,
-    target_dtype,
 )
 from draftpool.chat import render_prompt, stop_token_ids
 from draftpool.config import ConfigError, load_config
 from draftpool.io import atomic_write_json
 from draftpool.progress import progress, quiet_datasets
-from draftpool.target import TargetError, TargetInfo, load_target, resolve_device, resolve_target
+from draftpool.target import (
+    TargetError,
+    TargetInfo,
+    dtype_name,
+    load_target,
+    resolve_device,
+    resolve_target,
+    target_dtype,
+)
 
 
 def run(cfg: DataGenConfig, info: TargetInfo | None = None, model=None, tok=None) -> Path:
@@ -53,7 +60,7 @@ def run(cfg: DataGenConfig, info: TargetInfo | None = None, model=None, tok=None
     table = prompt_table(cfg, skipped)
     if model is None and (cfg.backend == "auto" or BACKENDS[cfg.backend].in_process):
         device = resolve_device(cfg.device)
-        model, tok = load_target(info, device, target_dtype(cfg.dtype, device, info))
+        model, tok = load_target(info, device, target_dtype(cfg.dtype, device, info, "batch"))
     cfg = dataclasses.replace(cfg, backend=resolve_backend(cfg.backend, model))
     backend = BACKENDS[cfg.backend]
     checked = backend.check(cfg)  # rule: before any file is written (a missing or old vLLM is one clear error)
@@ -75,7 +82,7 @@ def run(cfg: DataGenConfig, info: TargetInfo | None = None, model=None, tok=None
     prov = provenance(cfg, info, tok, len(shards), table)
     dtype = next(model.parameters()).dtype if model is not None else target_dtype(cfg.dtype,
                                                                                     resolve_device(cfg.device))
-    prov["dtype"] = str(dtype).removeprefix("torch.")
+    prov["dtype"] = dtype_name(dtype)
     prov.update(checked)
     prov_path = out / "provenance.json"
     if prov_path.exists():

@@ -154,16 +154,16 @@ def draw(forward, tok, jobs: list, stop_ids: list[int]) -> list[dict]:
 def run(cfg: MagpieConfig, model=None, tok=None, info=None) -> Path:
     """Draw samples until cfg.prompts are kept (or max_samples drawn); returns the prompt file."""
     from data_gen.continuous import Job
-    from data_gen.plan import shard_seed, target_dtype
+    from data_gen.plan import shard_seed
     from draftpool.chat import stop_token_ids
     from draftpool.forward.slots import SlotForward
-    from draftpool.target import load_target, resolve_device, resolve_target
+    from draftpool.target import load_target, resolve_device, resolve_target, target_dtype
 
     # 1. target, template, filter
     info = info or resolve_target(cfg.target)
     if model is None:
         device = resolve_device("auto")
-        model, tok = load_target(info, device, target_dtype("auto", device, info))
+        model, tok = load_target(info, device, target_dtype("auto", device, info, "batch"))
     out = Path(cfg.out.format(target_slug=info.slug, domain=cfg.domain))
     samples_path, report_path = out.with_suffix(".samples.jsonl"), out.with_suffix(".report.json")
     prefix = pre_query_ids(tok, cfg.system_prompt)

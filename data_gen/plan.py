@@ -21,7 +21,7 @@ from data_gen.user_data import UserData, load_user_rows, user_prompt_id, user_sp
 from data_gen.vllm_backend import VllmOptions
 from draftpool.chat import render_prompt
 from draftpool.config import ConfigError, field, to_dict
-from draftpool.target import DEFAULT_TARGET, TargetInfo, auto_dtype, default_dtype
+from draftpool.target import DEFAULT_TARGET, TargetInfo
 
 
 @dataclass
@@ -77,14 +77,6 @@ class DataGenConfig:
 
 def data_dir_for(cfg_data_dir: str, target_slug: str, domain: str) -> Path:
     return Path(cfg_data_dir.format(target_slug=target_slug, domain=domain))
-
-
-def target_dtype(name: str, device: torch.device, info: TargetInfo | None = None) -> torch.dtype:
-    """The precision a config names (auto: bf16 on a GPU that has it; on a CPU, given the target, the measured
-    choice for batched generation, draftpool/precision.py; else fp32). An explicit name always wins."""
-    if name != "auto":
-        return getattr(torch, name)
-    return auto_dtype(device, info, "batch") if info is not None else default_dtype(device)
 
 
 def prompt_table(cfg: DataGenConfig, skipped: list[str] | None = None) -> dict[str, list[dict[str, str]]]:

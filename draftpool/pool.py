@@ -11,6 +11,7 @@ pool. Loading is strict: architecture, target (weights hash, sizes, layer count)
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,8 +22,11 @@ from draftpool.models import KINDS, get_kind
 from draftpool.models.folder import DrafterLoadError, read_json
 from draftpool.target import TargetInfo
 
+log = logging.getLogger(__name__)
+
 # the pool format's API; each kind's folder code (load, write) lives with its model: draftpool.models.get_kind(kind)
-__all__ = ["Member", "check_manifest", "drafter_eval", "load_members", "read_manifest", "update_pool_manifest"]
+__all__ = ["Member", "check_manifest", "drafter_eval", "load_members", "note_precision", "read_manifest",
+           "update_pool_manifest"]
 
 
 @dataclass(frozen=True)
@@ -107,11 +111,34 @@ def load_members(pool_dir: str | Path, info: TargetInfo, target_model,
     manifest = read_manifest(pool_dir)
     if not manifest:
         raise DrafterLoadError(f"no pool at {pool_dir} (pool.json missing): run build_pool.py first")
+    chosen = {name: e for name, e in sorted(manifest["drafters"].items())
+              if e["kind"] in kinds and (names is None or name in names)}
     members = [Member(name, e["kind"], get_kind(e["kind"]).load(pool_dir / e["path"], info, target_model))
-               for name, e in sorted(manifest["drafters"].items())
-               if e["kind"] in kinds and (names is None or name in names)]
+               for name, e in chosen.items()]
+    note_precision(pool_dir, chosen, target_model)
     if len(members) < at_least:
         raise DrafterLoadError(f"{pool_dir} has {len(members)} drafter(s) of kind {list(kinds)}: this needs "
                                f">= {at_least}")
     return members
 
+
+
+def note_precision(pool_dir: Path, entries: dict[str, dict[str, Any]], target_model) -> str | None:
+    """One log line when members were trained against the target in another precision than it runs in now (a head
+    trained on a bf16 target's features served by an fp32 target: it works, the features differ a little; measured
+    in docs/precision.md). Returns the line (None: every member matches, or records no precision)."""
+    first = next(iter(target_model.parameters()), None) if hasattr(target_model, "parameters") else None
+    if first is None:
+        return None
+    now = str(first.dtype).removeprefix("torch.")
+    other: dict[str, list[str]] = {}
+    for name, e in entries.items():
+        if e.get("target_dtype") not in (None, now):
+            other.setdefault(e["target_dtype"], []).append(name)
+    if not other:
+        return None
+    line = (f"pool {pool_dir}: the target runs in {now}; "
+            + "; ".join(f"{', '.join(names)} trained against it in {d}" for d, names in sorted(other.items()))
+            + " (it serves unchanged; acceptance may differ a little: docs/precision.md)")
+    log.warning(line)
+    return line

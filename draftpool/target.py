@@ -206,6 +206,20 @@ def auto_dtype(device: str | torch.device, info: TargetInfo, use: str = "decode"
     return default_dtype(device, AutoConfig.from_pretrained(info.path), use)
 
 
+def target_dtype(name: str, device: str | torch.device, info: TargetInfo | None = None,
+                 use: str = "decode") -> torch.dtype:
+    """The precision a setting names: an explicit dtype always wins (checked on the device, `resolve_dtype`);
+    `auto` is the measured choice for the use given the target (`auto_dtype`), `default_dtype` without it."""
+    if name != "auto":
+        return resolve_dtype(name, device)
+    return auto_dtype(device, info, use) if info is not None else default_dtype(device)
+
+
+def dtype_name(dtype: torch.dtype) -> str:
+    """torch.bfloat16 -> "bfloat16" (what configs, metadata and pools record)."""
+    return str(dtype).removeprefix("torch.")
+
+
 @functools.cache
 def _cache_name(cls: type) -> str:
     return "cache" if "cache" in inspect.signature(cls.forward).parameters else "past_key_values"

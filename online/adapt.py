@@ -32,7 +32,7 @@ import torch
 from draftpool.config import ConfigError, help_text, load_config
 from draftpool.heap import bound_heap
 from draftpool.io import LockedError, run_lock
-from draftpool.target import TargetError, auto_dtype, load_target, resolve_device, resolve_target
+from draftpool.target import TargetError, load_target, resolve_device, resolve_target, target_dtype
 from draftpool.version_guard import UncheckedVersionError
 from online.config import RECIPE, AdaptConfig
 from online.lookahead.mode import serve_lookahead
@@ -87,12 +87,12 @@ def _serve(cfg: AdaptConfig, info, pool_dir: Path, out_dir: Path) -> dict[str, A
 def serve_dtype(s, info) -> torch.dtype:
     """serve.dtype -> the target's dtype: explicit as named; auto: the measured choice for decoding on a CPU where
     the draftpool engine drafts tokens, float32 elsewhere (as before)."""
-    if s.dtype != "auto":
-        return getattr(torch, s.dtype)
     device = resolve_device(s.device)
+    if s.dtype != "auto":
+        return target_dtype(s.dtype, device)
     if device.type != "cpu" or s.engine == "vllm" or s.mode == "lookahead":
         return torch.float32
-    dtype = auto_dtype(device, info, "decode")
+    dtype = target_dtype("auto", device, info, "decode")
     print(f"[online] target precision {str(dtype).removeprefix('torch.')} (serve.dtype auto, measured: "
           f"draftpool/precision.py)", file=sys.stderr, flush=True)
     return dtype

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from data_gen.domains import ALL_DOMAINS, check_domain
 from draftpool.config import ConfigError, field
-from draftpool.target import DEFAULT_TARGET
+from draftpool.target import DEFAULT_TARGET, DTYPES
 from training.kinds import drafter_names, training_for, trainings
 from training.loop import OptimConfig
 from training.sections import DataConfig, EvalConfig, ExportConfig
@@ -27,6 +27,7 @@ class _Methods:
 
     domain: str
     drafter: str
+    dtype: str
     run_dir: str
     data: DataConfig
     train: OptimConfig
@@ -42,6 +43,8 @@ class _Methods:
                                 ("export.speculative_tokens", self.export.speculative_tokens, 1)):
             if value < low:
                 raise ConfigError(f"{key} must be >= {low}, got {value}")
+        if self.dtype != "auto" and self.dtype not in DTYPES:
+            raise ConfigError(f"dtype must be auto or one of {', '.join(DTYPES)}, got {self.dtype!r}")
         training_for(self.drafter)  # an older alias logs its deprecation line here
         for t in trainings().values():
             getattr(self, t.section).validate()
@@ -66,6 +69,10 @@ def _fields() -> list[tuple[str, Any, Any]]:
         ("domain", str, field(help=f"one of {', '.join(ALL_DOMAINS)}")),
         ("drafter", DrafterName, field(drafter_names()[0], help=drafter_help)),
         ("target", str, field(DEFAULT_TARGET, help="hub id, local folder, or the embedded default")),
+        ("dtype", str, field("auto", help="the target's precision for its features (on the fly and cached) and the "
+                                          "held-out evaluation: auto (bf16 on a GPU that has it; on a CPU the "
+                                          "measured choice for batched forwards, draftpool/precision.py), float32, "
+                                          "bfloat16, float16")),
         ("run_dir", str, field("runs/train/{target_slug}/{domain}-{drafter}",
                                help="checkpoints, logs, eval ({drafter}: the kind's folder name)")),
         ("data", DataConfig, field(default_factory=DataConfig, help="training data")),

@@ -33,6 +33,12 @@ def target_forward(target, input_ids: torch.Tensor, attention_mask: torch.Tensor
     return (None if aux_layers is None else aux_features(out.hidden_states, aux_layers)), out.logits
 
 
+def param_dtype(module, default: torch.dtype) -> torch.dtype:
+    """The dtype of a module's parameters (`default` for one without any, e.g. a model-free index)."""
+    first = next(iter(module.parameters()), None) if isinstance(module, torch.nn.Module) else None
+    return default if first is None else first.dtype
+
+
 def chain_length_from_rates(rates: list[float]) -> float:
     """1 + sum_{k=1..D} prod_{j<k} a_j (the bonus token included)."""
     total, prod = 1.0, 1.0
@@ -69,6 +75,8 @@ def evaluate_many(members: Sequence[Member], target, rows, depth: int, max_len: 
         out = target(input_ids=ids, attention_mask=attn, output_hidden_states=want_hidden)
         for m in members:
             feats = kinds[m.name].features(m.module, out.hidden_states) if want_hidden else None
+            feats = feats if feats is None else feats.to(param_dtype(m.module, feats.dtype))  # a bf16 target's
+            # features into an fp32 head: the head's precision
             acc[m.name].add(kinds[m.name].steps(m.module, feats, ids, attn, depth), out.logits, ids, lmask)
     return {m.name: {"kind": m.kind, "held_out_sequences": len(ds), **acc[m.name].result()} for m in members}
 

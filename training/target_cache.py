@@ -24,6 +24,12 @@ from training.ttt import Teacher
 KEYS = {"aux", "last", "lse", "top1"}
 
 
+def cache_dir(run_dir: Path, dtype: torch.dtype | str) -> Path:
+    """Where a run keeps the features of its target in `dtype`: one cache per precision (a bf16 target's features
+    are not an fp32 one's)."""
+    return Path(run_dir) / f"target_cache-{str(dtype).removeprefix('torch.')}"
+
+
 def _complete(path: Path) -> bool:
     """A cache file with every key (files of an older draftpool lack lse / top1 and are recomputed)."""
     if not path.exists():

@@ -34,7 +34,7 @@ from draftpool.config import ConfigError, build, deep_merge, help_text, load_con
 from draftpool.io import atomic_write_json, check_writable, run_lock
 from draftpool.models import get_kind
 from draftpool.pool import check_manifest, update_pool_manifest
-from draftpool.target import DEFAULT_TARGET, TargetInfo, load_target, resolve_target
+from draftpool.target import DEFAULT_TARGET, TargetInfo, dtype_name, load_target, resolve_target, target_dtype
 from training.accelerate_shim import (
     check_accelerate,
     fix_deepspeed_cpu_ranks,
@@ -124,8 +124,10 @@ def _run(cfg: TrainConfig, accelerator, info: TargetInfo, run_dir: Path, pool_di
     # 1. target and data
     setup = training_for(cfg.drafter)
     kind, folder = setup.kind, setup.folder
+    dtype = target_dtype(cfg.dtype, accelerator.device, info, "batch")  # rule: one precision per pipeline
+    accelerator.print(f"target {info.name} in {dtype_name(dtype)} (dtype {cfg.dtype})")
     with no_zero3_init(accelerator):
-        target, tok = load_target(info, accelerator.device)
+        target, tok = load_target(info, accelerator.device, dtype)
     train_rows, held_rows, provenance = prepare_rows(cfg, info, tok, accelerator)
     if cfg.eval.max_sequences:
         held_rows = held_rows[: cfg.eval.max_sequences]
@@ -173,14 +175,15 @@ def _run(cfg: TrainConfig, accelerator, info: TargetInfo, run_dir: Path, pool_di
     name = f"{cfg.domain}-{folder}"
     check_manifest(pool_dir, info)
     meta = {"format": "draftpool-drafter/1", "kind": kind, "domain": cfg.domain, "drafter": folder,
-            "target": info.name, "target_weights_sha256": info.weights_sha256,
+            "target": info.name, "target_weights_sha256": info.weights_sha256, "target_dtype": dtype_name(dtype),
             "draftpool_version": draftpool.__version__, "data_provenance": _strip(provenance),
             "train_config": to_dict(cfg), **({"eval": res} if res else {}), **extra}
     model = model.cpu() if isinstance(model, torch.nn.Module) else model
     get_kind(kind).write(model, pool_dir / name, info, meta, tokenizer=tok,
                          **setup.write_options(cfg.options(), cfg.export))
     update_pool_manifest(pool_dir, info, name, {
-        "path": name, "kind": kind, "domain": cfg.domain, "drafter": folder, **extra,
+        "path": name, "kind": kind, "domain": cfg.domain, "drafter": folder, "target_dtype": dtype_name(dtype),
+        **extra,
         **({"eval": {k: res[k] for k in EXPORTED}} if res else {})})
     print(f"exported {pool_dir / name} (manifest {pool_dir / 'pool.json'})")
     accelerator.wait_for_everyone()

@@ -51,6 +51,11 @@ class TrainerConfig:
     beta: float = field(default=0.1, metadata={"help": "dpo: preference scale of the sigmoid loss"})
     round_every: int = field(default=25, metadata={"help": "dpo / sft: requests per update round"})
     pair_batch: int = field(default=16, metadata={"help": "dpo / sft: preference pairs per optimizer step"})
+    precision: str = field(default="auto", metadata={"help": "the token trainer's forward and backward: float32, "
+                                                             "bfloat16 (autocast; weights, moments and updates "
+                                                             "stay fp32) or auto (resolved at the start: bf16 where "
+                                                             "the measured choice for batched forwards on the "
+                                                             "trainer's device is bf16, draftpool/precision.py)"})
     vocab_every: int = field(default=0, metadata={"help": "EAGLE-3 heads: rounds between draft-vocabulary swaps "
                                                           "(0: the offline vocabulary stays)"})
     vocab_swaps: int = field(default=256, metadata={"help": "most draft slots replaced per swap"})
@@ -60,6 +65,8 @@ class TrainerConfig:
         if self.updater not in UPDATERS:
             raise ValueError(f"updater must be one of {', '.join(UPDATERS)}, got {self.updater!r}")
         check_positions(self.positions)
+        if self.precision not in ("auto", "float32", "bfloat16"):
+            raise ValueError(f"trainer.precision must be auto, float32 or bfloat16, got {self.precision!r}")
         if self.batch < 1 or self.steps < 1 or self.epochs < 1 or self.ensemble_size < 1 or self.holdout_size < 1:
             raise ValueError("trainer.batch, steps, epochs, ensemble_size and holdout_size must be >= 1")
         if self.optimizer not in ("sgd", "adam"):

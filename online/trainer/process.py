@@ -31,7 +31,7 @@ from pathlib import Path
 import torch
 
 from draftpool.pool import Member
-from draftpool.target import TargetInfo
+from draftpool.target import TargetInfo, dtype_name, resolve_device, target_dtype
 from online.trainer import forkserver_shim
 from online.trainer.child import TOKEN_TRAINERS, TrainerFactory, _trainer_entry
 from online.trainer.config import ProcessConfig, TrainerConfig
@@ -361,8 +361,19 @@ def start_trainer(cfg, info: TargetInfo, target, pool_dir: Path, out_dir: Path, 
     a restarted run resumes. Not started yet (the serve loop starts it)."""
     export = ExportSpec(str(out_dir), str(pool_dir), info)
     out_embed = target.get_output_embeddings().weight.detach().float().cpu() if cfg.trainer.vocab_every else None
-    handle = TrainerHandle(members, cfg.trainer, cfg.process, export, state, start_version, out_embed=out_embed,
-                           trainer_factory=factory)
+    handle = TrainerHandle(members, trainer_precision(cfg.trainer, cfg.process.device, info), cfg.process, export,
+                           state, start_version, out_embed=out_embed, trainer_factory=factory)
     threads = server_threads(cfg)
     handle.threads = threads if threads[0] != threads[1] else None
     return handle
+
+
+def trainer_precision(trainer: TrainerConfig, device: str, info: TargetInfo) -> TrainerConfig:
+    """trainer.precision with `auto` resolved on the trainer's device: the measured choice for batched forwards
+    (draftpool/precision.py; the trainer runs a request's rows per forward), one log line saying which."""
+    if trainer.precision != "auto" or trainer.updater in ("dpo", "sft"):  # the step trainer runs fp32
+        return trainer
+    dtype = dtype_name(target_dtype("auto", resolve_device(device), info, "batch"))
+    print(f"[online] trainer precision {dtype} (trainer.precision auto, measured: draftpool/precision.py)",
+          file=sys.stderr, flush=True)
+    return replace(trainer, precision="bfloat16" if dtype == "bfloat16" else "float32")

@@ -150,8 +150,12 @@ class OnlineTrainer:
 
     def loss(self, name: str, params: dict[str, torch.Tensor], batch: list[Feedback]) -> torch.Tensor:
         m = self.members[name]
-        return torch.stack([distill_loss(get_kind(m.kind), m.module, params, fb, self.cfg.steps, self.cfg.positions)
-                            for fb in batch]).mean()
+        device = next(iter(params.values())).device
+        # rule: trainer.precision bfloat16 autocasts the forward (and so its backward); weights stay fp32 ("auto" is
+        # resolved by the server before the trainer starts: unresolved, fp32)
+        with torch.autocast(device.type, dtype=torch.bfloat16, enabled=self.cfg.precision == "bfloat16"):
+            return torch.stack([distill_loss(get_kind(m.kind), m.module, params, fb, self.cfg.steps,
+                                             self.cfg.positions) for fb in batch]).mean()
 
     def round(self, batch: list[Feedback]) -> dict:
         """One update round on a feedback batch; returns the drafters updated and their losses. The first record and

@@ -33,7 +33,8 @@ def test_two_variants_then_read_back(tiny_data_root, tiny_target_info, tmp_path,
         assert all(a["train_seconds"] < b["train_seconds"] and a["tokens"] < b["tokens"]
                    for a, b in zip(rows, rows[1:]))
         assert 0 <= rows[-1]["top1_per_step"][0] <= 1 and rows[-1]["empirical_greedy_chain_length"] >= 1
-        assert (out / name / "target_cache").resolve() == (out / "target_cache").resolve()  # one shared cache
+        cached = out / name / "target_cache-float32"  # one shared cache (the tiny target's auto here: fp32)
+        assert cached.resolve() == (out / "target_cache-float32").resolve() and list(cached.glob("*.safetensors"))
     assert "| ttt3 |" in table and "| accept-loss |" in table and png.stat().st_size > 0
     assert "| ttt3 |" in (out / "table.md").read_text()
 

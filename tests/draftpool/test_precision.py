@@ -46,7 +46,7 @@ def test_with_bf16_units_the_injected_figures_decide_per_use(monkeypatch, caplog
 
 
 def test_an_explicit_dtype_wins(monkeypatch):
-    from data_gen.plan import target_dtype
+    from draftpool.target import target_dtype
 
     monkeypatch.setenv(precision.CPU_BF16_ENV, "1")
     monkeypatch.setenv(precision.FIGURES_ENV, json.dumps(AMX_FAST))

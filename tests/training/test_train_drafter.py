@@ -200,6 +200,7 @@ def test_nan_loss_stops_with_clear_error_and_exports_nothing(tiny_data_root, tin
     (["--domain", "sql", "train.lr=fast"], "train.lr: expected a number"),
     (["--domain", "sql", "train.nosuch=1"], "unknown key train.nosuch"),
     (["--domain", "sql", "eval.batch_size=0"], "eval.batch_size must be >= 1"),
+    (["--domain", "sql", "dtype=float8"], "dtype must be auto or one of float32, bfloat16, float16"),
     (["--domain", "sql", "eagle3.step_weight=-2"], "eagle3.step_weight must be > 0"),
     (["--domain", "sql", "eagle3.finetune=lora"], "set eagle3.init_from"),
     (["--domain", "sql", "eagle3.finetune=lora", "eagle3.init_from=x", "eagle3.lora_r=0"], "eagle3.lora_r"),
@@ -287,7 +288,7 @@ def test_offline_target_cache_gives_the_same_head_as_the_online_target(tiny_data
     steps = ["train.max_steps=3", on_tiny(tiny_target_info)]
     assert train_drafter.main(tiny_args(tiny_data_root, tmp_path / "online", *steps)) == 0
     assert train_drafter.main(tiny_args(tiny_data_root, tmp_path / "cached", *steps, "eagle3.target_cache=true")) == 0
-    assert list((tmp_path / "cached" / "run-sql-eagle3" / "target_cache").glob("*.safetensors"))
+    assert list((tmp_path / "cached" / "run-sql-eagle3" / "target_cache-float32").glob("*.safetensors"))
     slug = tiny_target_info.slug
     a, b = (head_tensors(tmp_path / run / "pools", slug=slug) for run in ("online", "cached"))
     for k in a:
@@ -434,3 +435,37 @@ def test_runs_in_one_process_each_take_their_own_precision(tiny_data_root, tiny_
     slug = tiny_target_info.slug
     assert head_tensors(tmp_path / "1" / "pools", slug=slug).keys() == head_tensors(tmp_path / "0" / "pools",
                                                                                     slug=slug).keys()
+
+
+@pytest.mark.tier2
+def test_a_bf16_target_run_records_its_precision_and_an_fp32_target_loads_it_with_one_line(
+        tiny_data_root, tiny_target_info, tiny_real_target, tmp_path, caplog):
+    """dtype=bfloat16: the target (and so its cached features, kept apart from fp32 ones) runs in bf16, the head
+    trains and is evaluated in fp32 on those features; the head's metadata and the pool's manifest record bfloat16;
+    an fp32 target loads the pool with one log line naming the head and both precisions, a bf16 one silently."""
+    import logging
+
+    from draftpool.pool import load_members
+    from draftpool.target import load_target
+
+    args = tiny_args(tiny_data_root, tmp_path, "train.max_steps=2", "eagle3.target_cache=true", "dtype=bfloat16",
+                     on_tiny(tiny_target_info))
+    assert train_drafter.main(args) == 0
+    run = tmp_path / "run-sql-eagle3"
+    cached = sorted((run / "target_cache-bfloat16").glob("*.safetensors"))
+    assert cached and not (run / "target_cache-float32").exists()
+    assert load_file(str(cached[0]))["aux"].dtype == torch.bfloat16
+    pool = tmp_path / "pools" / tiny_target_info.slug
+    meta = json.loads((pool / "sql-eagle3" / "draftpool.json").read_text())
+    manifest = json.loads((pool / "pool.json").read_text())
+    assert meta["target_dtype"] == manifest["drafters"]["sql-eagle3"]["target_dtype"] == "bfloat16"
+    assert 0 <= meta["eval"]["top1_per_step"][0] <= 1
+    head = load_file(str(pool / "sql-eagle3" / "model.safetensors"))
+    assert all(t.dtype == torch.float32 for k, t in head.items() if t.is_floating_point())
+    with caplog.at_level(logging.WARNING, logger="draftpool.pool"):
+        load_members(pool, tiny_target_info, tiny_real_target[0])  # fp32
+        lines = [r.getMessage() for r in caplog.records if r.name == "draftpool.pool"]
+        assert len(lines) == 1 and "runs in float32; sql-eagle3 trained against it in bfloat16" in lines[0]
+        caplog.clear()
+        load_members(pool, tiny_target_info, load_target(tiny_target_info, "cpu", torch.bfloat16)[0])
+        assert not [r for r in caplog.records if r.name == "draftpool.pool"]

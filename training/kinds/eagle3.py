@@ -22,12 +22,13 @@ from draftpool.models.eagle3 import (
     select_draft_vocab,
 )
 from draftpool.models.kind import Steps
-from draftpool.target import TargetInfo
+from draftpool.target import TargetInfo, dtype_name
 from training.data import response_token_counts
-from training.evaluate import target_forward
+from training.evaluate import param_dtype, target_forward
 from training.kinds import KindTraining, SetupContext
 from training.sections import ExportConfig
 from training.target_cache import build_cache, cached_features
+from training.target_cache import cache_dir as target_cache_dir
 from training.ttt import ttt_loss
 
 
@@ -154,6 +155,8 @@ def eagle3_loss(model, batch, target, layers, steps, weight, draft_ids, cache_di
         aux, teacher = cached_features(target, cache_dir, batch["index"], batch["input_ids"].shape[1], draft_ids)
     else:
         aux, teacher = target_forward(target, batch["input_ids"], batch["attention_mask"], layers)
+    aux = aux.to(param_dtype(model, aux.dtype))  # rule: the target's features enter in the head's precision (a bf16
+    # target's into an fp32 head; autocast, where on, casts again for its matmuls)
     _, step_logits = model(aux, batch["input_ids"], batch["attention_mask"], steps, loss_mask=batch["loss_mask"])
     return ttt_loss(Steps(step_logits, EAGLE3.offset, draft_ids), teacher, batch["loss_mask"], weight,
                     accept_weight=accept_weight)
@@ -170,10 +173,12 @@ def setup_eagle3(options: Eagle3Options, ctx: SetupContext):
         model = lora_head(head, options, low_rank.fingerprint(base))
     cache_dir = None
     if options.target_cache:
-        cache_dir = ctx.run_dir / "target_cache"
+        dtype = dtype_name(next(ctx.target.parameters()).dtype)
+        cache_dir = target_cache_dir(ctx.run_dir, dtype)
         if ctx.accelerator.is_main_process:
             data_hash = hashlib.sha256(b"".join(it[0].numpy().tobytes() for it in ctx.dataset.items)).hexdigest()
-            build_cache(ctx.target, ctx.dataset, layers, cache_dir, f"{ctx.info.weights_sha256} {layers} {data_hash}")
+            build_cache(ctx.target, ctx.dataset, layers, cache_dir,
+                        f"{ctx.info.weights_sha256} {layers} {data_hash} {dtype}")
         ctx.accelerator.wait_for_everyone()
     loss_fn = partial(eagle3_loss, target=ctx.target, layers=layers, steps=options.ttt_steps,
                       weight=options.step_weight, draft_ids=head.draft_ids.to(ctx.accelerator.device),

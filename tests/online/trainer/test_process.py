@@ -612,3 +612,23 @@ def test_the_server_takes_every_core_while_the_trainer_waits_and_leaves_it_its_t
     handle.serving.computing(False)
     handle.fit_threads()
     assert torch.get_num_threads() == 1
+
+
+def test_the_trainer_precision_auto_is_the_measured_batch_choice(monkeypatch, tiny_target_info, capsys):
+    """trainer.precision auto, resolved at the trainer's start on its device: fp32 on a CPU without bf16 units; with
+    them (forced) the probe's choice for batched forwards (figures injected: bf16 faster at 64 rows, then slower),
+    with one line saying so; an explicit precision, and the lookahead step trainer's, are left as they are."""
+    from online.trainer.process import trainer_precision
+
+    auto = TrainerConfig()
+    monkeypatch.setenv("DRAFTPOOL_CPU_BF16", "0")
+    assert trainer_precision(auto, "cpu", tiny_target_info).precision == "float32"
+    monkeypatch.setenv("DRAFTPOOL_CPU_BF16", "1")
+    for b64, want in ((3.0, "bfloat16"), (9.0, "float32")):
+        monkeypatch.setenv("DRAFTPOOL_PRECISION_FIGURES", json.dumps(
+            {"float32": {"1": 1.0, "8": 2.0, "64": 8.0}, "bfloat16": {"1": 2.0, "8": 4.0, "64": b64}}))
+        assert trainer_precision(auto, "cpu", tiny_target_info).precision == want
+        assert f"trainer precision {want}" in capsys.readouterr().err
+    assert auto.precision == "auto"  # the config itself is not changed
+    assert trainer_precision(TrainerConfig(precision="float32"), "cpu", tiny_target_info).precision == "float32"
+    assert trainer_precision(TrainerConfig(updater="dpo"), "cpu", tiny_target_info).precision == "auto"

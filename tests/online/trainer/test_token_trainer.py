@@ -140,7 +140,27 @@ def test_a_restarted_trainer_guards_with_its_rows_and_versions(tiny):
     assert held_out_acceptance("llama", twin2, fresh.guards["twin"].published, list(fresh.holdout)) == 1.0
 
 
+def test_bfloat16_precision_autocasts_the_loss_and_keeps_fp32_weights(tiny):
+    """trainer.precision=bfloat16: the same weights on the same records give another loss (the forward ran in bf16,
+    within a few percent of fp32's), the round still trains, and what it publishes stays fp32."""
+    target, heads = tiny
+    batch = serve(target, Eagle3Drafter(heads[0]), [[1, 2, 3], [4, 5, 6, 7]], served_by=0)
+    losses = {}
+    for precision in ("float32", "bfloat16", "float32"):
+        tr = OnlineTrainer([Member("a", "eagle3", heads[0])],
+                           TrainerConfig(lr=1e-2, holdout_every=0, precision=precision))
+        loss = float(tr.loss("a", tr.updaters["a"].params, batch).detach())
+        assert losses.setdefault(precision, loss) == loss  # fp32 twice: the same loss
+        tr.round(batch)
+        cand = tr.candidate("a")
+        assert changed(trainable(heads[0]), cand) and all(v.dtype == torch.float32 for v in cand.values())
+    assert losses["bfloat16"] != losses["float32"]
+    assert abs(losses["bfloat16"] - losses["float32"]) < 0.05 * losses["float32"]
+
+
 def test_bad_config():
+    with pytest.raises(ValueError, match="precision"):
+        TrainerConfig(precision="float16").validate()
     with pytest.raises(ValueError, match="updater"):
         TrainerConfig(updater="adamw").validate()
     with pytest.raises(ValueError, match="positions"):
