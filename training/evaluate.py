@@ -191,12 +191,14 @@ def main(argv: list[str] | None = None) -> int:
     from draftpool.config import ConfigError, load_config
     from draftpool.io import atomic_write_json
     from draftpool.models.folder import DrafterLoadError
-    from draftpool.target import DEFAULT_TARGET, TargetError, load_target, resolve_target
+    from draftpool.target import DEFAULT_TARGET, TargetError, dtype_name, load_target, resolve_target, target_dtype
 
     ap = argparse.ArgumentParser(description=main.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--drafter", required=True, help="an exported drafter folder")
     ap.add_argument("--domain", required=True)
     ap.add_argument("--target", default=DEFAULT_TARGET)
+    ap.add_argument("--dtype", default="auto", help="the target's precision: auto (the measured choice for "
+                                                      "batched forwards, docs/precision.md), float32, bfloat16")
     ap.add_argument("--depth", type=int, default=7)
     ap.add_argument("--max-len", type=int, default=320)
     ap.add_argument("--max-sequences", type=int, default=0)
@@ -214,7 +216,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         check_domain(args.domain)
         info = resolve_target(args.target)
-        target, tok = load_target(info)
+        dtype = target_dtype(args.dtype, "cpu", info, "batch")
+        target, tok = load_target(info, "cpu", dtype)
         dcfg = load_config(DataGenConfig, f"recipes/{args.domain}/data_gen.yaml",
                            [f"domain={args.domain}", f"target={args.target}", *args.data_set])
         ddir = ensure_data(dcfg, info, tok, target)
@@ -227,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     except (ConfigError, DrafterLoadError, TargetError, ValueError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    res.update(domain=args.domain, drafter=str(path), target=info.name)
+    res.update(domain=args.domain, drafter=str(path), target=info.name, target_dtype=dtype_name(dtype))
     atomic_write_json(Path(args.out or path / f"eval-{args.domain}.json"), res)
     if args.write_eval:
         write_eval(path, res)

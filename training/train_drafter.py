@@ -167,7 +167,7 @@ def _run(cfg: TrainConfig, accelerator, info: TargetInfo, run_dir: Path, pool_di
     res = {} if cfg.eval.skip else evaluate(kind, model, target, held_rows, cfg.eval.depth, cfg.train.max_len,
                                             tok.pad_token_id, cfg.eval.batch_size)
     if res:
-        res.update(domain=cfg.domain, drafter=folder, target=info.name)
+        res.update(domain=cfg.domain, drafter=folder, target=info.name, target_dtype=dtype_name(dtype))
         atomic_write_json(run_dir / "eval.json", res)
         print(format_table(res, f"{cfg.domain}-{folder} on {info.name}, held-out {cfg.domain} prompts"))
 
