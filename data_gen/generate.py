@@ -45,6 +45,7 @@ from draftpool.target import (
     TargetInfo,
     dtype_name,
     load_target,
+    precision_summary,
     resolve_device,
     resolve_target,
     target_dtype,
@@ -58,6 +59,7 @@ def run(cfg: DataGenConfig, info: TargetInfo | None = None, model=None, tok=None
     out = data_dir_for(cfg.data_dir, info.slug, cfg.domain)
     skipped: list[str] = []
     table = prompt_table(cfg, skipped)
+    setting = cfg.dtype if model is None else "given"  # a caller's model comes in its own precision
     if model is None and (cfg.backend == "auto" or BACKENDS[cfg.backend].in_process):
         device = resolve_device(cfg.device)
         model, tok = load_target(info, device, target_dtype(cfg.dtype, device, info, "batch"))
@@ -83,6 +85,7 @@ def run(cfg: DataGenConfig, info: TargetInfo | None = None, model=None, tok=None
     dtype = next(model.parameters()).dtype if model is not None else target_dtype(cfg.dtype,
                                                                                     resolve_device(cfg.device))
     prov["dtype"] = dtype_name(dtype)
+    prov["precision"] = precision_summary(dtype, setting, resolve_device(cfg.device), info, "batch")
     prov.update(checked)
     prov_path = out / "provenance.json"
     if prov_path.exists():

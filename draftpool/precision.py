@@ -151,3 +151,14 @@ def cpu_dtype(config, use: str = "decode") -> torch.dtype:
     log.info("precision: %s for %s (auto: one layer's linear maps, fp32 / bf16: %s; bf16 needs <= %.0f%%)",
              str(dtype).removeprefix("torch."), use, shown, 100 * MARGIN)
     return dtype
+
+
+def summary(dtype: torch.dtype, setting: str, use: str, config=None, cpu: bool = True) -> dict:
+    """What a run's summary records of its precision: the dtype, the setting that chose it and the use; where `auto`
+    chose on a CPU (given the target's config), whether it has bf16 units and, with them, the probe's figures."""
+    out: dict = {"dtype": str(dtype).removeprefix("torch."), "setting": setting, "use": use}
+    if setting == "auto" and cpu and config is not None:
+        out["bf16_units"] = cpu_has_bf16()
+        if out["bf16_units"]:
+            out["probe_ms"] = machine_figures(config)
+    return out

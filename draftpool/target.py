@@ -215,6 +215,21 @@ def target_dtype(name: str, device: str | torch.device, info: TargetInfo | None 
     return auto_dtype(device, info, use) if info is not None else default_dtype(device)
 
 
+def precision_summary(dtype: torch.dtype, setting: str, device: str | torch.device, info: TargetInfo,
+                      use: str) -> dict:
+    """draftpool.precision.summary for this target: what a run records of the precision it ran in (the probe's
+    figures where `auto` measured them)."""
+    from draftpool.precision import summary
+
+    cpu = torch.device(device).type == "cpu"
+    config = None
+    if setting == "auto" and cpu:
+        from transformers import AutoConfig
+
+        config = AutoConfig.from_pretrained(info.path)
+    return summary(dtype, setting, use, config, cpu)
+
+
 def dtype_name(dtype: torch.dtype) -> str:
     """torch.bfloat16 -> "bfloat16" (what configs, metadata and pools record)."""
     return str(dtype).removeprefix("torch.")

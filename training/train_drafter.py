@@ -34,7 +34,15 @@ from draftpool.config import ConfigError, build, deep_merge, help_text, load_con
 from draftpool.io import atomic_write_json, check_writable, run_lock
 from draftpool.models import get_kind
 from draftpool.pool import check_manifest, update_pool_manifest
-from draftpool.target import DEFAULT_TARGET, TargetInfo, dtype_name, load_target, resolve_target, target_dtype
+from draftpool.target import (
+    DEFAULT_TARGET,
+    TargetInfo,
+    dtype_name,
+    load_target,
+    precision_summary,
+    resolve_target,
+    target_dtype,
+)
 from training.accelerate_shim import (
     check_accelerate,
     fix_deepspeed_cpu_ranks,
@@ -176,6 +184,7 @@ def _run(cfg: TrainConfig, accelerator, info: TargetInfo, run_dir: Path, pool_di
     check_manifest(pool_dir, info)
     meta = {"format": "draftpool-drafter/1", "kind": kind, "domain": cfg.domain, "drafter": folder,
             "target": info.name, "target_weights_sha256": info.weights_sha256, "target_dtype": dtype_name(dtype),
+            "precision": precision_summary(dtype, cfg.dtype, accelerator.device, info, "batch"),
             "draftpool_version": draftpool.__version__, "data_provenance": _strip(provenance),
             "train_config": to_dict(cfg), **({"eval": res} if res else {}), **extra}
     model = model.cpu() if isinstance(model, torch.nn.Module) else model

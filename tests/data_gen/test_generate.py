@@ -128,6 +128,7 @@ def test_provenance(reference, tiny_target_info, tiny_real_target):
     assert prov["draftpool_version"] == draftpool.__version__
     assert prov["max_new_tokens"] == MAX_NEW and prov["domain"] == "sql"
     assert prov["n_shards"] == 6
+    assert prov["dtype"] == "float32" and prov["precision"] == {"dtype": "float32", "setting": "given", "use": "batch"}
     assert len(list((data_dir / "shards").glob("*.parquet"))) == 6
     assert is_complete(data_dir)
 

@@ -83,3 +83,19 @@ def test_bad_settings_are_one_clear_error(monkeypatch, env, value):
         precision.cpu_dtype(TINY)
     with pytest.raises(ConfigError, match="unknown use"):
         precision.cpu_dtype(TINY, "serve")
+
+
+def test_the_run_summary_records_the_choice_and_the_figures_it_was_made_on(monkeypatch):
+    """precision.summary: an explicit setting records itself; auto on a CPU records whether it has bf16 units and,
+    with them, the probe's figures; off a CPU (or without the target's config) nothing is measured."""
+    monkeypatch.setenv(precision.FIGURES_ENV, json.dumps(AMX_FAST))
+    monkeypatch.setenv(precision.CPU_BF16_ENV, "1")
+    got = precision.summary(torch.bfloat16, "auto", "batch", TINY)
+    assert got == {"dtype": "bfloat16", "setting": "auto", "use": "batch", "bf16_units": True,
+                   "probe_ms": {d: {int(n): ms for n, ms in f.items()} for d, f in AMX_FAST.items()}}
+    monkeypatch.setenv(precision.CPU_BF16_ENV, "0")
+    assert precision.summary(torch.float32, "auto", "decode", TINY) == {"dtype": "float32", "setting": "auto",
+                                                                        "use": "decode", "bf16_units": False}
+    assert precision.summary(torch.float32, "float32", "batch", TINY) == {"dtype": "float32", "setting": "float32",
+                                                                          "use": "batch"}
+    assert "bf16_units" not in precision.summary(torch.bfloat16, "auto", "batch", TINY, cpu=False)

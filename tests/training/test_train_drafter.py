@@ -459,6 +459,7 @@ def test_a_bf16_target_run_records_its_precision_and_an_fp32_target_loads_it_wit
     meta = json.loads((pool / "sql-eagle3" / "draftpool.json").read_text())
     manifest = json.loads((pool / "pool.json").read_text())
     assert meta["target_dtype"] == manifest["drafters"]["sql-eagle3"]["target_dtype"] == "bfloat16"
+    assert meta["precision"] == {"dtype": "bfloat16", "setting": "bfloat16", "use": "batch"}
     assert 0 <= meta["eval"]["top1_per_step"][0] <= 1 and meta["eval"]["target_dtype"] == "bfloat16"
     head = load_file(str(pool / "sql-eagle3" / "model.safetensors"))
     assert all(t.dtype == torch.float32 for k, t in head.items() if t.is_floating_point())
