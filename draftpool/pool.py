@@ -122,7 +122,6 @@ def load_members(pool_dir: str | Path, info: TargetInfo, target_model,
     return members
 
 
-
 def note_precision(pool_dir: Path, entries: dict[str, dict[str, Any]], target_model) -> str | None:
     """One log line when members were trained against the target in another precision than it runs in now (a head
     trained on a bf16 target's features served by an fp32 target: it works, the features differ a little; measured
