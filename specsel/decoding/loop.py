@@ -144,8 +144,9 @@ class SpecDecoder:
             warnings.warn(f"speculative decoding in {name} is not token-exact against plain decoding in that dtype: "
                           f"{why}, so a verification pass over several tokens rounds differently from one-token "
                           f"steps and near-tied logits can pick another token (each emitted token is still the "
-                          f"target's argmax in the pass that verified it); use float32, or mode chain / auto with "
-                          f"the lean forward, for exact output", ReducedPrecisionWarning, stacklevel=3)
+                          f"target's argmax in the pass that verified it); use float32, or the lean forward on "
+                          f"row-invariant kernels (any mode), for exact output", ReducedPrecisionWarning,
+                          stacklevel=3)
 
     def set_selector(self, selector: SelectorProtocol) -> None:
         """Bind a selector to this decoder's pool (it sees a `PoolView`, with the selector it replaces)."""
