@@ -196,23 +196,22 @@ def default_dtype(device: str | torch.device, config=None, use: str = "decode") 
     return torch.float32
 
 
-def auto_dtype(device: str | torch.device, info: TargetInfo, use: str = "decode") -> torch.dtype:
-    """`auto` for this target on this device: default_dtype with the target's config (read from its folder) where
-    the choice is measured (a CPU), without it elsewhere."""
-    if torch.device(device).type != "cpu":
-        return default_dtype(device)
+def _measured_config(device: str | torch.device, info: TargetInfo | None):
+    """The target's config where `auto` is measured (a CPU, the target known), else None."""
+    if info is None or torch.device(device).type != "cpu":
+        return None
     from transformers import AutoConfig
 
-    return default_dtype(device, AutoConfig.from_pretrained(info.path), use)
+    return AutoConfig.from_pretrained(info.path)
 
 
 def target_dtype(name: str, device: str | torch.device, info: TargetInfo | None = None,
                  use: str = "decode") -> torch.dtype:
     """The precision a setting names: an explicit dtype always wins (checked on the device, `resolve_dtype`);
-    `auto` is the measured choice for the use given the target (`auto_dtype`), `default_dtype` without it."""
+    `auto` is `default_dtype` with the target's config where the choice is measured (a CPU), for the use."""
     if name != "auto":
         return resolve_dtype(name, device)
-    return auto_dtype(device, info, use) if info is not None else default_dtype(device)
+    return default_dtype(device, _measured_config(device, info), use)
 
 
 def precision_summary(dtype: torch.dtype, setting: str, device: str | torch.device, info: TargetInfo,
@@ -221,13 +220,8 @@ def precision_summary(dtype: torch.dtype, setting: str, device: str | torch.devi
     figures where `auto` measured them)."""
     from draftpool.precision import summary
 
-    cpu = torch.device(device).type == "cpu"
-    config = None
-    if setting == "auto" and cpu:
-        from transformers import AutoConfig
-
-        config = AutoConfig.from_pretrained(info.path)
-    return summary(dtype, setting, use, config, cpu)
+    config = _measured_config(device, info) if setting == "auto" else None
+    return summary(dtype, setting, use, config, torch.device(device).type == "cpu")
 
 
 def dtype_name(dtype: torch.dtype) -> str:

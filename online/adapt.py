@@ -32,7 +32,7 @@ import torch
 from draftpool.config import ConfigError, help_text, load_config
 from draftpool.heap import bound_heap
 from draftpool.io import LockedError, run_lock
-from draftpool.target import TargetError, load_target, resolve_device, resolve_target, target_dtype
+from draftpool.target import TargetError, dtype_name, load_target, resolve_device, resolve_target, target_dtype
 from draftpool.version_guard import UncheckedVersionError
 from online.config import RECIPE, AdaptConfig
 from online.lookahead.mode import serve_lookahead
@@ -93,7 +93,7 @@ def serve_dtype(s, info) -> torch.dtype:
     if device.type != "cpu" or s.engine == "vllm" or s.mode == "lookahead":
         return torch.float32
     dtype = target_dtype("auto", device, info, "decode")
-    print(f"[online] target precision {str(dtype).removeprefix('torch.')} (serve.dtype auto, measured: "
+    print(f"[online] target precision {dtype_name(dtype)} (serve.dtype auto, measured: "
           f"draftpool/precision.py)", file=sys.stderr, flush=True)
     return dtype
 
